@@ -1,0 +1,104 @@
+// The backend interface: a device, its buffers and its queues.
+//
+// Thread-safety contract (every backend must make it true and say how in its own header):
+//   * Backend: shared. Every const method and allocate() / create_queue() may be called by many
+//     threads at once on one instance.
+//   * DeviceBuffer: created by any thread; used by one queue at a time. Destroying a buffer
+//     while work that uses it is in flight is not allowed (call Queue::finish first).
+//   * Queue: owned and used by one thread at a time. Work enqueued on one queue runs in order;
+//     download() returns only after all earlier work of that queue has finished.
+//   * Several queues of one backend may run at once, from different threads; the backend
+//     serialises whatever its API requires (a shared VkQueue, a cl_kernel's arguments).
+// A backend never throws from a destructor; a device error is a gp::DeviceError naming the API
+// call, the error and the OpCall's case id.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/op.hpp"
+#include "core/tensor.hpp"
+
+namespace gp {
+
+struct DeviceInfo {
+  std::string backend;   // "cpu", "opencl", "vulkan"
+  std::string name;      // device name as the driver reports it
+  std::string driver;    // driver / platform version
+  std::string api_version;
+  std::vector<DType> dtypes;  // dtypes the device can run at all
+  std::vector<std::string> notes;  // extensions, features worth showing in reports
+};
+
+struct Support {
+  bool ok = true;
+  std::string reason;  // why not, when !ok: printed as SKIP(reason)
+  static Support yes() { return {}; }
+  static Support no(std::string why) { return {false, std::move(why)}; }
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {}
+  virtual ~DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  std::size_t bytes() const { return static_cast<std::size_t>(shape_.numel()) * dtype_size(dtype_); }
+
+ private:
+  DType dtype_;
+  Shape shape_;
+};
+
+class Queue {
+ public:
+  virtual ~Queue() = default;
+  virtual void upload(DeviceBuffer& dst, const HostTensor& src) = 0;
+  // Waits for every earlier command of this queue, then copies dst back.
+  virtual HostTensor download(const DeviceBuffer& src) = 0;
+  // out = op(inputs). inputs follow call.input_shapes / call.input_dtypes.
+  virtual void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) = 0;
+  // Vector-Jacobian product: grads[k] = (d out / d input_k)^T * dout. `out` holds the forward
+  // result for these inputs. grads[k] is nullptr for inputs that get no gradient
+  // (input_is_differentiable false); every non-null grads[k] is fully overwritten.
+  virtual void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
+                        const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) = 0;
+  // Blocks until all enqueued work has finished; rethrows deferred device errors.
+  virtual void finish() = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const DeviceInfo& info() const = 0;
+  virtual Support supports(const OpCall& call) const = 0;
+  virtual std::unique_ptr<DeviceBuffer> allocate(DType dtype, const Shape& shape) = 0;
+  virtual std::unique_ptr<Queue> create_queue() = 0;
+  // Out-of-bounds writes seen by canary checks since the last call (offsets described in text);
+  // backends without canaries return an empty list.
+  virtual std::vector<std::string> take_canary_violations() { return {}; }
+  // Messages from a validation layer since the last call (Vulkan); empty elsewhere.
+  virtual std::vector<std::string> take_validation_messages() { return {}; }
+};
+
+// One device a provider found. `create` makes a new, independent backend instance for it (the
+// stress runner creates one per thread); it is empty when the device cannot be used, and then
+// `unavailable` says why.
+struct DeviceEntry {
+  DeviceInfo info;
+  std::function<std::unique_ptr<Backend>()> create;
+  std::string unavailable;
+};
+
+// Options every provider may honour.
+struct BackendOptions {
+  std::string cache_dir;          // binary / pipeline caches; empty = the user's cache directory
+  bool vulkan_validation = false; // enable the Khronos validation layer
+};
+
+}  // namespace gp

@@ -1,0 +1,77 @@
+#include "backends/registry.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/error.hpp"
+
+namespace gp {
+
+std::vector<BackendProvider> generated_backend_providers();  // from the CMake-generated table
+
+const std::vector<BackendProvider>& backend_providers() {
+  static const std::vector<BackendProvider> providers = generated_backend_providers();
+  return providers;
+}
+
+std::vector<std::string> backend_names() {
+  std::vector<std::string> names;
+  for (const auto& p : backend_providers()) names.push_back(p.name);
+  return names;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string joined_names() {
+  std::string s;
+  for (const auto& n : backend_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wanted, const BackendOptions& opts) {
+  std::vector<SelectedDevice> out;
+  auto add_provider = [&](const BackendProvider& p, const std::string& selector) {
+    auto entries = p.discover(opts);
+    bool any = false;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      std::string id = entries.size() == 1 && !entries[i].create ? p.name : p.name + ":" + std::to_string(i);
+      if (p.name == "cpu") id = "cpu";
+      bool match = selector.empty() || selector == std::to_string(i) ||
+                   lower(entries[i].info.name).find(lower(selector)) != std::string::npos;
+      if (!match) continue;
+      any = true;
+      if (std::none_of(out.begin(), out.end(), [&](const SelectedDevice& d) { return d.id == id; }))
+        out.push_back({id, entries[i]});
+    }
+    if (!any) {
+      std::string have;
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        have += (have.empty() ? "" : ", ") + p.name + ":" + std::to_string(i) + " (" + entries[i].info.name + ")";
+      throw UsageError("no " + p.name + " device matches '" + selector + "'; devices: " + (have.empty() ? "none" : have));
+    }
+  };
+  if (wanted.empty()) {
+    for (const auto& p : backend_providers()) add_provider(p, "");
+    return out;
+  }
+  for (const auto& w : wanted) {
+    auto colon = w.find(':');
+    std::string name = w.substr(0, colon);
+    std::string selector = colon == std::string::npos ? "" : w.substr(colon + 1);
+    auto it = std::find_if(backend_providers().begin(), backend_providers().end(),
+                           [&](const BackendProvider& p) { return p.name == name; });
+    if (it == backend_providers().end())
+      throw UsageError("unknown backend '" + name + "'; valid backends: " + joined_names());
+    add_provider(*it, selector);
+  }
+  return out;
+}
+
+}  // namespace gp

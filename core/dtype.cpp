@@ -1,0 +1,165 @@
+#include "core/dtype.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace gp {
+
+namespace {
+
+struct FloatFormat {
+  int mantissa;      // explicit fraction bits
+  int exponent_bits;
+  int bias() const { return (1 << (exponent_bits - 1)) - 1; }
+  int min_exp() const { return 1 - bias(); }  // exponent of the smallest normal
+  int max_exp() const { return bias(); }
+};
+
+constexpr FloatFormat kF16{10, 5};
+constexpr FloatFormat kBF16{7, 8};
+
+// Rounds x to the format's grid with round-to-nearest-even; the result is a double holding the
+// exact representable value (or +-inf on overflow). std::nearbyint follows the default
+// FE_TONEAREST mode, which is ties-to-even.
+double round_to_format(double x, const FloatFormat& f) {
+  if (!std::isfinite(x) || x == 0.0) return x;
+  int e = std::ilogb(x);
+  if (e < f.min_exp()) e = f.min_exp();  // subnormals share the smallest normal's quantum
+  double quantum = std::ldexp(1.0, e - f.mantissa);
+  double r = std::nearbyint(x / quantum) * quantum;
+  double max_finite = std::ldexp(2.0 - std::ldexp(1.0, -f.mantissa), f.max_exp());
+  if (std::fabs(r) > max_finite) return std::copysign(std::numeric_limits<double>::infinity(), x);
+  return r;
+}
+
+std::uint16_t encode(double x, const FloatFormat& f) {
+  const int total_bits = 1 + f.exponent_bits + f.mantissa;
+  const std::uint16_t sign = std::signbit(x) ? static_cast<std::uint16_t>(1u << (total_bits - 1)) : 0;
+  const std::uint16_t exp_mask = static_cast<std::uint16_t>(((1u << f.exponent_bits) - 1) << f.mantissa);
+  if (std::isnan(x)) return static_cast<std::uint16_t>(sign | exp_mask | (1u << (f.mantissa - 1)));
+  double r = round_to_format(x, f);
+  if (std::isinf(r)) return static_cast<std::uint16_t>(sign | exp_mask);
+  double a = std::fabs(r);
+  if (a == 0.0) return sign;
+  int e = std::ilogb(a);
+  if (e < f.min_exp()) {  // subnormal: value = m * 2^(min_exp - mantissa)
+    auto m = static_cast<std::uint16_t>(std::ldexp(a, f.mantissa - f.min_exp()));
+    return static_cast<std::uint16_t>(sign | m);
+  }
+  auto m = static_cast<std::uint16_t>(std::ldexp(a, f.mantissa - e) - std::ldexp(1.0, f.mantissa));
+  auto biased = static_cast<std::uint16_t>(e + f.bias());
+  return static_cast<std::uint16_t>(sign | (biased << f.mantissa) | m);
+}
+
+double decode(std::uint16_t bits, const FloatFormat& f) {
+  const int total_bits = 1 + f.exponent_bits + f.mantissa;
+  const bool negative = (bits >> (total_bits - 1)) & 1u;
+  const unsigned biased = (bits >> f.mantissa) & ((1u << f.exponent_bits) - 1);
+  const unsigned m = bits & ((1u << f.mantissa) - 1);
+  double v;
+  if (biased == (1u << f.exponent_bits) - 1) {
+    v = m ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  } else if (biased == 0) {
+    v = std::ldexp(static_cast<double>(m), f.min_exp() - f.mantissa);
+  } else {
+    v = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -f.mantissa), static_cast<int>(biased) - f.bias());
+  }
+  return negative ? -v : v;
+}
+
+}  // namespace
+
+std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::f16: return "f16";
+    case DType::bf16: return "bf16";
+    case DType::f32: return "f32";
+    case DType::f64: return "f64";
+    case DType::i32: return "i32";
+  }
+  return "?";
+}
+
+std::optional<DType> parse_dtype(std::string_view name) {
+  for (DType t : {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i32})
+    if (dtype_name(t) == name) return t;
+  return std::nullopt;
+}
+
+std::vector<DType> float_dtypes() { return {DType::f16, DType::bf16, DType::f32, DType::f64}; }
+
+std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::f16:
+    case DType::bf16: return 2;
+    case DType::f32:
+    case DType::i32: return 4;
+    case DType::f64: return 8;
+  }
+  return 0;
+}
+
+bool is_float(DType t) { return t != DType::i32; }
+
+int mantissa_bits(DType t) {
+  switch (t) {
+    case DType::f16: return 10;
+    case DType::bf16: return 7;
+    case DType::f32: return 23;
+    case DType::f64: return 52;
+    case DType::i32: return 0;
+  }
+  return 0;
+}
+
+int min_normal_exponent(DType t) {
+  switch (t) {
+    case DType::f16: return -14;
+    case DType::bf16:
+    case DType::f32: return -126;
+    case DType::f64: return -1022;
+    case DType::i32: return 0;
+  }
+  return 0;
+}
+
+double unit_roundoff(DType t) {
+  return t == DType::i32 ? 0.0 : std::ldexp(1.0, -(mantissa_bits(t) + 1));
+}
+
+std::uint16_t f16_from_double(double x) { return encode(x, kF16); }
+double f16_to_double(std::uint16_t bits) { return decode(bits, kF16); }
+std::uint16_t bf16_from_double(double x) { return encode(x, kBF16); }
+double bf16_to_double(std::uint16_t bits) { return decode(bits, kBF16); }
+
+double round_to(DType t, double x) {
+  switch (t) {
+    case DType::f16: return f16_to_double(f16_from_double(x));
+    case DType::bf16: return bf16_to_double(bf16_from_double(x));
+    case DType::f32: return static_cast<double>(static_cast<float>(x));
+    case DType::f64: return x;
+    case DType::i32: return std::nearbyint(x);
+  }
+  return x;
+}
+
+double ulp_of(DType t, double x) {
+  if (t == DType::i32) return 1.0;
+  double a = std::fabs(x);
+  int e = (a == 0.0 || !std::isfinite(a)) ? min_normal_exponent(t) : std::ilogb(a);
+  if (e < min_normal_exponent(t)) e = min_normal_exponent(t);
+  return std::ldexp(1.0, e - mantissa_bits(t));
+}
+
+double ulp_distance(DType t, double a, double b) {
+  if (std::isnan(a) && std::isnan(b)) return 0.0;
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::infinity();
+  if (a == b) return 0.0;
+  if (std::isinf(a) || std::isinf(b)) return std::numeric_limits<double>::infinity();
+  // Measure on the grid of the smaller magnitude's binade so that one step is one ULP there.
+  double step = ulp_of(t, std::fabs(a) < std::fabs(b) ? a : b);
+  return std::fabs(a - b) / step;
+}
+
+}  // namespace gp

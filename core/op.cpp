@@ -1,0 +1,273 @@
+#include "core/op.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+#include "core/error.hpp"
+
+namespace gp {
+
+namespace {
+
+struct OpInfo {
+  std::string_view name;
+  OpFamily family;
+  int arity;
+  unsigned grad_mask;
+  unsigned attrs;
+};
+
+constexpr std::array kOps = {
+#define GP_X(name, family, inputs, mask, attrs) OpInfo{#name, OpFamily::family, inputs, mask, attrs},
+    GP_OP_LIST(GP_X)
+#undef GP_X
+};
+
+const OpInfo& info(OpKind k) { return kOps.at(static_cast<std::size_t>(k)); }
+
+std::string format_double(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string join_dims(const std::vector<std::int64_t>& d) { return Shape(d).to_string(); }
+
+[[noreturn]] void bad(const std::string& what, OpKind k) {
+  throw Error(std::string(op_name(k)) + ": " + what);
+}
+
+Shape reduced_shape(const Shape& in, int axis, bool keepdim) {
+  std::vector<std::int64_t> d;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (i != axis) d.push_back(in[i]);
+    else if (keepdim) d.push_back(1);
+  }
+  return Shape(std::move(d));
+}
+
+Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
+  auto need_rank = [&](const Shape& s, int lo, int hi) {
+    if (s.rank() < lo || s.rank() > hi)
+      bad("expects rank " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + s.to_string(), k);
+  };
+  switch (op_family(k)) {
+    case OpFamily::unary: return in[0];
+    case OpFamily::binary: return broadcast_shapes(in[0], in[1]);
+    case OpFamily::reduction: need_rank(in[0], 1, kMaxRank); return reduced_shape(in[0], in[0].axis(a.axis), a.keepdim);
+    default: break;
+  }
+  switch (k) {
+    case OpKind::softmax:
+    case OpKind::log_softmax: need_rank(in[0], 1, kMaxRank); in[0].axis(a.axis); return in[0];
+    case OpKind::layer_norm: {
+      need_rank(in[0], 1, kMaxRank);
+      Shape row{in[0][in[0].rank() - 1]};
+      if (in[1] != row || in[2] != row) bad("weight and bias must be [" + row.to_string() + "]", k);
+      return in[0];
+    }
+    case OpKind::matmul: {
+      need_rank(in[0], 2, 3);
+      if (in[0].rank() != in[1].rank()) bad("operands must have the same rank", k);
+      int r = in[0].rank();
+      if (in[0][r - 1] != in[1][r - 2]) bad("inner sizes differ: " + in[0].to_string() + " x " + in[1].to_string(), k);
+      if (r == 3 && in[0][0] != in[1][0]) bad("batch sizes differ", k);
+      return r == 2 ? Shape{in[0][0], in[1][1]} : Shape{in[0][0], in[0][1], in[1][2]};
+    }
+    case OpKind::linear: {
+      need_rank(in[0], 2, 2);
+      if (in[1].rank() != 2 || in[1][1] != in[0][1]) bad("weight must be [out, " + std::to_string(in[0][1]) + "]", k);
+      if (in[2] != Shape{in[1][0]}) bad("bias must be [" + std::to_string(in[1][0]) + "]", k);
+      return Shape{in[0][0], in[1][0]};
+    }
+    case OpKind::transpose: {
+      need_rank(in[0], 2, 3);
+      auto d = in[0].dims();
+      std::swap(d[d.size() - 1], d[d.size() - 2]);
+      return Shape(d);
+    }
+    case OpKind::reshape: {
+      Shape out(a.shape);
+      if (out.rank() > kMaxRank || out.numel() != in[0].numel())
+        bad("cannot reshape " + in[0].to_string() + " to " + join_dims(a.shape), k);
+      return out;
+    }
+    case OpKind::concat: {
+      if (in.size() < 2) bad("needs at least two inputs", k);
+      int ax = in[0].axis(a.axis);
+      auto d = in[0].dims();
+      for (std::size_t i = 1; i < in.size(); ++i) {
+        if (in[i].rank() != in[0].rank()) bad("inputs must have the same rank", k);
+        for (int j = 0; j < in[0].rank(); ++j)
+          if (j != ax && in[i][j] != in[0][j]) bad("inputs differ outside the concat axis", k);
+        d[static_cast<std::size_t>(ax)] += in[i][ax];
+      }
+      return Shape(d);
+    }
+    case OpKind::slice: {
+      int ax = in[0].axis(a.axis);
+      std::int64_t dim = in[0][ax];
+      if (a.step < 1 || a.start < 0 || a.stop > dim || a.start >= a.stop)
+        bad("slice [" + std::to_string(a.start) + ":" + std::to_string(a.stop) + ":" + std::to_string(a.step) +
+                "] does not fit dimension " + std::to_string(dim),
+            k);
+      auto d = in[0].dims();
+      d[static_cast<std::size_t>(ax)] = (a.stop - a.start + a.step - 1) / a.step;
+      return Shape(d);
+    }
+    case OpKind::mse_loss:
+    case OpKind::bce_with_logits:
+      if (in[0] != in[1]) bad("inputs must have the same shape", k);
+      return Shape{};
+    case OpKind::cross_entropy:
+      if (in[0].rank() != 2 || in[1] != Shape{in[0][0]}) bad("expects logits [B, C] and targets [B]", k);
+      return Shape{};
+    case OpKind::ste_round:
+    case OpKind::ste_hardtanh_gate: return in[0];
+    case OpKind::gumbel_softmax:
+      need_rank(in[0], 1, kMaxRank);
+      if (in[0] != in[1]) bad("noise must have the logits' shape", k);
+      return in[0];
+    default: bad("has no shape rule", k);
+  }
+}
+
+}  // namespace
+
+std::string_view op_name(OpKind k) { return info(k).name; }
+
+std::optional<OpKind> parse_op(std::string_view name) {
+  for (std::size_t i = 0; i < kOps.size(); ++i)
+    if (kOps[i].name == name) return static_cast<OpKind>(i);
+  return std::nullopt;
+}
+
+const std::vector<OpKind>& all_ops() {
+  static const std::vector<OpKind> ops = [] {
+    std::vector<OpKind> v;
+    for (std::size_t i = 0; i < kOps.size(); ++i) v.push_back(static_cast<OpKind>(i));
+    return v;
+  }();
+  return ops;
+}
+
+OpFamily op_family(OpKind k) { return info(k).family; }
+
+std::string_view family_name(OpFamily f) {
+  static constexpr std::array<std::string_view, 8> names = {"unary",  "binary", "reduction", "rowwise",
+                                                           "linalg", "layout", "loss",      "chosen"};
+  return names.at(static_cast<std::size_t>(f));
+}
+
+int op_arity(OpKind k) { return info(k).arity; }
+unsigned op_attr_set(OpKind k) { return info(k).attrs; }
+
+bool input_is_differentiable(OpKind k, int input) {
+  if (input < 0 || input > 7) return false;
+  return (info(k).grad_mask >> input) & 1u;
+}
+
+std::string attrs_to_string(OpKind k, const OpAttrs& a) {
+  unsigned s = op_attr_set(k);
+  std::vector<std::string> parts;
+  if (s & kAttrP) parts.push_back("p=" + format_double(a.p));
+  if (s & kAttrAlpha) parts.push_back("alpha=" + format_double(a.alpha));
+  if (s & kAttrGelu) parts.push_back(std::string("approx=") + (a.gelu == GeluApprox::erf ? "erf" : "tanh"));
+  if (s & kAttrAxis) parts.push_back("axis=" + std::to_string(a.axis));
+  if (s & kAttrKeepdim) parts.push_back("keepdim=" + std::to_string(a.keepdim ? 1 : 0));
+  if (s & kAttrCorrection) parts.push_back("correction=" + std::to_string(a.correction));
+  if (s & kAttrEps) parts.push_back("eps=" + format_double(a.eps));
+  if (s & kAttrShape) parts.push_back("to=" + join_dims(a.shape));
+  if (s & kAttrSlice)
+    parts.push_back("range=" + std::to_string(a.start) + ":" + std::to_string(a.stop) + ":" + std::to_string(a.step));
+  if (s & kAttrReduction) parts.push_back(std::string("reduction=") + (a.reduction == LossReduction::mean ? "mean" : "sum"));
+  if (s & kAttrTau) parts.push_back("tau=" + format_double(a.tau));
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
+  return out;
+}
+
+OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> input_shapes, std::string case_id) {
+  int arity = op_arity(kind);
+  if (arity >= 0 && static_cast<int>(input_shapes.size()) != arity)
+    bad("expects " + std::to_string(arity) + " inputs, got " + std::to_string(input_shapes.size()), kind);
+  if (!is_float(dtype)) bad("dtype must be floating point", kind);
+  OpCall c;
+  c.kind = kind;
+  c.dtype = dtype;
+  c.output_shape = infer(kind, attrs, input_shapes);
+  c.attrs = std::move(attrs);
+  c.input_shapes = std::move(input_shapes);
+  c.input_dtypes.assign(c.input_shapes.size(), dtype);
+  if (kind == OpKind::cross_entropy) c.input_dtypes[1] = DType::i32;
+  c.case_id = std::move(case_id);
+  return c;
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  int r = std::max(a.rank(), b.rank());
+  std::vector<std::int64_t> d(static_cast<std::size_t>(r));
+  for (int i = 0; i < r; ++i) {
+    std::int64_t da = i < r - a.rank() ? 1 : a[i - (r - a.rank())];
+    std::int64_t db = i < r - b.rank() ? 1 : b[i - (r - b.rank())];
+    if (da != db && da != 1 && db != 1)
+      throw Error("shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast");
+    d[static_cast<std::size_t>(i)] = std::max(da, db);
+  }
+  return Shape(std::move(d));
+}
+
+BroadcastPlan broadcast_plan(const Shape& a, const Shape& b) {
+  Shape out = broadcast_shapes(a, b);
+  BroadcastPlan p{};
+  auto fill = [&](const Shape& s, std::int64_t* stride) {
+    std::int64_t st = 1;
+    for (int i = kMaxRank - 1; i >= 0; --i) {
+      int si = i - (kMaxRank - s.rank());
+      std::int64_t d = si >= 0 ? s[si] : 1;
+      stride[i] = d == 1 ? 0 : st;
+      st *= d;
+    }
+  };
+  for (int i = 0; i < kMaxRank; ++i) {
+    int oi = i - (kMaxRank - out.rank());
+    p.out_dims[i] = oi >= 0 ? out[oi] : 1;
+  }
+  fill(a, p.a_stride);
+  fill(b, p.b_stride);
+  p.numel = out.numel();
+  return p;
+}
+
+namespace {
+std::int64_t strided_index(const BroadcastPlan& p, const std::int64_t* stride, std::int64_t linear) {
+  std::int64_t idx = 0;
+  for (int i = kMaxRank - 1; i >= 0; --i) {
+    idx += (linear % p.out_dims[i]) * stride[i];
+    linear /= p.out_dims[i];
+  }
+  return idx;
+}
+}  // namespace
+
+std::int64_t BroadcastPlan::a_index(std::int64_t out_linear) const { return strided_index(*this, a_stride, out_linear); }
+std::int64_t BroadcastPlan::b_index(std::int64_t out_linear) const { return strided_index(*this, b_stride, out_linear); }
+
+AxisSplit split_at_axis(const Shape& s, int axis) {
+  int ax = s.axis(axis);
+  AxisSplit r{1, s[ax], 1};
+  for (int i = 0; i < ax; ++i) r.outer *= s[i];
+  for (int i = ax + 1; i < s.rank(); ++i) r.inner *= s[i];
+  return r;
+}
+
+MatmulDims matmul_dims(const OpCall& c) {
+  const auto& a = c.input_shapes.at(0);
+  const auto& b = c.input_shapes.at(1);
+  if (c.kind == OpKind::linear) return {1, a[0], a[1], b[0]};
+  if (a.rank() == 3) return {a[0], a[1], a[2], b[2]};
+  return {1, a[0], a[1], b[1]};
+}
+
+}  // namespace gp

@@ -1,0 +1,113 @@
+// Op ids, attributes and the per-call description handed to the reference and to backends.
+// Shapes and index geometry (broadcasting, reduction splits, matmul sizes) are computed here
+// once, so that the reference and every backend agree on what an op means.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/op_list.hpp"
+#include "core/shape.hpp"
+
+namespace gp {
+
+enum class OpFamily : std::uint8_t { unary, binary, reduction, rowwise, linalg, layout, loss, chosen };
+
+enum class OpKind : std::uint8_t {
+#define GP_X(name, family, inputs, mask, attrs) name,
+  GP_OP_LIST(GP_X)
+#undef GP_X
+};
+
+enum AttrSet : unsigned {
+  kAttrNone = 0,
+  kAttrP = 1u << 0,
+  kAttrAlpha = 1u << 1,
+  kAttrGelu = 1u << 2,
+  kAttrAxis = 1u << 3,
+  kAttrKeepdim = 1u << 4,
+  kAttrCorrection = 1u << 5,
+  kAttrEps = 1u << 6,
+  kAttrShape = 1u << 7,
+  kAttrSlice = 1u << 8,
+  kAttrReduction = 1u << 9,
+  kAttrTau = 1u << 10,
+};
+
+enum class GeluApprox : std::uint8_t { erf, tanh };
+enum class LossReduction : std::uint8_t { mean, sum };
+
+struct OpAttrs {
+  double p = 1.0;      // pow_scalar exponent
+  double alpha = 1.0;  // leaky_relu negative slope; elu alpha
+  GeluApprox gelu = GeluApprox::erf;
+  int axis = -1;  // reductions, softmax, log_softmax, concat, slice (may be negative)
+  bool keepdim = false;
+  int correction = 0;   // variance divisor is n - correction
+  double eps = 1e-5;    // layer_norm
+  std::vector<std::int64_t> shape;  // reshape target
+  std::int64_t start = 0, stop = 0, step = 1;  // slice along axis: [start, stop) by step
+  LossReduction reduction = LossReduction::mean;
+  double tau = 1.0;  // gumbel_softmax temperature
+};
+
+std::string_view op_name(OpKind k);
+std::optional<OpKind> parse_op(std::string_view name);
+const std::vector<OpKind>& all_ops();
+OpFamily op_family(OpKind k);
+std::string_view family_name(OpFamily f);
+int op_arity(OpKind k);  // -1 for variadic
+unsigned op_attr_set(OpKind k);
+bool input_is_differentiable(OpKind k, int input);
+// "p=0.5", "axis=-1,keepdim=1": only the attributes the op uses, in a fixed order.
+std::string attrs_to_string(OpKind k, const OpAttrs& a);
+
+// One invocation of an op: what the reference and backends receive. case_id is carried for
+// error messages only.
+struct OpCall {
+  OpKind kind{};
+  OpAttrs attrs;
+  DType dtype = DType::f32;           // dtype of every floating-point tensor of the call
+  std::vector<Shape> input_shapes;
+  std::vector<DType> input_dtypes;    // dtype per input (i32 for cross_entropy targets)
+  Shape output_shape;
+  std::string case_id;
+};
+
+// Builds an OpCall, validating the inputs and inferring the output shape; throws gp::Error
+// with the reason when the shapes or attributes do not fit the op.
+OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> input_shapes, std::string case_id = {});
+
+// --- geometry shared by every implementation -------------------------------------------------
+
+// Binary broadcasting (NumPy rules), padded on the left to kMaxRank. Element (i0,i1,i2,i3) of
+// the output reads a at sum(ik * a_stride[k]) and b likewise; broadcast dims have stride 0.
+struct BroadcastPlan {
+  std::int64_t out_dims[kMaxRank];
+  std::int64_t a_stride[kMaxRank];
+  std::int64_t b_stride[kMaxRank];
+  std::int64_t numel;
+  std::int64_t a_index(std::int64_t out_linear) const;
+  std::int64_t b_index(std::int64_t out_linear) const;
+};
+BroadcastPlan broadcast_plan(const Shape& a, const Shape& b);
+Shape broadcast_shapes(const Shape& a, const Shape& b);  // throws gp::Error if incompatible
+
+// A tensor viewed as [outer, n, inner] around one axis: element (o, j, i) sits at
+// (o * n + j) * inner + i. Reductions and row-wise ops work on this view.
+struct AxisSplit {
+  std::int64_t outer, n, inner;
+};
+AxisSplit split_at_axis(const Shape& s, int axis);
+
+// matmul: a [batch?, m, k] x b [batch?, k, n]; linear: x [m, k], w [n, k], bias [n].
+struct MatmulDims {
+  std::int64_t batch, m, k, n;
+};
+MatmulDims matmul_dims(const OpCall& call);
+
+}  // namespace gp

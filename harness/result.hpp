@@ -1,0 +1,87 @@
+// What one check produces: verdict, metrics, the worst element, the bound. Reports read these.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/dtype.hpp"
+
+namespace gp {
+
+enum class Verdict : std::uint8_t { pass, fail, skip, mistrusted, error };
+std::string_view verdict_name(Verdict v);  // "PASS", "FAIL", "SKIP", "MISTRUSTED", "ERROR"
+
+// Which comparison a check is.
+//   forward                 backend forward vs reference forward
+//   backward                backend VJP for input `input` vs reference VJP
+//   numerical_reference     reference VJP vs finite differences of the reference (high precision)
+//   numerical_backend       backend VJP vs finite differences of the backend's own forward
+//   surrogate               straight-through op: backend VJP vs the declared surrogate gradient
+enum class Direction : std::uint8_t { forward, backward, numerical_reference, numerical_backend, surrogate };
+std::string_view direction_name(Direction d);  // "forward", "backward", "numerical_reference", ...
+// "forward", "backward input 1", "numerical_backend input 0"
+std::string direction_label(Direction d, int input);
+
+struct WorstElement {
+  std::int64_t index = -1;           // flat index into the compared tensor
+  std::vector<double> inputs;        // the inputs at that element where meaningful (elementwise)
+  double expected = 0, got = 0, bound = 0;
+};
+
+struct Metrics {
+  double max_abs = 0;   // max |got - expected|
+  double max_rel = 0;   // max |got - expected| / |expected| over elements with expected != 0
+  double max_ulp = 0;   // max ULP distance in the case dtype
+  double nmse = 0;      // sum (got-expected)^2 / sum expected^2
+  double bound = 0;     // the bound at the element with the largest margin
+  double margin = 0;    // max over elements of |got - expected| / bound_i
+  std::int64_t elements = 0;
+  std::int64_t nonfinite = 0;  // NaN/Inf where the reference is finite
+  WorstElement worst;
+};
+
+struct CheckResult {
+  std::string case_id;
+  std::string op;
+  std::string family;
+  std::string backend;  // device id: "cpu", "opencl:0"
+  DType dtype = DType::f32;
+  Direction direction = Direction::forward;
+  int input = -1;  // input index for backward / numerical checks
+  Verdict verdict = Verdict::pass;
+  std::string reason;     // why FAIL / SKIP / MISTRUSTED / ERROR, and hand-loosened tolerance notes
+  std::string tolerance;  // the tolerance model in words ("4 ulp * scale, n=128 accumulation")
+  Metrics metrics;
+  double time_ms = 0;
+  std::uint64_t seed = 0;
+  std::string repro;  // one-line command that reproduces this check
+};
+
+struct DeviceSummary {
+  std::string id, backend, name, driver, api_version;
+  bool available = true;
+  std::string unavailable_reason;
+  std::vector<std::string> notes;
+};
+
+struct RunMetadata {
+  std::string version;
+  std::string build_type;
+  std::vector<std::string> build_options;  // "GP_WITH_OPENCL=ON", ...
+  std::string started_at;                 // ISO 8601 UTC
+  std::uint64_t seed = 0;
+  std::string command_line;
+  std::string shard;  // "1/4" or empty
+  std::vector<DeviceSummary> devices;
+  double wall_seconds = 0;
+};
+
+struct RunReport {
+  RunMetadata meta;
+  std::vector<CheckResult> checks;
+};
+
+}  // namespace gp
