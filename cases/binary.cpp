@@ -1,0 +1,54 @@
+// Binary elementwise ops: same-shape cases at every elementwise shape, and the broadcast
+// patterns of OPS.md ([B,N] o [N] is a bias add: its gradient is a batch sum).
+#include "cases/registry.hpp"
+
+namespace gp {
+
+namespace {
+
+struct BinaryDecl {
+  OpKind op;
+  Domain x, y;
+  bool scalar_broadcast = true;  // maximum/minimum cannot keep a scalar apart from 528 values
+  double fd_max_step = 0;
+};
+
+std::vector<std::pair<Shape, Shape>> broadcast_pairs(bool with_scalar) {
+  std::vector<std::pair<Shape, Shape>> p = {
+      {Shape{16, 33}, Shape{33}}, {Shape{64, 128}, Shape{128}}, {Shape{16, 1}, Shape{1, 33}}};
+  if (with_scalar) p.push_back({Shape{}, Shape{16, 33}});
+  return p;
+}
+
+}  // namespace
+
+void declare_binary_cases(CaseList& list) {
+  const Domain plain = Domain::range(-5, 5);
+  const Domain apart = Domain::of(Domain::Kind::apart_from_input0, -5, 5, 0.05);
+  const std::vector<BinaryDecl> decls = {
+      {OpKind::add, plain, plain},
+      {OpKind::sub, plain, plain},
+      {OpKind::mul, plain, plain},
+      {OpKind::div, plain, Domain::away_from_zero(-4, 4, 0.25)},
+      {OpKind::pow, Domain::range(0.1, 10), Domain::range(-2, 3)},
+      {OpKind::maximum, plain, apart, false, 0.02},
+      {OpKind::minimum, plain, apart, false, 0.02},
+  };
+  for (const auto& b : decls) {
+    std::vector<std::pair<Shape, Shape>> shapes;
+    // One element of maximum/minimum gives one input an all-zero gradient: nothing to compare.
+    for (const Shape& s : elementwise_shapes())
+      if (b.scalar_broadcast || s.numel() > 1) shapes.push_back({s, s});
+    for (auto& p : broadcast_pairs(b.scalar_broadcast)) shapes.push_back(p);
+    for (const auto& [sx, sy] : shapes) {
+      CaseDecl c;
+      c.op = b.op;
+      c.inputs = {{sx, b.x}, {sy, b.y}};
+      c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+      c.fd_max_step = b.fd_max_step;
+      list.add(std::move(c));
+    }
+  }
+}
+
+}  // namespace gp

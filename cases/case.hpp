@@ -1,0 +1,79 @@
+// A case is data: an op with attributes, input specs (shape + domain), the dtypes it runs in,
+// and the knobs of its tolerance and numerical checks. Everything that runs a case (gtest
+// parity suite, `gradparity`, stress runner, benchmarks) reads these declarations.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/op.hpp"
+
+namespace gp {
+
+// Where an input's values are drawn so that the op is smooth there. Kinks and poles stay at
+// least `margin` away from every sampled point.
+struct Domain {
+  enum class Kind : std::uint8_t {
+    uniform,           // U[lo, hi], |x| >= min_abs
+    half_integer_free, // U[lo, hi], at least `margin` away from every k + 1/2 (round)
+    gate,              // U[lo, hi], |x| >= margin and ||x| - 1| >= margin (hardtanh gate)
+    apart_from_input0, // U[lo, hi], |x - input0| >= margin elementwise (maximum, minimum)
+    unique_row_max,    // U[lo, hi], every row along attrs.axis has a max `margin` above the rest
+    class_index,       // integers in [0, classes), i32
+    gumbel_noise,      // -log(-log(U)), U in (0, 1)
+    probability,       // U[0, 1] (targets of bce)
+  };
+  Kind kind = Kind::uniform;
+  double lo = -1, hi = 1;
+  double min_abs = 0;
+  double margin = 0;
+  int classes = 0;
+
+  static Domain range(double lo, double hi) { return {Kind::uniform, lo, hi}; }
+  static Domain away_from_zero(double lo, double hi, double m) { return {Kind::uniform, lo, hi, m, m}; }
+  static Domain of(Kind k, double lo, double hi, double m = 0) { return {k, lo, hi, 0, m}; }
+  static Domain classes_of(int c) { return {Kind::class_index, 0, double(c), 0, 0, c}; }
+};
+
+struct InputSpec {
+  Shape shape;
+  Domain domain;
+};
+
+// Tolerance knobs on top of the derived model (harness/tolerance.hpp). A loosening must say why;
+// the report prints the reason next to the check.
+struct ToleranceKnobs {
+  double extra_budget = 0;  // added to the derived budget K (units of unit roundoff)
+  std::string reason;       // required when extra_budget > 0
+};
+
+// The gradient a straight-through op declares, as a formula of (x, dy) per element.
+using SurrogateGradient = std::function<double(double x, double dy)>;
+
+struct CaseDecl {
+  OpKind op{};
+  OpAttrs attrs;
+  std::vector<InputSpec> inputs;
+  std::vector<DType> dtypes{DType::f32, DType::f64};
+  ToleranceKnobs tolerance;
+  // Largest allowed finite-difference perturbation per element (kinks, argmax gaps); 0 = none.
+  double fd_max_step = 0;
+  SurrogateGradient surrogate;  // set for straight-through ops
+  std::string surrogate_note;   // printed in the report instead of a finite-difference check
+  std::string variant;          // extra id text to tell apart same-shape cases ("wide")
+};
+
+// One runnable case: a declaration at one dtype, with its stable id and its OpCall.
+struct Case {
+  CaseDecl decl;
+  DType dtype = DType::f32;
+  std::string id;  // op(attrs,shape=...,dtype=...)
+  OpCall call;
+  std::string family() const { return std::string(family_name(op_family(decl.op))); }
+};
+
+std::string make_case_id(const CaseDecl& d, DType dtype);
+
+}  // namespace gp

@@ -1,0 +1,26 @@
+// matmul (2-D and batched, inner sizes 1, 7, 33, 128) and linear.
+#include "cases/registry.hpp"
+
+namespace gp {
+
+void declare_linalg_cases(CaseList& list) {
+  const Domain d = Domain::range(-2, 2);
+  auto add = [&](OpKind op, std::vector<Shape> shapes) {
+    CaseDecl c;
+    c.op = op;
+    for (auto& s : shapes) c.inputs.push_back({std::move(s), d});
+    list.add(std::move(c));
+  };
+  for (std::int64_t k : {1, 7, 33, 128}) add(OpKind::matmul, {Shape{16, k}, Shape{k, 9}});
+  add(OpKind::matmul, {Shape{1, 7}, Shape{7, 1}});
+  add(OpKind::matmul, {Shape{64, 128}, Shape{128, 33}});
+  add(OpKind::matmul, {Shape{4, 16, 7}, Shape{4, 7, 9}});
+  add(OpKind::matmul, {Shape{3, 8, 128}, Shape{3, 128, 5}});
+  add(OpKind::matmul, {Shape{2, 1, 33}, Shape{2, 33, 1}});
+
+  for (std::int64_t batch : {1, 7, 16, 64, 128}) add(OpKind::linear, {Shape{batch, 33}, Shape{9, 33}, Shape{9}});
+  add(OpKind::linear, {Shape{16, 128}, Shape{7, 128}, Shape{7}});
+  add(OpKind::linear, {Shape{7, 1}, Shape{5, 1}, Shape{5}});
+}
+
+}  // namespace gp

@@ -1,0 +1,85 @@
+// Unary elementwise ops at every elementwise shape, in f32, f64 and the 16-bit storage types.
+#include <numbers>
+
+#include "cases/registry.hpp"
+
+namespace gp {
+
+namespace {
+
+struct UnaryDecl {
+  OpKind op;
+  Domain domain;
+  OpAttrs attrs = {};
+  std::string variant = {};
+  double fd_max_step = 0;
+};
+
+OpAttrs with_p(double p) {
+  OpAttrs a;
+  a.p = p;
+  return a;
+}
+OpAttrs with_alpha(double alpha) {
+  OpAttrs a;
+  a.alpha = alpha;
+  return a;
+}
+OpAttrs with_gelu(GeluApprox g) {
+  OpAttrs a;
+  a.gelu = g;
+  return a;
+}
+
+std::vector<UnaryDecl> unary_decls() {
+  const double pi = std::numbers::pi;
+  // Kinked ops keep |x| >= 0.05; a finite-difference step stays below half of that.
+  const Domain kinked = Domain::away_from_zero(-5, 5, 0.05);
+  const double kink_step = 0.02;
+  std::vector<UnaryDecl> d = {
+      {OpKind::neg, Domain::range(-5, 5)},
+      {OpKind::square, Domain::range(-5, 5)},
+      {OpKind::reciprocal, Domain::away_from_zero(-4, 4, 0.25)},
+      {OpKind::abs, kinked, {}, {}, kink_step},
+      {OpKind::exp, Domain::range(-10, 10)},
+      {OpKind::expm1, Domain::range(-10, 10)},
+      {OpKind::log, Domain::range(0.05, 20)},
+      {OpKind::log1p, Domain::range(-0.9, 20)},
+      {OpKind::sqrt, Domain::range(0.05, 20)},
+      {OpKind::rsqrt, Domain::range(0.05, 20)},
+      {OpKind::sin, Domain::range(-pi, pi)},
+      {OpKind::sin, Domain::range(-20, 20), {}, "wide"},
+      {OpKind::cos, Domain::range(-pi, pi)},
+      {OpKind::cos, Domain::range(-20, 20), {}, "wide"},
+      {OpKind::tanh, Domain::range(-8, 8)},
+      {OpKind::sigmoid, Domain::range(-8, 8)},
+      {OpKind::softplus, Domain::range(-8, 8)},
+      {OpKind::silu, Domain::range(-8, 8)},
+      {OpKind::relu, kinked, {}, {}, kink_step},
+      {OpKind::elu, kinked, with_alpha(1.0), {}, kink_step},
+      {OpKind::gelu, Domain::range(-6, 6), with_gelu(GeluApprox::erf)},
+      {OpKind::gelu, Domain::range(-6, 6), with_gelu(GeluApprox::tanh)},
+  };
+  for (double p : {2.0, 0.5, -1.5, 3.7}) d.push_back({OpKind::pow_scalar, Domain::range(0.1, 10), with_p(p)});
+  for (double a : {0.01, 0.2}) d.push_back({OpKind::leaky_relu, kinked, with_alpha(a), {}, kink_step});
+  return d;
+}
+
+}  // namespace
+
+void declare_unary_cases(CaseList& list) {
+  for (const auto& u : unary_decls()) {
+    for (const Shape& s : elementwise_shapes()) {
+      CaseDecl c;
+      c.op = u.op;
+      c.attrs = u.attrs;
+      c.inputs = {{s, u.domain}};
+      c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+      c.fd_max_step = u.fd_max_step;
+      c.variant = u.variant;
+      list.add(std::move(c));
+    }
+  }
+}
+
+}  // namespace gp

@@ -1,0 +1,140 @@
+// `gradparity repro` and `gradparity dump`: one case on one backend, in detail.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "reports/npy.hpp"
+
+namespace gp::cli {
+
+namespace {
+
+struct OneCase {
+  const Case* c = nullptr;
+  SelectedDevice device;
+  ReferenceData data;
+  BackendOutputs outputs;
+  std::vector<CheckResult> checks;
+};
+
+OneCase run_one(const OneCaseCommand& cmd) {
+  OneCase one;
+  one.c = &require_case(cmd.case_id);
+  if (cmd.common.backends.size() != 1) throw UsageError("give exactly one --backend (for example cpu or opencl:0)");
+  auto devices = select_devices(cmd.common.backends, cmd.common.backend);
+  if (devices.size() != 1)
+    throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
+                     " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
+  one.device = devices[0];
+  one.data = prepare_reference(*one.c, cmd.common.seed);
+  one.checks = check_reference_numerics(*one.c, one.data, cmd.common.seed, cmd.common.numerical);
+  if (!one.device.entry.create) {
+    CheckResult r = blank_result(*one.c, one.device.id, Direction::forward, -1, cmd.common.seed);
+    r.verdict = Verdict::skip;
+    r.reason = one.device.entry.unavailable;
+    one.checks.push_back(r);
+    return one;
+  }
+  auto backend = one.device.entry.create();
+  Support s = backend->supports(one.c->call);
+  if (!s.ok) {
+    CheckResult r = blank_result(*one.c, one.device.id, Direction::forward, -1, cmd.common.seed);
+    r.verdict = Verdict::skip;
+    r.reason = s.reason;
+    one.checks.push_back(r);
+    return one;
+  }
+  auto queue = backend->create_queue();
+  for (auto& r : check_on_backend(*one.c, one.device.id, *backend, *queue, one.data, cmd.common.seed,
+                                  cmd.common.numerical, nullptr, &one.outputs))
+    one.checks.push_back(std::move(r));
+  return one;
+}
+
+void print_worst(const std::string& title, const ref::RefTensor& expected, const HostTensor& got, int count) {
+  if (got.numel() != expected.numel()) return;
+  std::vector<std::int64_t> idx(static_cast<std::size_t>(got.numel()));
+  std::iota(idx.begin(), idx.end(), 0);
+  auto err = [&](std::int64_t i) {
+    double d = std::fabs(got.get(i) - static_cast<double>(expected.v[static_cast<std::size_t>(i)]));
+    return std::isnan(d) ? INFINITY : d;
+  };
+  std::partial_sort(idx.begin(), idx.begin() + std::min<std::ptrdiff_t>(count, std::ssize(idx)), idx.end(),
+                    [&](auto a, auto b) { return err(a) > err(b); });
+  fmt::print("  worst elements of {}:\n  {:>8} {:>24} {:>24} {:>12} {:>12}\n", title, "index", "expected", "got",
+             "abs err", "scale");
+  for (int k = 0; k < count && k < static_cast<int>(idx.size()); ++k) {
+    auto i = idx[static_cast<std::size_t>(k)];
+    fmt::print("  {:>8} {:>24.17g} {:>24.17g} {:>12.4g} {:>12.4g}\n", i,
+               static_cast<double>(expected.v[static_cast<std::size_t>(i)]), got.get(i), err(i),
+               static_cast<double>(expected.scale[static_cast<std::size_t>(i)]));
+  }
+}
+
+HostTensor widen(const ref::RefTensor& t) {
+  HostTensor h(DType::f64, t.shape);
+  for (std::int64_t i = 0; i < t.numel(); ++i) h.set(i, static_cast<double>(t.v[static_cast<std::size_t>(i)]));
+  return h;
+}
+
+int exit_code(const std::vector<CheckResult>& checks) {
+  for (const auto& r : checks)
+    if (r.verdict == Verdict::fail || r.verdict == Verdict::error) return 1;
+  return 0;
+}
+
+}  // namespace
+
+int repro_command(const OneCaseCommand& cmd) {
+  OneCase one = run_one(cmd);
+  fmt::print("case {} on {} ({}), seed {}\n", one.c->id, one.device.id, one.device.entry.info.name, cmd.common.seed);
+  for (const auto& r : one.checks) {
+    fmt::print("{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  [{}]\n",
+               verdict_name(r.verdict), std::string(r.backend) + " " + direction_label(r.direction, r.input),
+               r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.tolerance);
+    if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
+  }
+  if (one.outputs.output.numel() > 0) {
+    print_worst("the output", one.data.output, one.outputs.output, cmd.worst);
+    for (std::size_t k = 0; k < one.outputs.grads.size(); ++k)
+      if (one.outputs.grads[k].numel() > 0)
+        print_worst("the gradient of input " + std::to_string(k), one.data.grads[k], one.outputs.grads[k], cmd.worst);
+  }
+  return exit_code(one.checks);
+}
+
+int dump_command(const OneCaseCommand& cmd) {
+  if (cmd.out_dir.empty()) throw UsageError("dump needs --out DIR");
+  OneCase one = run_one(cmd);
+  std::filesystem::path dir(cmd.out_dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> written;
+  auto put = [&](const std::string& name, const HostTensor& t) {
+    write_npy(dir / name, t);
+    written.push_back(name);
+  };
+  for (std::size_t k = 0; k < one.data.inputs.size(); ++k) put("input" + std::to_string(k) + ".npy", one.data.inputs[k]);
+  put("cotangent.npy", one.data.cotangent);
+  put("reference_output.npy", widen(one.data.output));
+  std::string tag = one.device.id;
+  std::replace(tag.begin(), tag.end(), ':', '_');
+  for (std::size_t k = 0; k < one.data.grads.size(); ++k)
+    if (!one.data.grads[k].v.empty()) put("reference_grad" + std::to_string(k) + ".npy", widen(one.data.grads[k]));
+  if (one.outputs.output.numel() > 0) put(tag + "_output.npy", one.outputs.output);
+  for (std::size_t k = 0; k < one.outputs.grads.size(); ++k)
+    if (one.outputs.grads[k].numel() > 0) put(tag + "_grad" + std::to_string(k) + ".npy", one.outputs.grads[k]);
+  std::ofstream meta(dir / "README.txt");
+  meta << "case " << one.c->id << "\nbackend " << one.device.id << " (" << one.device.entry.info.name << ")\nseed "
+       << cmd.common.seed << "\nreference arrays: the long-double reference rounded to float64\nfiles:\n";
+  for (const auto& w : written) meta << "  " << w << "\n";
+  fmt::print("wrote {} arrays to {}\n", written.size(), dir.string());
+  return exit_code(one.checks);
+}
+
+}  // namespace gp::cli

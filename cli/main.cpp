@@ -1,0 +1,88 @@
+// gradparity: forward and gradient parity of ML ops across backends. See README.md.
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+namespace {
+
+void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
+  auto* b = cmd->add_option("--backend,-b", c.backends,
+                            backend_list ? "backends/devices: cpu, opencl, opencl:N, vulkan:NAME (default: all)"
+                                         : "the backend/device to use, e.g. cpu or opencl:0");
+  b->delimiter(',');
+  if (!backend_list) b->required();
+  cmd->add_option("--seed,-s", c.seed, "input seed")->capture_default_str();
+  cmd->add_option("--cache-dir", c.backend.cache_dir, "OpenCL binary / Vulkan pipeline cache folder");
+  cmd->add_flag("--vk-validation", c.backend.vulkan_validation, "enable the Vulkan validation layer");
+  cmd->add_option("--probes", c.numerical.reference_probes, "directional probes per input on the reference")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  cmd->add_option("--backend-probes", c.numerical.backend_probes, "directional probes per input on the backend")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 64));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gradparity: forward and gradient parity of ML ops on cpu, OpenCL and Vulkan backends"};
+  app.require_subcommand(1);
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+
+  std::string list_what = "all";
+  gp::BackendOptions list_opts;
+  auto* list = app.add_subcommand("list", "list ops, cases and backends with their devices");
+  list->add_option("what", list_what, "ops | cases | backends | all")->capture_default_str();
+  list->add_option("--cache-dir", list_opts.cache_dir, "cache folder");
+
+  gp::cli::RunCommand run;
+  auto* run_cmd = app.add_subcommand("run", "run the parity suite and write reports");
+  add_common(run_cmd, run.common, true);
+  run_cmd->add_option("--op", run.selection.ops, "ops to run (comma-separated)")->delimiter(',');
+  run_cmd->add_option("--dtype", run.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
+  run_cmd->add_option("--filter", run.selection.filter, "regex searched in case ids");
+  run_cmd->add_option("--shard", run.shard, "run shard I of N (1-based), e.g. 2/4");
+  run_cmd->add_option("--report-dir", run.report_dir, "write DIR/parity.json and DIR/parity.md");
+  run_cmd->add_option("--jobs,-j", run.jobs, "worker threads over cases")->capture_default_str()->check(CLI::Range(1, 256));
+  run_cmd->add_flag("!--no-progress", run.progress, "no progress output");
+  run_cmd->add_flag("!--no-reference-checks", run.reference_checks, "skip numerical checks of the reference");
+
+  gp::cli::OneCaseCommand one;
+  auto* repro = app.add_subcommand("repro", "run one case on one backend, verbosely, with the worst elements");
+  repro->add_option("case", one.case_id, "case id, as printed by list or in a report")->required();
+  add_common(repro, one.common, false);
+  repro->add_option("--worst", one.worst, "worst elements to print")->capture_default_str();
+
+  auto* dump = app.add_subcommand("dump", "write inputs, cotangent, outputs and gradients as .npy files");
+  dump->add_option("case", one.case_id, "case id")->required();
+  add_common(dump, one.common, false);
+  dump->add_option("--out,-o", one.out_dir, "output folder")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "gradparity: {}\n", e.what());
+    return 2;
+  }
+  run.common.command_line = one.common.command_line = command_line;
+  try {
+    if (list->parsed()) return gp::cli::list_command(list_what, list_opts);
+    if (run_cmd->parsed()) return gp::cli::run_command(run);
+    if (repro->parsed()) return gp::cli::repro_command(one);
+    if (dump->parsed()) return gp::cli::dump_command(one);
+  } catch (const gp::UsageError& e) {
+    fmt::print(stderr, "gradparity: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gradparity: error: {}\n", e.what());
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,219 @@
+// The checks of one backend on one case: forward and backward against the reference, the
+// backend's VJP against finite differences of its own forward, and declared surrogates.
+#include <chrono>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "harness/checker.hpp"
+#include "harness/compare.hpp"
+#include "harness/device_calls.hpp"
+#include "harness/numerical.hpp"
+#include "harness/tolerance.hpp"
+
+namespace gp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+double max_abs_of(const HostTensor& t) {
+  double m = 0;
+  for (std::int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get(i)));
+  return m;
+}
+
+bool sparse_by_construction(OpKind op, Direction d) {
+  return d == Direction::backward && (op == OpKind::max || op == OpKind::slice);
+}
+
+// Elementwise ops report the inputs behind their worst element.
+std::function<std::vector<double>(std::int64_t)> inputs_at(const Case& c, const ReferenceData& data) {
+  OpFamily f = op_family(c.decl.op);
+  if (f != OpFamily::unary && f != OpFamily::binary && f != OpFamily::chosen) return {};
+  return [&c, &data](std::int64_t i) {
+    std::vector<double> v;
+    if (c.call.input_shapes.size() == 2 && op_family(c.decl.op) == OpFamily::binary) {
+      BroadcastPlan p = broadcast_plan(c.call.input_shapes[0], c.call.input_shapes[1]);
+      if (i < p.numel) return std::vector<double>{data.inputs[0].get(p.a_index(i)), data.inputs[1].get(p.b_index(i))};
+      return v;
+    }
+    for (const auto& t : data.inputs)
+      if (i < t.numel()) v.push_back(t.get(i));
+    return v;
+  };
+}
+
+void apply(CheckResult& r, const Comparison& cmp, const ref::RefTensor& expected, OpKind op) {
+  r.metrics = cmp.metrics;
+  r.verdict = cmp.verdict;
+  r.reason = cmp.reason;
+  if (r.verdict == Verdict::pass) {
+    std::string why = mistrust_reason(expected, sparse_by_construction(op, r.direction));
+    if (!why.empty()) {
+      r.verdict = Verdict::mistrusted;
+      r.reason = why;
+    }
+  }
+}
+
+// Numerical check (b) for input k: the backend's gradient against differences of its own
+// forward in the case dtype, with rounding bounded by the forward error model.
+CheckResult numerical_backend_check(const Case& c, const std::string& device_id, DeviceCalls& dev,
+                                    const ReferenceData& data, const HostTensor& grad, int k, std::uint64_t seed,
+                                    const NumericalOptions& opts, EvalCounter* counter) {
+  CheckResult r = blank_result(c, device_id, Direction::numerical_backend, k, seed);
+  auto t0 = Clock::now();
+  const std::string kind = backend_kind(device_id);
+  const Tolerance fwd = tolerance_for(c, kind, false), bwd = tolerance_for(c, kind, true);
+  const double dy_max = max_abs_of(data.cotangent);
+  const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
+  const std::vector<double> xd = x.to_doubles();
+  Verdict v = Verdict::pass;
+  std::string reason;
+  const auto& gref = data.grads[static_cast<std::size_t>(k)].v;
+  const auto& gscale = data.grads[static_cast<std::size_t>(k)].scale;
+  // One pair of steps (t = 1, 1/2) along delta: S, A and their error bounds.
+  auto sample = [&](const std::vector<double>& delta, double t) {
+    HostTensor plus = x, minus = x;
+    for (std::int64_t j = 0; j < x.numel(); ++j) {
+      plus.set(j, xd[static_cast<std::size_t>(j)] + t * delta[static_cast<std::size_t>(j)]);
+      minus.set(j, xd[static_cast<std::size_t>(j)] - t * delta[static_cast<std::size_t>(j)]);
+    }
+    HostTensor yp = dev.forward_with(data.inputs, k, plus), ym = dev.forward_with(data.inputs, k, minus);
+    if (counter) counter->backend_evals += 2;
+    FdSample fs;
+    NoiseSum rounding, allowed;
+    double magnitude = 0;  // sum of |terms|: the double-precision accumulation of S and A rounds too
+    for (std::int64_t i = 0; i < yp.numel(); ++i) {
+      const double vi = data.cotangent.get(i), dyi = yp.get(i) - ym.get(i);
+      fs.S += vi * dyi;
+      magnitude += std::fabs(vi * dyi);
+      const auto ii = static_cast<std::size_t>(i);
+      rounding.add(std::fabs(vi) * 2 *
+                   fwd.bound(static_cast<double>(data.output.scale[ii]), static_cast<double>(data.output.v[ii])));
+    }
+    for (std::int64_t j = 0; j < x.numel(); ++j) {
+      const double d = plus.get(j) - minus.get(j);  // the step actually taken, after rounding
+      fs.A += grad.get(j) * d;
+      magnitude += std::fabs(grad.get(j) * d);
+      const auto jj = static_cast<std::size_t>(j);
+      allowed.add(std::fabs(d) * bwd.bound(static_cast<double>(gscale[jj]), static_cast<double>(gref[jj]), dy_max));
+    }
+    fs.R = rounding.bound() + magnitude * static_cast<double>(yp.numel() + x.numel()) * 0x1p-53;
+    fs.G = allowed.bound();
+    return fs;
+  };
+  for (int p = 0; p < opts.backend_probes; ++p) {
+    // Probe components take the sign of the reference gradient, so the finite-difference signal
+    // adds up coherently (it grows like n, the rounding noise like sqrt(n)). The step starts
+    // near cbrt(u) and moves by 4x while the judgement says noise or truncation dominates.
+    double h = 2 * fd_step(unit_roundoff(c.dtype));
+    FdJudgement j;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      std::vector<double> delta = fd_direction(c, k, xd, h, seed, "backend-probe" + std::to_string(p));
+      for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = gref[i] < 0 ? -std::fabs(delta[i]) : std::fabs(delta[i]);
+      j = judge_richardson(sample(delta, 1.0), sample(delta, 0.5));
+      if (j.step_advice == FdJudgement::Advice::larger && h < 1) h *= 4;
+      else if (j.step_advice == FdJudgement::Advice::smaller && h > 1e-6) h /= 4;
+      else break;
+    }
+    fold_judgement(j, p, r.metrics, v, reason);
+  }
+  r.verdict = v;
+  r.reason = reason;
+  r.tolerance = "forward and backward error models (" + fwd.describe() + ")";
+  r.time_ms = ms_since(t0);
+  return r;
+}
+
+CheckResult surrogate_check(const Case& c, const std::string& device_id, const ReferenceData& data,
+                            const HostTensor& grad, int k, std::uint64_t seed) {
+  CheckResult r = blank_result(c, device_id, Direction::surrogate, k, seed);
+  ref::RefTensor expected;
+  expected.shape = grad.shape();
+  const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
+  for (std::int64_t j = 0; j < x.numel(); ++j) {
+    const double g = c.decl.surrogate(x.get(j), data.cotangent.get(j));
+    expected.v.push_back(g);
+    expected.scale.push_back(std::fabs(g));
+  }
+  Tolerance tol = tolerance_for(c, backend_kind(device_id), true);
+  Comparison cmp = compare_to_reference(expected, grad, tol, c.dtype, 1.0);
+  apply(r, cmp, expected, c.decl.op);
+  r.reason = (r.reason.empty() ? "" : r.reason + "; ") + c.decl.surrogate_note;
+  r.tolerance = tol.describe();
+  return r;
+}
+
+}  // namespace
+
+std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend,
+                                          Queue& queue, const ReferenceData& data, std::uint64_t seed,
+                                          const NumericalOptions& opts, EvalCounter* counter, BackendOutputs* keep) {
+  std::vector<CheckResult> out;
+  const std::string kind = backend_kind(device_id);
+  DeviceCalls dev(c, backend, queue);
+  try {
+    auto t0 = Clock::now();
+    DeviceCalls::Result run = dev.forward_backward(data.inputs, data.cotangent);
+    const double run_ms = ms_since(t0);
+
+    CheckResult f = blank_result(c, device_id, Direction::forward, -1, seed);
+    Tolerance ft = tolerance_for(c, kind, false);
+    apply(f, compare_to_reference(data.output, run.output, ft, c.dtype, 1.0, inputs_at(c, data)), data.output,
+          c.decl.op);
+    f.tolerance = ft.describe();
+    f.time_ms = run_ms;
+    if (!ft.loosened.empty() && f.verdict == Verdict::pass) f.reason = "tolerance loosened: " + ft.loosened;
+    out.push_back(std::move(f));
+
+    Tolerance bt = tolerance_for(c, kind, true);
+    const double dy_max = max_abs_of(data.cotangent);
+    for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
+      if (!input_is_differentiable(c.decl.op, k)) continue;
+      const HostTensor& g = run.grads[static_cast<std::size_t>(k)];
+      if (c.decl.surrogate) {
+        out.push_back(surrogate_check(c, device_id, data, g, k, seed));
+        continue;
+      }
+      CheckResult b = blank_result(c, device_id, Direction::backward, k, seed);
+      const auto& expected = data.grads[static_cast<std::size_t>(k)];
+      apply(b, compare_to_reference(expected, g, bt, c.dtype, dy_max, inputs_at(c, data)), expected, c.decl.op);
+      b.tolerance = bt.describe();
+      b.time_ms = run_ms;
+      out.push_back(std::move(b));
+      if (dtype_size(c.dtype) == 2) {
+        CheckResult n = blank_result(c, device_id, Direction::numerical_backend, k, seed);
+        n.verdict = Verdict::skip;
+        n.reason = "a 16-bit forward cannot resolve finite differences (u = " +
+                   std::string(c.dtype == DType::f16 ? "2^-11" : "2^-8") +
+                   "): this gradient is checked against the reference only";
+        out.push_back(std::move(n));
+      } else {
+        out.push_back(numerical_backend_check(c, device_id, dev, data, g, k, seed, opts, counter));
+      }
+    }
+    for (const auto& v : backend.take_canary_violations()) {
+      out.front().verdict = Verdict::fail;
+      out.front().reason = "out-of-bounds write: " + v;
+    }
+    for (const auto& m : backend.take_validation_messages()) {
+      out.front().verdict = Verdict::fail;
+      out.front().reason = "validation message: " + m;
+    }
+    if (keep) {
+      keep->output = std::move(run.output);
+      keep->grads = std::move(run.grads);
+    }
+  } catch (const std::exception& e) {
+    CheckResult r = blank_result(c, device_id, Direction::forward, -1, seed);
+    r.verdict = Verdict::error;
+    r.reason = e.what();
+    out.clear();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace gp

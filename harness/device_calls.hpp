@@ -1,0 +1,34 @@
+// Host-side driving of one backend queue for one case: allocate, upload, run, download.
+#pragma once
+
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "cases/case.hpp"
+
+namespace gp {
+
+class DeviceCalls {
+ public:
+  DeviceCalls(const Case& c, Backend& backend, Queue& queue) : c_(c), backend_(backend), queue_(queue) {}
+
+  struct Result {
+    HostTensor output;
+    std::vector<HostTensor> grads;  // empty (default) tensors where an input gets no gradient
+  };
+  // Forward, then backward from the backend's own forward output and the cotangent.
+  Result forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent);
+  // Forward with input k replaced.
+  HostTensor forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement);
+  HostTensor forward(const std::vector<HostTensor>& inputs);
+
+ private:
+  HostTensor run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement);
+  std::vector<std::unique_ptr<DeviceBuffer>> upload_all(const std::vector<HostTensor>& inputs, int k = -1,
+                                                        const HostTensor* replacement = nullptr);
+  const Case& c_;
+  Backend& backend_;
+  Queue& queue_;
+};
+
+}  // namespace gp

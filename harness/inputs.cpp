@@ -1,0 +1,101 @@
+#include "harness/inputs.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "core/error.hpp"
+#include "harness/rng.hpp"
+
+namespace gp {
+
+namespace {
+
+constexpr int kMaxDraws = 10000;
+
+// Draws one value of a pointwise domain, rounded to dtype, redrawn until the rounded value
+// still keeps its distance from kinks.
+double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& case_id) {
+  for (int attempt = 0; attempt < kMaxDraws; ++attempt) {
+    double x = 0;
+    switch (d.kind) {
+      case Domain::Kind::class_index: return static_cast<double>(rng.below(static_cast<std::uint64_t>(d.classes)));
+      case Domain::Kind::gumbel_noise: {
+        double u = rng.uniform(1e-6, 1 - 1e-6);
+        x = -std::log(-std::log(u));
+        break;
+      }
+      case Domain::Kind::probability: x = rng.uniform(); break;
+      default: x = rng.uniform(d.lo, d.hi); break;
+    }
+    x = round_to(t, x);
+    bool ok = std::fabs(x) >= d.min_abs && x >= d.lo && x <= d.hi;
+    if (d.kind == Domain::Kind::half_integer_free) ok = ok && std::fabs(x - (std::floor(x) + 0.5)) >= d.margin;
+    if (d.kind == Domain::Kind::gate) ok = ok && std::fabs(x) >= d.margin && std::fabs(std::fabs(x) - 1) >= d.margin;
+    if (d.kind == Domain::Kind::gumbel_noise || d.kind == Domain::Kind::probability) ok = true;
+    if (ok) return x;
+  }
+  throw Error("could not draw an input in its domain for case " + case_id);
+}
+
+// y elements paired (by broadcasting) with x elements must stay `margin` apart from all of them.
+void keep_apart(const HostTensor& x, HostTensor& y, const Domain& d, Rng& rng, const std::string& case_id) {
+  BroadcastPlan plan = broadcast_plan(x.shape(), y.shape());
+  std::vector<std::vector<double>> partners(static_cast<std::size_t>(y.numel()));
+  for (std::int64_t i = 0; i < plan.numel; ++i)
+    partners[static_cast<std::size_t>(plan.b_index(i))].push_back(x.get(plan.a_index(i)));
+  for (std::int64_t j = 0; j < y.numel(); ++j) {
+    bool placed = false;
+    for (int attempt = 0; attempt < kMaxDraws && !placed; ++attempt) {
+      double v = round_to(y.dtype(), rng.uniform(d.lo, d.hi));
+      placed = true;
+      for (double p : partners[static_cast<std::size_t>(j)]) placed = placed && std::fabs(v - p) >= d.margin;
+      if (placed) y.set(j, v);
+    }
+    if (!placed) throw Error("could not keep inputs apart for case " + case_id);
+  }
+}
+
+// Every row along the axis gets a unique maximum at least `margin` above the runner-up.
+void lift_row_maxima(HostTensor& x, int axis, double margin) {
+  AxisSplit s = split_at_axis(x.shape(), axis);
+  for (std::int64_t o = 0; o < s.outer; ++o) {
+    for (std::int64_t i = 0; i < s.inner; ++i) {
+      auto at = [&](std::int64_t j) { return (o * s.n + j) * s.inner + i; };
+      std::int64_t best = 0;
+      for (std::int64_t j = 1; j < s.n; ++j)
+        if (x.get(at(j)) > x.get(at(best))) best = j;
+      double second = -INFINITY;
+      for (std::int64_t j = 0; j < s.n; ++j)
+        if (j != best) second = std::max(second, x.get(at(j)));
+      if (s.n > 1 && x.get(at(best)) < second + margin) x.set(at(best), std::nextafter(second + margin, INFINITY));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed) {
+  Rng rng = Rng::for_case(seed, c.id, "inputs");
+  std::vector<HostTensor> out;
+  for (std::size_t k = 0; k < c.decl.inputs.size(); ++k) {
+    const InputSpec& spec = c.decl.inputs[k];
+    HostTensor t(c.call.input_dtypes[k], spec.shape);
+    if (spec.domain.kind == Domain::Kind::apart_from_input0) {
+      keep_apart(out.at(0), t, spec.domain, rng, c.id);
+    } else {
+      for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, draw_pointwise(spec.domain, t.dtype(), rng, c.id));
+      if (spec.domain.kind == Domain::Kind::unique_row_max) lift_row_maxima(t, c.decl.attrs.axis, spec.domain.margin);
+    }
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+HostTensor make_cotangent(const Case& c, std::uint64_t seed, int stream) {
+  Rng rng = Rng::for_case(seed, c.id, "cotangent" + std::to_string(stream));
+  HostTensor dy(c.dtype, c.call.output_shape);
+  for (std::int64_t i = 0; i < dy.numel(); ++i) dy.set(i, rng.normal());
+  return dy;
+}
+
+}  // namespace gp

@@ -1,0 +1,18 @@
+// Seeded, domain-respecting inputs: the same bytes go to the reference (widened exactly) and to
+// every backend. Each case draws from its own stream (seed, case id), so a case's inputs do not
+// depend on which other cases run, on sharding or on order.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cases/case.hpp"
+#include "core/tensor.hpp"
+
+namespace gp {
+
+std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed);
+// A Gaussian cotangent for the output, rounded to the case dtype; `stream` picks another draw.
+HostTensor make_cotangent(const Case& c, std::uint64_t seed, int stream = 0);
+
+}  // namespace gp

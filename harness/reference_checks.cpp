@@ -1,0 +1,141 @@
+// Numerical check (a): the reference's VJP against its own central differences in long double.
+#include <chrono>
+#include <cmath>
+
+#include "harness/checker.hpp"
+#include "harness/inputs.hpp"
+#include "harness/numerical.hpp"
+#include "harness/rng.hpp"
+
+namespace gp {
+
+namespace {
+
+using ref::Real;
+using ref::RefTensor;
+
+// The reference's own rounding: a few long-double units on its error scale.
+constexpr double kReferenceBudget = 16;
+const double kUnitLongDouble = std::ldexp(1.0, -64);
+
+bool diagonal_jacobian(const Case& c, int k) {
+  OpFamily f = op_family(c.decl.op);
+  if (f == OpFamily::unary || c.decl.op == OpKind::ste_round || c.decl.op == OpKind::ste_hardtanh_gate) return true;
+  return f == OpFamily::binary && c.call.input_shapes[static_cast<std::size_t>(k)] == c.call.output_shape;
+}
+
+struct Evaluator {
+  const Case& c;
+  const ReferenceData& data;
+  EvalCounter* counter;
+
+  RefTensor forward_shifted(int k, const std::vector<double>& delta, double t) const {
+    std::vector<RefTensor> in = data.ref_inputs;
+    for (std::size_t j = 0; j < delta.size(); ++j) in[static_cast<std::size_t>(k)].v[j] += static_cast<Real>(t * delta[j]);
+    if (counter) ++counter->reference_evals;
+    return ref::forward(c.call, in);
+  }
+
+  struct Pair {
+    RefTensor plus, minus;
+  };
+  Pair shifted_pair(int k, const std::vector<double>& delta, double t) const {
+    return {forward_shifted(k, delta, t), forward_shifted(k, delta, -t)};
+  }
+
+  // S, R (contracted with v) and A, G (analytic gradient along the step) at step scale t.
+  static FdSample contract(const Pair& p, const std::vector<double>& delta, double t, const std::vector<Real>& v,
+                           const RefTensor& grad) {
+    Real S = 0, R = 0, A = 0, G = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (v[i] == 0) continue;
+      S += v[i] * (p.plus.v[i] - p.minus.v[i]);
+      R += std::fabs(v[i]) * (p.plus.scale[i] + p.minus.scale[i]);
+    }
+    for (std::size_t j = 0; j < delta.size(); ++j) {
+      Real d = static_cast<Real>(2 * t * delta[j]);
+      A += grad.v[j] * d;
+      G += std::fabs(d) * grad.scale[j];
+    }
+    FdSample s;
+    s.S = static_cast<double>(S);
+    s.A = static_cast<double>(A);
+    s.R = static_cast<double>(R) * kReferenceBudget * kUnitLongDouble;
+    s.G = static_cast<double>(G) * kReferenceBudget * kUnitLongDouble;
+    return s;
+  }
+};
+
+}  // namespace
+
+std::vector<CheckResult> check_reference_numerics(const Case& c, const ReferenceData& data, std::uint64_t seed,
+                                                  const NumericalOptions& opts, EvalCounter* counter) {
+  std::vector<CheckResult> out;
+  const double h = fd_step(kUnitLongDouble);
+  Evaluator ev{c, data, counter};
+  for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
+    if (!input_is_differentiable(c.decl.op, k)) continue;
+    CheckResult r = blank_result(c, "reference", Direction::numerical_reference, k, seed);
+    if (c.decl.surrogate) {
+      r.direction = Direction::surrogate;
+      r.verdict = Verdict::pass;
+      r.reason = c.decl.surrogate_note + " (no finite-difference check: the gradient is declared)";
+      r.tolerance = "declared surrogate";
+      out.push_back(std::move(r));
+      continue;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    const std::vector<double> x = data.inputs[static_cast<std::size_t>(k)].to_doubles();
+    Verdict v = Verdict::pass;
+    std::string reason;
+    const std::int64_t n_in = static_cast<std::int64_t>(x.size());
+    const std::int64_t n_out = data.output.numel();
+    if (n_in <= opts.jacobian_max_inputs && n_out <= opts.jacobian_max_outputs) {
+      // Full Jacobian: rows from VJPs with unit cotangents, columns from finite differences,
+      // grouped into one perturbation when the Jacobian is diagonal.
+      std::vector<RefTensor> rows;
+      for (std::int64_t i = 0; i < n_out; ++i) {
+        RefTensor e = data.ref_cotangent;
+        std::fill(e.v.begin(), e.v.end(), Real(0));
+        e.v[static_cast<std::size_t>(i)] = 1;
+        rows.push_back(ref::vjp(c.call, data.ref_inputs, data.output, e)[static_cast<std::size_t>(k)]);
+      }
+      std::vector<double> base = fd_direction(c, k, x, h, seed, "jacobian");
+      const bool diag = diagonal_jacobian(c, k);
+      for (std::int64_t col = 0; col < (diag ? 1 : n_in); ++col) {
+        std::vector<double> delta(x.size(), 0.0);
+        for (std::int64_t j = 0; j < n_in; ++j)
+          if (diag || j == col) delta[static_cast<std::size_t>(j)] = std::fabs(base[static_cast<std::size_t>(j)]);
+        const auto full = ev.shifted_pair(k, delta, 1.0), half = ev.shifted_pair(k, delta, 0.5);
+        for (std::int64_t i = 0; i < n_out; ++i) {
+          std::vector<Real> unit(static_cast<std::size_t>(n_out), 0);
+          unit[static_cast<std::size_t>(i)] = 1;
+          FdSample a = Evaluator::contract(full, delta, 1.0, unit, rows[static_cast<std::size_t>(i)]);
+          FdSample b = Evaluator::contract(half, delta, 0.5, unit, rows[static_cast<std::size_t>(i)]);
+          if (a.S == 0 && a.A == 0 && b.S == 0 && b.A == 0) continue;  // structurally zero entry
+          fold_judgement(judge_richardson(a, b), i * n_in + col, r.metrics, v, reason);
+        }
+      }
+      r.tolerance = diag ? "full Jacobian (diagonal, one perturbation)" : "full Jacobian";
+    } else {
+      for (int p = 0; p < opts.reference_probes; ++p) {
+        // Probe 0 reuses the case cotangent; later probes draw a fresh Gaussian v.
+        RefTensor vt = p == 0 ? data.ref_cotangent : RefTensor::from_host(make_cotangent(c, seed, p));
+        RefTensor g = p == 0 ? data.grads[static_cast<std::size_t>(k)]
+                             : ref::vjp(c.call, data.ref_inputs, data.output, vt)[static_cast<std::size_t>(k)];
+        std::vector<double> delta = fd_direction(c, k, x, h, seed, "probe" + std::to_string(p));
+        FdSample a = Evaluator::contract(ev.shifted_pair(k, delta, 1.0), delta, 1.0, vt.v, g);
+        FdSample b = Evaluator::contract(ev.shifted_pair(k, delta, 0.5), delta, 0.5, vt.v, g);
+        fold_judgement(judge_richardson(a, b), p, r.metrics, v, reason);
+      }
+      r.tolerance = std::to_string(opts.reference_probes) + " directional probes v.J.u, Richardson";
+    }
+    r.verdict = v;
+    r.reason = reason;
+    r.time_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace gp
