@@ -1,0 +1,176 @@
+// The checker's power: each bug class a real backend has shown must FAIL, for the right
+// reason, and an exact backend must PASS. The fake backend is exact by default (reference
+// values rounded to the dtype); each test swaps in one bug through GoogleMock.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cases/registry.hpp"
+#include "core/error.hpp"
+#include "harness/checker.hpp"
+#include "support/fake_backend.hpp"
+
+namespace gp {
+namespace {
+
+using ::testing::_;
+using ::testing::AtLeast;
+using ::testing::HasSubstr;
+using ::testing::Invoke;
+using ::testing::NiceMock;
+using testing::exact_backward;
+using testing::FakeBackend;
+using testing::host;
+using testing::MockQueue;
+
+using GradMutation = std::function<void(std::span<DeviceBuffer* const> grads)>;
+
+struct Outcome {
+  std::vector<CheckResult> checks;
+  const CheckResult& find(Direction d, int input = -1) const {
+    for (const auto& c : checks)
+      if (c.direction == d && (input < 0 || c.input == input)) return c;
+    throw Error("no check " + std::string(direction_name(d)));
+  }
+};
+
+// Runs `case_id` on the fake backend, with the backward result passed through `mutate`.
+Outcome run_with(const std::string& case_id, GradMutation mutate) {
+  const Case* c = find_case(case_id);
+  if (!c) throw Error("missing case " + case_id);
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  EXPECT_CALL(queue, forward(_, _, _)).Times(AtLeast(1));
+  EXPECT_CALL(queue, backward(_, _, _, _, _))
+      .Times(AtLeast(1))
+      .WillRepeatedly(Invoke([&](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        exact_backward(call, in, out, dout, grads);
+        if (mutate) mutate(grads);
+      }));
+  const std::uint64_t seed = 7;
+  ReferenceData data = prepare_reference(*c, seed);
+  Outcome o;
+  o.checks = check_on_backend(*c, "fake", backend, queue, data, seed);
+  return o;
+}
+
+void for_each_grad(std::span<DeviceBuffer* const> grads, const std::function<void(HostTensor&)>& f) {
+  for (auto* g : grads)
+    if (g) f(host(*g));
+}
+
+TEST(CheckerPower, ExactBackendPasses) {
+  for (const char* id : {"tanh(shape=16x33,dtype=f32)", "add(shape=16x33|33,dtype=f32)", "sin(shape=127,dtype=f64)",
+                         "softmax(axis=-1,shape=64x128,dtype=f32)", "matmul(shape=16x33|33x9,dtype=f32)"}) {
+    Outcome o = run_with(id, nullptr);
+    for (const auto& c : o.checks)
+      EXPECT_EQ(c.verdict, Verdict::pass) << id << " " << direction_label(c.direction, c.input) << ": " << c.reason;
+  }
+}
+
+TEST(CheckerPower, WrongSignFails) {
+  Outcome o = run_with("tanh(shape=16x33,dtype=f32)", [](auto grads) {
+    for_each_grad(grads, [](HostTensor& t) {
+      for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, -t.get(i));
+    });
+  });
+  EXPECT_EQ(o.find(Direction::forward).verdict, Verdict::pass);
+  EXPECT_EQ(o.find(Direction::backward).verdict, Verdict::fail);
+  EXPECT_THAT(o.find(Direction::backward).reason, HasSubstr("exceeds bound"));
+  EXPECT_EQ(o.find(Direction::numerical_backend).verdict, Verdict::fail);
+  EXPECT_THAT(o.find(Direction::numerical_backend).reason, HasSubstr("disagrees with finite differences"));
+}
+
+TEST(CheckerPower, GradientScaledByOnePlus1e3Fails) {
+  Outcome o = run_with("exp(shape=64x128,dtype=f32)", [](auto grads) {
+    for_each_grad(grads, [](HostTensor& t) {
+      for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, t.get(i) * (1 + 1e-3));
+    });
+  });
+  EXPECT_EQ(o.find(Direction::forward).verdict, Verdict::pass);
+  EXPECT_EQ(o.find(Direction::backward).verdict, Verdict::fail);
+  EXPECT_GT(o.find(Direction::backward).metrics.margin, 1.0);
+  // Finite differences of the backend's own forward see the 1e-3 too, without the reference.
+  EXPECT_EQ(o.find(Direction::numerical_backend).verdict, Verdict::fail);
+}
+
+TEST(CheckerPower, OneZeroedElementFails) {
+  Outcome o = run_with("sigmoid(shape=127,dtype=f32)", [](auto grads) {
+    for_each_grad(grads, [](HostTensor& t) { t.set(42, 0.0); });
+  });
+  const auto& b = o.find(Direction::backward);
+  EXPECT_EQ(b.verdict, Verdict::fail);
+  EXPECT_EQ(b.metrics.worst.index, 42);
+  EXPECT_THAT(b.reason, HasSubstr("index 42"));
+}
+
+TEST(CheckerPower, BiasGradientWithoutBatchSumFails) {
+  // add([16,33], [33]): the gradient of the bias is the sum of dy over the batch; this bug
+  // returns the first row only, as a kernel that forgot the reduction would.
+  const Case* c = find_case("add(shape=16x33|33,dtype=f32)");
+  ASSERT_NE(c, nullptr);
+  const HostTensor cot = prepare_reference(*c, 7).cotangent;
+  Outcome o = run_with(c->id, [&](auto grads) {
+    HostTensor& bias = host(*grads[1]);
+    for (std::int64_t j = 0; j < bias.numel(); ++j) bias.set(j, cot.get(j));
+  });
+  EXPECT_EQ(o.find(Direction::backward, 0).verdict, Verdict::pass);
+  EXPECT_EQ(o.find(Direction::backward, 1).verdict, Verdict::fail);
+  EXPECT_EQ(o.find(Direction::numerical_backend, 1).verdict, Verdict::fail);
+}
+
+TEST(CheckerPower, OneNaNFails) {
+  Outcome o = run_with("mul(shape=16x33|16x33,dtype=f64)", [](auto grads) {
+    host(*grads[0]).set(5, std::nan(""));
+  });
+  const auto& b = o.find(Direction::backward, 0);
+  EXPECT_EQ(b.verdict, Verdict::fail);
+  EXPECT_EQ(b.metrics.nonfinite, 1);
+  EXPECT_THAT(b.reason, HasSubstr("non-finite"));
+}
+
+TEST(CheckerPower, RightForwardWithBackwardOfAnotherFunctionFails) {
+  // sin forward, but the backward of cos (-sin(x) * dy): the forward check passes, the
+  // gradient check and the self-consistency check both fail.
+  const Case* c = find_case("sin(shape=64x128,dtype=f32)");
+  ASSERT_NE(c, nullptr);
+  const ReferenceData data = prepare_reference(*c, 7);
+  Outcome o = run_with(c->id, [&](auto grads) {
+    HostTensor& g = host(*grads[0]);
+    for (std::int64_t i = 0; i < g.numel(); ++i) g.set(i, -std::sin(data.inputs[0].get(i)) * data.cotangent.get(i));
+  });
+  EXPECT_EQ(o.find(Direction::forward).verdict, Verdict::pass);
+  EXPECT_EQ(o.find(Direction::backward).verdict, Verdict::fail);
+  EXPECT_EQ(o.find(Direction::numerical_backend).verdict, Verdict::fail);
+}
+
+TEST(CheckerPower, SilentlyZeroInputGradientFails) {
+  // The single-layer incident: the input gradient of linear() came back all zeros.
+  Outcome o = run_with("linear(shape=1x33|9x33|9,dtype=f32)", [](auto grads) {
+    HostTensor& dx = host(*grads[0]);
+    for (std::int64_t i = 0; i < dx.numel(); ++i) dx.set(i, 0.0);
+  });
+  EXPECT_EQ(o.find(Direction::backward, 0).verdict, Verdict::fail);
+  EXPECT_EQ(o.find(Direction::numerical_backend, 0).verdict, Verdict::fail);
+  EXPECT_EQ(o.find(Direction::backward, 1).verdict, Verdict::pass);
+}
+
+TEST(CheckerPower, DeviceErrorIsAnErrorVerdict) {
+  const Case* c = find_case("exp(shape=7,dtype=f32)");
+  ASSERT_NE(c, nullptr);
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  ON_CALL(queue, forward).WillByDefault(Invoke([](const OpCall& call, auto, auto&) {
+    throw DeviceError("clEnqueueNDRangeKernel", "CL_OUT_OF_RESOURCES", call.case_id);
+  }));
+  ReferenceData data = prepare_reference(*c, 1);
+  auto checks = check_on_backend(*c, "fake", backend, queue, data, 1);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].verdict, Verdict::error);
+  EXPECT_THAT(checks[0].reason, HasSubstr("clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES [case exp("));
+}
+
+}  // namespace
+}  // namespace gp
