@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 
 #include "core/error.hpp"
 
@@ -35,7 +36,11 @@ std::string joined_names() {
 
 }  // namespace
 
-std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wanted, const BackendOptions& opts) {
+std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wanted, const BackendOptions& given) {
+  BackendOptions opts = given;
+  if (opts.cache_dir.empty())
+    if (const char* env = std::getenv("GRADPARITY_CACHE_DIR")) opts.cache_dir = env;
+  if (const char* env = std::getenv("GP_VK_VALIDATION"); env && std::string(env) == "1") opts.vulkan_validation = true;
   std::vector<SelectedDevice> out;
   auto add_provider = [&](const BackendProvider& p, const std::string& selector) {
     auto entries = p.discover(opts);
