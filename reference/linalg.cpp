@@ -1,0 +1,91 @@
+// matmul (2-D or batched 3-D) and linear (x W^T + b), sizes from core matmul_dims. Every output
+// and gradient element is a dot product of length n: value sum t, scale n * sum|t| (for linear's
+// output the bias is one more term: n = k + 1).
+//   matmul  C[m,n] = A[m,k] B[k,n]:  dA = dC B^T (length n), dB = A^T dC (length m)
+//   linear  Y[m,n] = X[m,k] W[n,k]^T + b[n]:  dX = dY W (length n), dW = dY^T X (length m),
+//           db = column sums of dY (length m)
+#include "reference/internal.hpp"
+
+namespace gp::ref::detail {
+
+namespace {
+
+// A dot product with its accumulation scale.
+struct Dot {
+  Real sum = 0, abs_sum = 0;
+  std::int64_t n = 0;
+  void add(Real t) { sum += t, abs_sum += mag(t), ++n; }
+  void store(RefTensor& out, std::int64_t at_index) const {
+    out.v[at(at_index)] = sum;
+    out.scale[at(at_index)] = real(n) * abs_sum;
+  }
+};
+
+// Index helpers over row-major storage; each batch of a 3-D matmul is a contiguous block.
+struct Mat {
+  const std::vector<Real>& v;
+  std::int64_t rows, cols, offset;
+  Real operator()(std::int64_t r, std::int64_t c) const { return v[at(offset + r * cols + c)]; }
+};
+
+}  // namespace
+
+RefTensor linalg_forward(const OpCall& call, const std::vector<RefTensor>& in) {
+  const MatmulDims d = matmul_dims(call);
+  RefTensor out = zeros(call.output_shape);
+  if (out.numel() != d.batch * d.m * d.n) fail(call, "matmul sizes disagree with the output shape");
+  const bool linear = call.kind == OpKind::linear;
+  for (std::int64_t bt = 0; bt < d.batch; ++bt) {
+    Mat a{in[0].v, d.m, d.k, bt * d.m * d.k};
+    Mat b = linear ? Mat{in[1].v, d.n, d.k, 0} : Mat{in[1].v, d.k, d.n, bt * d.k * d.n};
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      for (std::int64_t j = 0; j < d.n; ++j) {
+        Dot dot;
+        for (std::int64_t p = 0; p < d.k; ++p) dot.add(a(i, p) * (linear ? b(j, p) : b(p, j)));
+        if (linear) dot.add(in[2].v[at(j)]);
+        dot.store(out, (bt * d.m + i) * d.n + j);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<RefTensor> linalg_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
+  const MatmulDims d = matmul_dims(call);
+  const bool linear = call.kind == OpKind::linear;
+  RefTensor ga = zeros(in[0].shape), gb = zeros(in[1].shape);
+  for (std::int64_t bt = 0; bt < d.batch; ++bt) {
+    Mat a{in[0].v, d.m, d.k, bt * d.m * d.k};
+    Mat b = linear ? Mat{in[1].v, d.n, d.k, 0} : Mat{in[1].v, d.k, d.n, bt * d.k * d.n};
+    Mat g{dout.v, d.m, d.n, bt * d.m * d.n};
+    // dA[i,p] = sum_j dC[i,j] * B(p,j)   (linear: W[j,p])
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      for (std::int64_t p = 0; p < d.k; ++p) {
+        Dot dot;
+        for (std::int64_t j = 0; j < d.n; ++j) dot.add(g(i, j) * (linear ? b(j, p) : b(p, j)));
+        dot.store(ga, a.offset + i * d.k + p);
+      }
+    }
+    // dB[p,j] = sum_i A[i,p] dC[i,j]     (linear: dW[j,p] = sum_i dY[i,j] X[i,p])
+    for (std::int64_t p = 0; p < d.k; ++p) {
+      for (std::int64_t j = 0; j < d.n; ++j) {
+        Dot dot;
+        for (std::int64_t i = 0; i < d.m; ++i) dot.add(a(i, p) * g(i, j));
+        dot.store(gb, linear ? j * d.k + p : b.offset + p * d.n + j);
+      }
+    }
+  }
+  std::vector<RefTensor> grads{std::move(ga), std::move(gb)};
+  if (linear) {
+    RefTensor gbias = zeros(in[2].shape);
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      Dot dot;
+      for (std::int64_t i = 0; i < d.m; ++i) dot.add(dout.v[at(i * d.n + j)]);
+      dot.store(gbias, j);
+    }
+    grads.push_back(std::move(gbias));
+  }
+  return grads;
+}
+
+}  // namespace gp::ref::detail
