@@ -1,0 +1,231 @@
+// Writer and reader of parity.json. Field names and their order follow reports/SCHEMA.md; a
+// change here is a schema change and must bump kParitySchemaMinor (added field) or
+// kParitySchemaMajor (renamed, removed or re-typed field) and update SCHEMA.md.
+#include "reports/json_report.hpp"
+
+#include <charconv>
+
+#include "core/error.hpp"
+#include "reports/file_io.hpp"
+#include "reports/json_codec.hpp"
+#include "reports/result_names.hpp"
+#include "reports/summary.hpp"
+
+namespace gp {
+
+using json_codec::encode_number;
+using json_codec::FieldReader;
+using json_codec::Json;
+using json_codec::Need;
+
+namespace {
+
+// ---- writer ----------------------------------------------------------------------------------
+
+Json counts_to_json(const VerdictCounts& counts) {
+  Json j = {{"total", counts.total()}};
+  for (Verdict v : kAllVerdicts) j[std::string(verdict_name(v))] = counts[v];
+  return j;
+}
+
+Json summary_to_json(const ReportSummary& s) {
+  Json by_backend = Json::object();
+  for (const auto& [backend, counts] : s.by_backend) by_backend[backend] = counts_to_json(counts);
+  return {{"overall", counts_to_json(s.overall)}, {"by_backend", std::move(by_backend)}};
+}
+
+Json device_to_json(const DeviceSummary& d) {
+  return {{"id", d.id},
+          {"backend", d.backend},
+          {"name", d.name},
+          {"driver", d.driver},
+          {"api_version", d.api_version},
+          {"available", d.available},
+          {"unavailable_reason", d.unavailable_reason},
+          {"notes", d.notes}};
+}
+
+Json meta_to_json(const RunMetadata& m) {
+  Json devices = Json::array();
+  for (const DeviceSummary& d : m.devices) devices.push_back(device_to_json(d));
+  return {{"tool_version", m.version},
+          {"build_type", m.build_type},
+          {"build_options", m.build_options},
+          {"started_at", m.started_at},
+          {"seed", m.seed},
+          {"command_line", m.command_line},
+          {"shard", m.shard},
+          {"wall_seconds", encode_number(m.wall_seconds)},
+          {"devices", std::move(devices)}};
+}
+
+// Absent values (no input index, no worst element) are null rather than a magic -1.
+Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
+
+Json check_to_json(const CheckResult& c) {
+  const Metrics& m = c.metrics;
+  Json inputs = Json::array();
+  for (double x : m.worst.inputs) inputs.push_back(encode_number(x));
+  Json worst = {{"index", index_or_null(m.worst.index)},
+                {"inputs", std::move(inputs)},
+                {"expected", encode_number(m.worst.expected)},
+                {"got", encode_number(m.worst.got)},
+                {"bound", encode_number(m.worst.bound)}};
+  return {{"case_id", c.case_id},
+          {"op", c.op},
+          {"family", c.family},
+          {"backend", c.backend},
+          {"dtype", dtype_name(c.dtype)},
+          {"direction", direction_name(c.direction)},
+          {"input", index_or_null(c.input)},
+          {"verdict", verdict_name(c.verdict)},
+          {"reason", c.reason},
+          {"tolerance", c.tolerance},
+          {"max_abs", encode_number(m.max_abs)},
+          {"max_rel", encode_number(m.max_rel)},
+          {"max_ulp", encode_number(m.max_ulp)},
+          {"nmse", encode_number(m.nmse)},
+          {"bound", encode_number(m.bound)},
+          {"margin", encode_number(m.margin)},
+          {"elements", m.elements},
+          {"nonfinite", m.nonfinite},
+          {"worst", std::move(worst)},
+          {"time_ms", encode_number(c.time_ms)},
+          {"seed", c.seed},
+          {"repro", c.repro}};
+}
+
+// ---- reader ----------------------------------------------------------------------------------
+
+void check_schema_version(const FieldReader& doc) {
+  const std::string version = doc.string("schema_version", Need::required);
+  int major = -1;
+  auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
+  if (ec != std::errc() || end == version.data() || (end != version.data() + version.size() && *end != '.'))
+    throw Error("schema_version: malformed version \"" + version + "\" (expected \"MAJOR.MINOR\")");
+  if (major != kParitySchemaMajor)
+    throw Error("schema_version " + version + " is not supported: this reader understands " +
+                std::to_string(kParitySchemaMajor) + ".x (written by gradparity with schema " +
+                std::string(kParitySchemaVersion) + "); regenerate the report or use a matching gradparity");
+}
+
+DeviceSummary device_from_json(const FieldReader& r) {
+  DeviceSummary d;
+  d.id = r.string("id", Need::required);
+  d.backend = r.string("backend");
+  d.name = r.string("name");
+  d.driver = r.string("driver");
+  d.api_version = r.string("api_version");
+  d.available = r.boolean("available", true);
+  d.unavailable_reason = r.string("unavailable_reason");
+  d.notes = r.strings("notes");
+  return d;
+}
+
+RunMetadata meta_from_json(const FieldReader& r) {
+  RunMetadata m;
+  m.version = r.string("tool_version");
+  m.build_type = r.string("build_type");
+  m.build_options = r.strings("build_options");
+  m.started_at = r.string("started_at");
+  m.seed = r.uint64("seed", Need::required);
+  m.command_line = r.string("command_line");
+  m.shard = r.string("shard");
+  m.wall_seconds = r.number("wall_seconds");
+  const Json& devices = r.array("devices");
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    m.devices.push_back(
+        device_from_json(FieldReader(devices[i], r.path_of("devices") + "[" + std::to_string(i) + "]")));
+  return m;
+}
+
+template <typename T, typename Parse>
+T parse_enum(const FieldReader& r, std::string_view key, Parse parse, std::string_view expected) {
+  const std::string text = r.string(key, Need::required);
+  auto value = parse(text);
+  if (!value) throw Error(r.path_of(key) + ": unknown value \"" + text + "\" (expected " + std::string(expected) + ")");
+  return *value;
+}
+
+CheckResult check_from_json(const FieldReader& r) {
+  CheckResult c;
+  c.case_id = r.string("case_id", Need::required);
+  c.op = r.string("op");
+  c.family = r.string("family");
+  c.backend = r.string("backend", Need::required);
+  c.dtype = parse_enum<DType>(r, "dtype", parse_dtype, "f16, bf16, f32, f64 or i32");
+  c.direction = parse_enum<Direction>(r, "direction", parse_direction,
+                                      "forward, backward, numerical_reference, numerical_backend or surrogate");
+  c.input = static_cast<int>(r.int64("input", -1));
+  c.verdict = parse_enum<Verdict>(r, "verdict", parse_verdict, "PASS, FAIL, SKIP, MISTRUSTED or ERROR");
+  c.reason = r.string("reason");
+  c.tolerance = r.string("tolerance");
+  Metrics& m = c.metrics;
+  m.max_abs = r.number("max_abs");
+  m.max_rel = r.number("max_rel");
+  m.max_ulp = r.number("max_ulp");
+  m.nmse = r.number("nmse");
+  m.bound = r.number("bound");
+  m.margin = r.number("margin");
+  m.elements = r.int64("elements", 0);
+  m.nonfinite = r.int64("nonfinite", 0);
+  const FieldReader worst = r.object("worst", Need::optional);
+  m.worst.index = worst.int64("index", -1);
+  m.worst.inputs = worst.numbers("inputs");
+  m.worst.expected = worst.number("expected");
+  m.worst.got = worst.number("got");
+  m.worst.bound = worst.number("bound");
+  c.time_ms = r.number("time_ms");
+  c.seed = r.uint64("seed");
+  c.repro = r.string("repro");
+  return c;
+}
+
+}  // namespace
+
+std::string report_to_json_text(const RunReport& report) {
+  Json checks = Json::array();
+  for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
+  Json doc = {{"schema_version", kParitySchemaVersion},
+              {"meta", meta_to_json(report.meta)},
+              {"summary", summary_to_json(summarize(report.checks))},
+              {"checks", std::move(checks)}};
+  // Invalid UTF-8 in a reason (a driver's message) is replaced rather than aborting the report.
+  return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+RunReport report_from_json_text(std::string_view text, std::string_view source) {
+  const std::string where(source);
+  Json doc;
+  try {
+    doc = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    throw Error(where + ": not valid JSON: " + e.what());
+  }
+  try {
+    const FieldReader root(doc, "");
+    check_schema_version(root);
+    RunReport report;
+    report.meta = meta_from_json(root.object("meta"));
+    // "summary" is derived from the checks: readers recompute it instead of trusting a copy.
+    const Json& checks = root.array("checks", Need::required);
+    report.checks.reserve(checks.size());
+    for (std::size_t i = 0; i < checks.size(); ++i)
+      report.checks.push_back(check_from_json(FieldReader(checks[i], "checks[" + std::to_string(i) + "]")));
+    return report;
+  } catch (const Json::exception& e) {  // a value out of range for its C++ type
+    throw Error(where + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
+}
+
+void write_parity_json(const std::filesystem::path& path, const RunReport& report) {
+  write_file_atomically(path, report_to_json_text(report));
+}
+
+RunReport read_parity_json(const std::filesystem::path& path) {
+  return report_from_json_text(read_whole_file(path), path.string());
+}
+
+}  // namespace gp

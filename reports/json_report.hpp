@@ -1,0 +1,28 @@
+// parity.json: the machine-readable report. The schema is written down in reports/SCHEMA.md and
+// versioned "MAJOR.MINOR": a minor version only adds fields (old readers ignore them), a major
+// version changes or removes some (old readers refuse the file).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "harness/result.hpp"
+
+namespace gp {
+
+inline constexpr int kParitySchemaMajor = 1;
+inline constexpr int kParitySchemaMinor = 0;
+inline constexpr std::string_view kParitySchemaVersion = "1.0";
+
+// The whole document as text (2-space indented, UTF-8, trailing newline).
+std::string report_to_json_text(const RunReport& report);
+// Parses a document; throws gp::Error on malformed JSON, a schema major version other than
+// kParitySchemaMajor, or a field of the wrong type ("checks[3].verdict: unknown verdict ...").
+// `source` names the document in messages (usually its path).
+RunReport report_from_json_text(std::string_view text, std::string_view source = "parity.json");
+
+void write_parity_json(const std::filesystem::path& path, const RunReport& report);
+RunReport read_parity_json(const std::filesystem::path& path);
+
+}  // namespace gp

@@ -1,0 +1,148 @@
+// parity.md: metadata, summary and the op x backend matrix; the detail sections live in
+// markdown_sections.cpp.
+#include "reports/markdown_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+
+#include "reports/file_io.hpp"
+#include "reports/markdown_sections.hpp"
+#include "reports/result_names.hpp"
+#include "reports/summary.hpp"
+
+namespace gp::md {
+
+namespace {
+
+std::string or_dash(std::string_view text) { return text.empty() ? "—" : cell(text); }
+
+template <typename Range>
+std::string join(const Range& items, std::string_view sep) {
+  return fmt::format("{}", fmt::join(items, sep));
+}
+
+// The most frequent skip reason of a cell, shortened: enough to tell "f64 unsupported" from
+// "no device" at a glance; the full reasons are listed in the skip section.
+std::string main_skip_reason(const std::vector<const CheckResult*>& checks) {
+  std::map<std::string, int> count;
+  for (const CheckResult* c : checks)
+    if (c->verdict == Verdict::skip) ++count[c->reason];
+  auto best = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  if (best == count.end() || best->first.empty()) return "";
+  std::string text = shorten(best->first, 40);
+  if (count.size() > 1) text += fmt::format(" +{} more", count.size() - 1);
+  return text;
+}
+
+std::string matrix_cell(const std::vector<const CheckResult*>& checks) {
+  if (checks.empty()) return "—";
+  VerdictCounts n;
+  for (const CheckResult* c : checks) n.add(c->verdict);
+  if (n.all(Verdict::pass)) return fmt::format("✅ {}", n.total());
+  std::vector<std::string> parts;
+  if (n[Verdict::error]) parts.push_back(fmt::format("💥 {} error", n[Verdict::error]));
+  if (n[Verdict::fail]) parts.push_back(fmt::format("❌ {} failed", n[Verdict::fail]));
+  if (n[Verdict::mistrusted]) parts.push_back(fmt::format("⚠️ {} mistrusted", n[Verdict::mistrusted]));
+  if (n[Verdict::pass]) parts.push_back(fmt::format("✅ {} pass", n[Verdict::pass]));
+  if (n[Verdict::skip]) {
+    std::string reason = main_skip_reason(checks);
+    parts.push_back(fmt::format("⏭️ {} skip{}", n[Verdict::skip], reason.empty() ? "" : " (" + cell(reason) + ")"));
+  }
+  return join(parts, ", ");
+}
+
+}  // namespace
+
+void append_header(std::string& out, const RunMetadata& m) {
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "# gradparity parity report\n\n| | |\n|---|---|\n");
+  fmt::format_to(o, "| Tool version | {} |\n", or_dash(m.version));
+  fmt::format_to(o, "| Build type | {} |\n", or_dash(m.build_type));
+  fmt::format_to(o, "| Build options | {} |\n", m.build_options.empty() ? "—" : cell(join(m.build_options, ", ")));
+  fmt::format_to(o, "| Started (UTC) | {} |\n", or_dash(m.started_at));
+  fmt::format_to(o, "| Seed | {} |\n", m.seed);
+  if (!m.shard.empty()) fmt::format_to(o, "| Shard | {} |\n", cell(m.shard));
+  fmt::format_to(o, "| Wall time | {} s |\n", g3(m.wall_seconds));
+  fmt::format_to(o, "| Command | {} |\n\n", m.command_line.empty() ? "—" : code(m.command_line));
+
+  fmt::format_to(o, "## Devices\n\n");
+  if (m.devices.empty()) {
+    fmt::format_to(o, "No devices recorded.\n\n");
+    return;
+  }
+  fmt::format_to(o, "| Id | Backend | Device | Driver | API | Status | Notes |\n|---|---|---|---|---|---|---|\n");
+  for (const DeviceSummary& d : m.devices) {
+    std::string status =
+        d.available ? "✅ available"
+                    : "⏭️ unavailable" + (d.unavailable_reason.empty() ? "" : ": " + cell(d.unavailable_reason));
+    fmt::format_to(o, "| {} | {} | {} | {} | {} | {} | {} |\n", code(d.id), or_dash(d.backend), or_dash(d.name),
+                   or_dash(d.driver), or_dash(d.api_version), status,
+                   d.notes.empty() ? "—" : cell(join(d.notes, "; ")));
+  }
+  out += "\n";
+}
+
+void append_summary(std::string& out, const RunReport& report) {
+  const ReportSummary s = summarize(report.checks);
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "## Summary\n\n**{}**\n\n", summary_line(s.overall));
+  if (s.by_backend.empty()) return;
+  fmt::format_to(o, "| Backend |");
+  for (Verdict v : kAllVerdicts) fmt::format_to(o, " {} |", verdict_badge(v));
+  fmt::format_to(o, " Total |\n|---|");
+  for (std::size_t i = 0; i <= std::size(kAllVerdicts); ++i) out += "---:|";
+  out += "\n";
+  for (const auto& [backend, counts] : s.by_backend) {
+    fmt::format_to(o, "| {} |", code(backend));
+    for (Verdict v : kAllVerdicts) fmt::format_to(o, " {} |", counts[v]);
+    fmt::format_to(o, " {} |\n", counts.total());
+  }
+  out += "\n";
+}
+
+void append_matrix(std::string& out, const RunReport& report) {
+  const std::vector<std::string> ops = ops_in_catalog_order(report.checks);
+  const std::vector<std::string> backends = backends_in_order(report);
+  if (ops.empty()) return;
+  std::map<std::pair<std::string, std::string>, std::vector<const CheckResult*>> by_cell;
+  for (const CheckResult& c : report.checks) by_cell[{op_of(c), c.backend}].push_back(&c);
+
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "## Summary matrix (op × backend)\n\n| Op |");
+  for (const std::string& b : backends) fmt::format_to(o, " {} |", code(b));
+  out += "\n|---|";
+  for (std::size_t i = 0; i < backends.size(); ++i) out += "---|";
+  out += "\n";
+  for (const std::string& op : ops) {
+    fmt::format_to(o, "| {} |", cell(op));
+    for (const std::string& b : backends) fmt::format_to(o, " {} |", matrix_cell(by_cell[{op, b}]));
+    out += "\n";
+  }
+  out += "\n";
+}
+
+}  // namespace gp::md
+
+namespace gp {
+
+std::string report_to_markdown(const RunReport& report) {
+  std::string out;
+  md::append_header(out, report.meta);
+  md::append_summary(out, report);
+  md::append_matrix(out, report);
+  md::append_problems(out, report);
+  md::append_loosened_tolerances(out, report);
+  md::append_skip_reasons(out, report);
+  md::append_per_op_tables(out, report);
+  return out;
+}
+
+void write_parity_md(const std::filesystem::path& path, const RunReport& report) {
+  write_file_atomically(path, report_to_markdown(report));
+}
+
+}  // namespace gp

@@ -1,0 +1,158 @@
+// parity.md detail sections: problems with their repro lines, loosened tolerances, skip reasons
+// and the per-op result tables.
+#include "reports/markdown_sections.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+
+#include "reports/result_names.hpp"
+
+namespace gp::md {
+
+namespace {
+
+bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
+
+// Metrics mean nothing for a skipped check or an error raised before anything was compared.
+bool has_metrics(const CheckResult& c) {
+  return c.verdict != Verdict::skip && !(c.verdict == Verdict::error && c.metrics.elements == 0);
+}
+
+// Checks grouped under one text (a reason), groups in order of first appearance.
+struct Group {
+  std::string text, tolerance;
+  std::vector<const CheckResult*> checks;
+};
+
+template <typename Pred>
+std::vector<Group> group_by_reason(const std::vector<CheckResult>& checks, Pred wanted, bool with_tolerance) {
+  std::vector<Group> groups;
+  for (const CheckResult& c : checks) {
+    if (!wanted(c)) continue;
+    const std::string tolerance = with_tolerance ? c.tolerance : "";
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const Group& g) { return g.text == c.reason && g.tolerance == tolerance; });
+    if (it == groups.end()) it = groups.insert(groups.end(), Group{c.reason, tolerance, {}});
+    it->checks.push_back(&c);
+  }
+  return groups;
+}
+
+// "`a`, `b`, `c` and 4 more": distinct values, the first few spelled out.
+template <typename Get>
+std::string few(const std::vector<const CheckResult*>& checks, Get get, std::size_t shown = 3) {
+  std::vector<std::string> distinct;
+  for (const CheckResult* c : checks) {
+    std::string v = get(*c);
+    if (std::find(distinct.begin(), distinct.end(), v) == distinct.end()) distinct.push_back(std::move(v));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < distinct.size() && i < shown; ++i) out += (i ? ", " : "") + code(distinct[i]);
+  if (distinct.size() > shown) out += fmt::format(" and {} more", distinct.size() - shown);
+  return out;
+}
+
+void append_problem(std::string& out, const CheckResult& c) {
+  auto o = std::back_inserter(out);
+  const Metrics& m = c.metrics;
+  fmt::format_to(o, "### {} {} · {} · {}\n\n", verdict_badge(c.verdict), code(c.case_id), code(c.backend),
+                 direction_label(c.direction, c.input));
+  if (c.reason.find('\n') == std::string::npos) {
+    fmt::format_to(o, "- Reason: {}\n", c.reason.empty() ? "(none given)" : c.reason);
+  } else {
+    fmt::format_to(o, "- Reason:\n\n```text\n{}\n```\n\n", c.reason);
+  }
+  if (!c.tolerance.empty()) fmt::format_to(o, "- Tolerance: {}\n", c.tolerance);
+  fmt::format_to(o, "- Dtype {}, seed {}, {:.3g} ms\n", dtype_name(c.dtype), c.seed, c.time_ms);
+  if (has_metrics(c)) {
+    fmt::format_to(o, "- Max abs {}, max rel {}, max ULP {}, NMSE {}, margin {} (bound {}), {} non-finite of {}\n",
+                   g3(m.max_abs), g3(m.max_rel), g3(m.max_ulp), g3(m.nmse), g3(m.margin), g3(m.bound), m.nonfinite,
+                   m.elements);
+  }
+  if (m.worst.index >= 0) {
+    std::string inputs;
+    for (std::size_t i = 0; i < m.worst.inputs.size(); ++i) inputs += (i ? ", " : "") + exact(m.worst.inputs[i]);
+    fmt::format_to(o, "- Worst element: index {}, inputs ({}), expected {}, got {}, bound {}\n", m.worst.index, inputs,
+                   exact(m.worst.expected), exact(m.worst.got), exact(m.worst.bound));
+  }
+  if (c.repro.empty()) {
+    fmt::format_to(o, "- Repro: (none recorded)\n\n");
+  } else {
+    fmt::format_to(o, "\nRepro:\n\n```sh\n{}\n```\n\n", c.repro);
+  }
+}
+
+}  // namespace
+
+void append_problems(std::string& out, const RunReport& report) {
+  std::vector<const CheckResult*> problems;
+  for (const CheckResult& c : report.checks)
+    if (is_problem(c.verdict)) problems.push_back(&c);
+  fmt::format_to(std::back_inserter(out), "## Failures, errors and mistrusted checks ({})\n\n", problems.size());
+  if (problems.empty()) out += "None.\n\n";
+  for (const CheckResult* c : problems) append_problem(out, *c);
+}
+
+void append_loosened_tolerances(std::string& out, const RunReport& report) {
+  // A PASS that carries a reason passed under a tolerance someone widened by hand: the reason
+  // says why, and it belongs in front of reviewers.
+  auto groups = group_by_reason(
+      report.checks, [](const CheckResult& c) { return c.verdict == Verdict::pass && !c.reason.empty(); }, true);
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "## Hand-loosened tolerances ({})\n\n", groups.size());
+  if (groups.empty()) {
+    out += "None.\n\n";
+    return;
+  }
+  out += "| Reason | Tolerance | Checks | Cases |\n|---|---|---:|---|\n";
+  for (const Group& g : groups)
+    fmt::format_to(o, "| {} | {} | {} | {} |\n", cell(g.text), g.tolerance.empty() ? "—" : cell(g.tolerance),
+                   g.checks.size(), few(g.checks, [](const CheckResult& c) { return c.case_id; }));
+  out += "\n";
+}
+
+void append_skip_reasons(std::string& out, const RunReport& report) {
+  auto groups = group_by_reason(
+      report.checks, [](const CheckResult& c) { return c.verdict == Verdict::skip; }, false);
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "## Skip reasons ({})\n\n", groups.size());
+  if (groups.empty()) {
+    out += "None.\n\n";
+    return;
+  }
+  out += "| Reason | Checks | Backends | Cases |\n|---|---:|---|---|\n";
+  for (const Group& g : groups)
+    fmt::format_to(o, "| {} | {} | {} | {} |\n", g.text.empty() ? "(no reason given)" : cell(g.text), g.checks.size(),
+                   few(
+                       g.checks, [](const CheckResult& c) { return c.backend; }, 4),
+                   few(g.checks, [](const CheckResult& c) { return c.case_id; }));
+  out += "\n";
+}
+
+void append_per_op_tables(std::string& out, const RunReport& report) {
+  auto o = std::back_inserter(out);
+  out += "## Results per op\n\n";
+  for (const std::string& op : ops_in_catalog_order(report.checks)) {
+    fmt::format_to(o, "### {}\n\n", cell(op));
+    out +=
+        "| Case | Backend | Dtype | Direction | Max Abs Diff | Max Rel Diff | Max ULP | Margin | Status |\n"
+        "|---|---|---|---|---:|---:|---:|---:|---|\n";
+    for (const CheckResult& c : report.checks) {
+      if (op_of(c) != op) continue;
+      const Metrics& m = c.metrics;
+      const bool shown = has_metrics(c);
+      auto metric = [&](double x) { return shown ? g3(x) : std::string("—"); };
+      std::string status = verdict_badge(c.verdict);
+      if (c.verdict == Verdict::skip && !c.reason.empty()) status += " (" + cell(shorten(c.reason, 40)) + ")";
+      fmt::format_to(o, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.case_id), code(c.backend),
+                     dtype_name(c.dtype), direction_label(c.direction, c.input), metric(m.max_abs), metric(m.max_rel),
+                     metric(m.max_ulp), metric(m.margin), status);
+    }
+    out += "\n";
+  }
+}
+
+}  // namespace gp::md

@@ -1,0 +1,43 @@
+// Internal to reports/: the pieces parity.md is assembled from, and the text helpers they share.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/result.hpp"
+
+namespace gp::md {
+
+// "✅ PASS", "❌ FAIL", ... and the bare symbols.
+std::string_view verdict_symbol(Verdict v);
+std::string verdict_badge(Verdict v);
+
+// Text safe inside a table cell: '|' escaped, line breaks folded into spaces.
+std::string cell(std::string_view text);
+// An inline code span that survives backticks in the text; also cell-safe.
+std::string code(std::string_view text);
+// %.3g, with "inf", "-inf", "nan" for non-finite values.
+std::string g3(double x);
+// Shortest text that reads back to the same double (for worst-element values).
+std::string exact(double x);
+// Cuts text to at most `max_chars` characters (UTF-8 aware), marking the cut with "…".
+std::string shorten(std::string_view text, std::size_t max_chars);
+
+// The op a check belongs to: its `op` field, or the case id up to '(' when that is empty.
+std::string op_of(const CheckResult& c);
+// Distinct ops in catalog order (core/op_list.hpp), unknown names after them alphabetically.
+std::vector<std::string> ops_in_catalog_order(const std::vector<CheckResult>& checks);
+// Backends that have checks: in the order of the metadata's device list, then the others in
+// order of appearance.
+std::vector<std::string> backends_in_order(const RunReport& report);
+
+void append_header(std::string& out, const RunMetadata& meta);
+void append_summary(std::string& out, const RunReport& report);
+void append_matrix(std::string& out, const RunReport& report);
+void append_per_op_tables(std::string& out, const RunReport& report);
+void append_problems(std::string& out, const RunReport& report);
+void append_loosened_tolerances(std::string& out, const RunReport& report);
+void append_skip_reasons(std::string& out, const RunReport& report);
+
+}  // namespace gp::md

@@ -1,0 +1,120 @@
+// Text helpers and orderings shared by the parity.md sections.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/op.hpp"
+#include "reports/markdown_sections.hpp"
+#include "reports/result_names.hpp"
+
+namespace gp::md {
+
+std::string_view verdict_symbol(Verdict v) {
+  switch (v) {
+    case Verdict::pass:
+      return "✅";
+    case Verdict::fail:
+      return "❌";
+    case Verdict::skip:
+      return "⏭️";
+    case Verdict::mistrusted:
+      return "⚠️";
+    case Verdict::error:
+      return "💥";
+  }
+  return "?";
+}
+
+std::string verdict_badge(Verdict v) { return fmt::format("{} {}", verdict_symbol(v), verdict_name(v)); }
+
+std::string cell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char ch : text) {
+    if (ch == '|') {
+      out += "\\|";
+    } else if (ch == '\n' || ch == '\r') {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string code(std::string_view text) {
+  if (text.empty()) return "";
+  // The fence must be longer than any run of backticks inside the text.
+  std::size_t longest = 0, run = 0;
+  for (char ch : text) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(longest + 1, '`');
+  const bool pad = text.front() == '`' || text.back() == '`';
+  return fence + (pad ? " " : "") + cell(text) + (pad ? " " : "") + fence;
+}
+
+std::string g3(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return fmt::format("{:.3g}", x);
+}
+
+std::string exact(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return fmt::format("{}", x);
+}
+
+std::string shorten(std::string_view text, std::size_t max_chars) {
+  std::size_t chars = 0, pos = 0;
+  while (pos < text.size()) {
+    if (chars == max_chars) return std::string(text.substr(0, pos)) + "…";
+    ++pos;  // skip UTF-8 continuation bytes so a character is never cut in half
+    while (pos < text.size() && (static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) ++pos;
+    ++chars;
+  }
+  return std::string(text);
+}
+
+std::string op_of(const CheckResult& c) {
+  if (!c.op.empty()) return c.op;
+  std::string_view id = c.case_id;
+  return std::string(id.substr(0, id.find('(')));
+}
+
+std::vector<std::string> ops_in_catalog_order(const std::vector<CheckResult>& checks) {
+  std::vector<std::string> ops;
+  for (const CheckResult& c : checks) {
+    std::string op = op_of(c);
+    if (std::find(ops.begin(), ops.end(), op) == ops.end()) ops.push_back(std::move(op));
+  }
+  auto rank = [](const std::string& op) {
+    auto kind = parse_op(op);
+    return kind ? static_cast<int>(*kind) : static_cast<int>(all_ops().size());
+  };
+  std::sort(ops.begin(), ops.end(), [&](const std::string& a, const std::string& b) {
+    int ra = rank(a), rb = rank(b);
+    return ra != rb ? ra < rb : a < b;
+  });
+  return ops;
+}
+
+std::vector<std::string> backends_in_order(const RunReport& report) {
+  std::vector<std::string> ids;
+  auto add = [&](const std::string& id) {
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  };
+  auto has_checks = [&](const std::string& id) {
+    return std::any_of(report.checks.begin(), report.checks.end(),
+                       [&](const CheckResult& c) { return c.backend == id; });
+  };
+  for (const DeviceSummary& d : report.meta.devices)
+    if (has_checks(d.id)) add(d.id);  // devices without checks show in the device table only
+  for (const CheckResult& c : report.checks) add(c.backend);
+  return ids;
+}
+
+}  // namespace gp::md

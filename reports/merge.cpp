@@ -1,0 +1,84 @@
+#include "reports/merge.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "core/error.hpp"
+#include "reports/result_names.hpp"
+
+namespace gp {
+
+namespace {
+
+std::string shard_label(const RunReport& r, std::size_t i) {
+  return r.meta.shard.empty() ? fmt::format("report {}", i + 1)
+                              : fmt::format("report {} (shard {})", i + 1, r.meta.shard);
+}
+
+bool same_device(const DeviceSummary& a, const DeviceSummary& b) {
+  return std::tie(a.id, a.backend, a.name, a.driver, a.api_version, a.available, a.unavailable_reason, a.notes) ==
+         std::tie(b.id, b.backend, b.name, b.driver, b.api_version, b.available, b.unavailable_reason, b.notes);
+}
+
+void append_unique(std::string& joined, const std::string& item, std::string_view sep, std::vector<std::string>& seen) {
+  if (item.empty() || std::find(seen.begin(), seen.end(), item) != seen.end()) return;
+  if (!joined.empty()) joined += sep;
+  joined += item;
+  seen.push_back(item);
+}
+
+using CheckKey = std::tuple<std::string, std::string, DType, Direction, int>;
+CheckKey key_of(const CheckResult& c) {
+  // The input index only distinguishes checks that have one (forward ignores it).
+  return {c.case_id, c.backend, c.dtype, c.direction, c.direction == Direction::forward ? -1 : c.input};
+}
+
+}  // namespace
+
+RunReport merge_reports(const std::vector<RunReport>& shards) {
+  if (shards.empty()) throw Error("merge: no reports to merge");
+  const RunMetadata& first = shards.front().meta;
+  for (std::size_t i = 1; i < shards.size(); ++i) {
+    if (shards[i].meta.seed != first.seed)
+      throw Error(fmt::format(
+          "merge: {} has seed {} but {} has seed {}; shards of one run share a seed (rerun the "
+          "shard with --seed {})",
+          shard_label(shards[i], i), shards[i].meta.seed, shard_label(shards[0], 0), first.seed, first.seed));
+  }
+
+  RunReport merged;
+  merged.meta.version = first.version;
+  merged.meta.build_type = first.build_type;
+  merged.meta.build_options = first.build_options;
+  merged.meta.seed = first.seed;
+  merged.meta.started_at = first.started_at;
+  std::vector<std::string> seen_commands, seen_shards;
+  std::map<CheckKey, std::size_t> owner;  // check -> index of the shard that holds it
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const RunMetadata& m = shards[i].meta;
+    if (!m.started_at.empty() && (merged.meta.started_at.empty() || m.started_at < merged.meta.started_at))
+      merged.meta.started_at = m.started_at;  // ISO 8601 UTC strings order like the times they name
+    merged.meta.wall_seconds = std::max(merged.meta.wall_seconds, m.wall_seconds);
+    append_unique(merged.meta.command_line, m.command_line, " ; ", seen_commands);
+    append_unique(merged.meta.shard, m.shard, ",", seen_shards);
+    for (const DeviceSummary& d : m.devices) {
+      auto same = [&](const DeviceSummary& e) { return same_device(e, d); };
+      if (std::none_of(merged.meta.devices.begin(), merged.meta.devices.end(), same)) merged.meta.devices.push_back(d);
+    }
+    for (const CheckResult& c : shards[i].checks) {
+      auto [it, inserted] = owner.emplace(key_of(c), i);
+      if (!inserted && it->second != i)
+        throw Error(fmt::format("merge: check {} on {} ({}) appears in {} and in {}: the shards overlap", c.case_id,
+                                c.backend, direction_label(c.direction, c.input),
+                                shard_label(shards[it->second], it->second), shard_label(shards[i], i)));
+      merged.checks.push_back(c);
+    }
+  }
+  return merged;
+}
+
+}  // namespace gp

@@ -1,0 +1,35 @@
+// Verdict counts of a report, overall and per backend: the "summary" object of parity.json and
+// the summary line of parity.md are both printed from this one computation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/result.hpp"
+
+namespace gp {
+
+struct VerdictCounts {
+  std::array<std::int64_t, 5> by_verdict{};  // indexed by static_cast<int>(Verdict)
+
+  std::int64_t operator[](Verdict v) const { return by_verdict[static_cast<std::size_t>(v)]; }
+  void add(Verdict v) { ++by_verdict[static_cast<std::size_t>(v)]; }
+  std::int64_t total() const;
+  bool all(Verdict v) const { return total() > 0 && (*this)[v] == total(); }
+};
+
+struct ReportSummary {
+  VerdictCounts overall;
+  // Backends in the order of first appearance among the checks.
+  std::vector<std::pair<std::string, VerdictCounts>> by_backend;
+};
+
+ReportSummary summarize(const std::vector<CheckResult>& checks);
+
+// "12 checks: 9 PASS, 1 FAIL, 2 SKIP, 0 MISTRUSTED, 0 ERROR"
+std::string summary_line(const VerdictCounts& counts);
+
+}  // namespace gp

@@ -1,0 +1,415 @@
+// reports/: parity.json round trip and schema checks, shard merge, parity.md content, .npy bytes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/error.hpp"
+#include "reports/json_report.hpp"
+#include "reports/markdown_report.hpp"
+#include "reports/merge.hpp"
+#include "reports/npy.hpp"
+#include "reports/result_names.hpp"
+
+namespace gp {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::uint64_t kBigSeed = 18446744073709551557ull;  // above 2^53: doubles would round it
+
+CheckResult make_check(std::string op, std::string backend, Direction dir, int input, Verdict verdict) {
+  CheckResult c;
+  c.op = op;
+  c.family = "unary";
+  c.case_id = op + "(shape=7x3,dtype=f32)";
+  c.backend = std::move(backend);
+  c.direction = dir;
+  c.input = input;
+  c.verdict = verdict;
+  c.tolerance = "4 ulp * scale";
+  c.metrics = {1.5e-7, 2.25e-7, 1.0, 3e-15, 1e-6, 0.15, 21, 0, {}};
+  c.time_ms = 0.125;
+  c.seed = kBigSeed;
+  c.repro = "gradparity run --filter '" + c.case_id + "' --backend " + c.backend + " --seed 42";
+  return c;
+}
+
+RunReport synthetic_report() {
+  RunReport r;
+  r.meta.version = "0.1.0";
+  r.meta.build_type = "RelWithDebInfo";
+  r.meta.build_options = {"GP_WITH_OPENCL=ON", "GP_WITH_VULKAN=OFF"};
+  r.meta.started_at = "2024-05-01T12:00:00Z";
+  r.meta.seed = kBigSeed;
+  r.meta.command_line = "gradparity run --seed 42 | tee log";
+  r.meta.shard = "1/2";
+  r.meta.wall_seconds = 12.5;
+  r.meta.devices = {{"cpu", "cpu", "Host CPU", "gradparity 0.1.0", "", true, "", {"avx2"}},
+                    {"vulkan:0", "vulkan", "", "", "", false, "no Vulkan ICD found", {}}};
+
+  CheckResult loosened = make_check("exp", "cpu", Direction::forward, -1, Verdict::pass);
+  loosened.reason = "loosened to 8 ulp: glibc expf is 1 ulp off near overflow";
+
+  CheckResult failed = make_check("exp", "opencl:0", Direction::backward, 0, Verdict::fail);
+  failed.reason = "error 3.5x the bound at element 17";
+  failed.metrics.margin = 3.5;
+  failed.metrics.worst = {17, {0.5, -kInf}, 1.6487212707001282, 1.6487, 1e-6};
+
+  CheckResult skipped = make_check("log", "opencl:0", Direction::forward, -1, Verdict::skip);
+  skipped.reason = "f64 not supported by device";
+  skipped.metrics = {};
+
+  CheckResult mistrusted = make_check("log", "cpu", Direction::numerical_backend, 0, Verdict::mistrusted);
+  mistrusted.reason = "finite differences cancel to zero";
+  mistrusted.metrics.margin = kNaN;
+  mistrusted.metrics.max_rel = kNaN;
+
+  CheckResult errored = make_check("log", "cpu", Direction::backward, 0, Verdict::error);
+  errored.reason = "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES";
+  errored.metrics.margin = kInf;
+  errored.metrics.max_ulp = -kInf;
+  errored.metrics.nonfinite = 3;
+
+  r.checks = {loosened, failed, skipped, mistrusted, errored};
+  return r;
+}
+
+// NaN equals NaN here: a round trip must give back exactly what went in, NaN included.
+bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+void expect_same_check(const CheckResult& a, const CheckResult& b) {
+  SCOPED_TRACE(a.case_id + " " + a.backend);
+  EXPECT_EQ(a.case_id, b.case_id);
+  EXPECT_EQ(a.op, b.op);
+  EXPECT_EQ(a.family, b.family);
+  EXPECT_EQ(a.backend, b.backend);
+  EXPECT_EQ(a.dtype, b.dtype);
+  EXPECT_EQ(a.direction, b.direction);
+  EXPECT_EQ(a.input, b.input);
+  EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.tolerance, b.tolerance);
+  const Metrics &m = a.metrics, &n = b.metrics;
+  for (auto [x, y] : {std::pair{m.max_abs, n.max_abs},
+                      {m.max_rel, n.max_rel},
+                      {m.max_ulp, n.max_ulp},
+                      {m.nmse, n.nmse},
+                      {m.bound, n.bound},
+                      {m.margin, n.margin},
+                      {m.worst.expected, n.worst.expected},
+                      {m.worst.got, n.worst.got},
+                      {m.worst.bound, n.worst.bound},
+                      {a.time_ms, b.time_ms}})
+    EXPECT_TRUE(same_double(x, y)) << x << " vs " << y;
+  EXPECT_EQ(m.elements, n.elements);
+  EXPECT_EQ(m.nonfinite, n.nonfinite);
+  EXPECT_EQ(m.worst.index, n.worst.index);
+  ASSERT_EQ(m.worst.inputs.size(), n.worst.inputs.size());
+  for (std::size_t i = 0; i < m.worst.inputs.size(); ++i)
+    EXPECT_TRUE(same_double(m.worst.inputs[i], n.worst.inputs[i]));
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.repro, b.repro);
+}
+
+// A fresh directory under the system temp dir, removed afterwards.
+class TempDir {
+ public:
+  TempDir() : path_(std::filesystem::temp_directory_path() / ("gp_test_reports_" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// ---- names -----------------------------------------------------------------------------------
+
+TEST(ResultNames, RoundTripAndLabels) {
+  for (Verdict v : kAllVerdicts) EXPECT_EQ(parse_verdict(verdict_name(v)), v);
+  for (Direction d : kAllDirections) EXPECT_EQ(parse_direction(direction_name(d)), d);
+  EXPECT_EQ(verdict_name(Verdict::mistrusted), "MISTRUSTED");
+  EXPECT_EQ(direction_label(Direction::forward, -1), "forward");
+  EXPECT_EQ(direction_label(Direction::backward, 1), "backward input 1");
+  EXPECT_EQ(direction_label(Direction::numerical_backend, 0), "numerical_backend input 0");
+  EXPECT_FALSE(parse_verdict("pass").has_value());
+}
+
+// ---- parity.json -----------------------------------------------------------------------------
+
+TEST(ParityJson, RoundTripKeepsEveryFieldIncludingNonFinite) {
+  const RunReport original = synthetic_report();
+  TempDir dir;
+  const auto path = dir.path() / "out" / "parity.json";
+  write_parity_json(path, original);
+  const RunReport back = read_parity_json(path);
+
+  EXPECT_EQ(back.meta.version, original.meta.version);
+  EXPECT_EQ(back.meta.build_type, original.meta.build_type);
+  EXPECT_EQ(back.meta.build_options, original.meta.build_options);
+  EXPECT_EQ(back.meta.started_at, original.meta.started_at);
+  EXPECT_EQ(back.meta.seed, kBigSeed);
+  EXPECT_EQ(back.meta.command_line, original.meta.command_line);
+  EXPECT_EQ(back.meta.shard, "1/2");
+  EXPECT_EQ(back.meta.wall_seconds, 12.5);
+  ASSERT_EQ(back.meta.devices.size(), 2u);
+  EXPECT_EQ(back.meta.devices[0].notes, std::vector<std::string>{"avx2"});
+  EXPECT_FALSE(back.meta.devices[1].available);
+  EXPECT_EQ(back.meta.devices[1].unavailable_reason, "no Vulkan ICD found");
+
+  ASSERT_EQ(back.checks.size(), original.checks.size());
+  for (std::size_t i = 0; i < back.checks.size(); ++i) expect_same_check(original.checks[i], back.checks[i]);
+  EXPECT_TRUE(std::isinf(back.checks[4].metrics.margin) && back.checks[4].metrics.margin > 0);
+  EXPECT_TRUE(std::isnan(back.checks[3].metrics.margin));
+  EXPECT_EQ(back.checks[2].verdict, Verdict::skip);
+  EXPECT_EQ(back.checks[2].reason, "f64 not supported by device");
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
+}
+
+TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
+  const std::string text = report_to_json_text(synthetic_report());
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.0");
+  EXPECT_EQ(doc["checks"][4]["margin"], "inf");
+  EXPECT_EQ(doc["checks"][4]["max_ulp"], "-inf");
+  EXPECT_EQ(doc["checks"][3]["margin"], "nan");
+  EXPECT_EQ(doc["checks"][1]["worst"]["inputs"][1], "-inf");
+  EXPECT_EQ(doc["checks"][1]["worst"]["index"], 17);
+  EXPECT_TRUE(doc["checks"][0]["input"].is_null());  // forward: no input index
+  EXPECT_EQ(doc["checks"][1]["input"], 0);
+  EXPECT_EQ(doc["meta"]["seed"].get<std::uint64_t>(), kBigSeed);
+  const auto& summary = doc["summary"];
+  EXPECT_EQ(summary["overall"]["total"], 5);
+  EXPECT_EQ(summary["overall"]["PASS"], 1);
+  EXPECT_EQ(summary["overall"]["FAIL"], 1);
+  EXPECT_EQ(summary["overall"]["SKIP"], 1);
+  EXPECT_EQ(summary["overall"]["MISTRUSTED"], 1);
+  EXPECT_EQ(summary["overall"]["ERROR"], 1);
+  EXPECT_EQ(summary["by_backend"]["cpu"]["total"], 3);
+  EXPECT_EQ(summary["by_backend"]["cpu"]["ERROR"], 1);
+  EXPECT_EQ(summary["by_backend"]["opencl:0"]["SKIP"], 1);
+  EXPECT_EQ(summary["by_backend"]["opencl:0"]["PASS"], 0);
+}
+
+TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
+  const std::string text = report_to_json_text(synthetic_report());
+  const std::string v2 = replace_once(text, "\"schema_version\": \"1.0\"", "\"schema_version\": \"2.0\"");
+  try {
+    report_from_json_text(v2, "old.json");
+    FAIL() << "a 2.0 document was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("old.json"));
+    EXPECT_THAT(e.what(), HasSubstr("schema_version 2.0 is not supported"));
+    EXPECT_THAT(e.what(), HasSubstr("1.x"));
+  }
+  EXPECT_THROW(report_from_json_text(replace_once(text, "\"1.0\"", "\"one\"")), Error);
+  EXPECT_THROW(report_from_json_text(replace_once(text, "\"schema_version\": \"1.0\",", "")), Error);
+}
+
+TEST(ParityJson, AcceptsNewerMinorVersionWithUnknownFields) {
+  std::string text = report_to_json_text(synthetic_report());
+  text = replace_once(text, "\"schema_version\": \"1.0\"", "\"schema_version\": \"1.7\", \"added_in_1_7\": [1, 2]");
+  text = replace_once(text, "\"case_id\":", "\"new_field\": {\"x\": 1}, \"case_id\":");
+  const RunReport back = report_from_json_text(text);
+  EXPECT_EQ(back.checks.size(), 5u);
+}
+
+TEST(ParityJson, ErrorsNameTheField) {
+  const std::string text = report_to_json_text(synthetic_report());
+  auto message = [](const std::string& doc) -> std::string {
+    try {
+      report_from_json_text(doc);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_THAT(message(replace_once(text, "\"verdict\": \"SKIP\"", "\"verdict\": \"MAYBE\"")),
+              HasSubstr("checks[2].verdict: unknown value \"MAYBE\""));
+  EXPECT_THAT(message(replace_once(text, "\"margin\": \"inf\"", "\"margin\": \"infinity\"")),
+              HasSubstr("checks[4].margin"));
+  EXPECT_THAT(message(replace_once(text, "\"dtype\": \"f32\"", "\"dtype\": 32")), HasSubstr("checks[0].dtype"));
+  EXPECT_THAT(message(text.substr(0, text.size() / 2)), HasSubstr("not valid JSON"));
+}
+
+// ---- merge -----------------------------------------------------------------------------------
+
+TEST(MergeReports, CombinesShardsOfOneSeed) {
+  RunReport a = synthetic_report();
+  RunReport b = synthetic_report();
+  b.meta.shard = "2/2";
+  b.meta.started_at = "2024-05-01T11:59:00Z";
+  b.meta.wall_seconds = 20;
+  for (CheckResult& c : b.checks) c.case_id = "sqrt(shape=5,dtype=f32)", c.op = "sqrt";
+  const RunReport merged = merge_reports({a, b});
+  ASSERT_EQ(merged.checks.size(), 10u);
+  EXPECT_EQ(merged.checks[0].case_id, a.checks[0].case_id);
+  EXPECT_EQ(merged.checks[5].op, "sqrt");
+  EXPECT_EQ(merged.meta.seed, kBigSeed);
+  EXPECT_EQ(merged.meta.shard, "1/2,2/2");
+  EXPECT_EQ(merged.meta.started_at, "2024-05-01T11:59:00Z");
+  EXPECT_EQ(merged.meta.wall_seconds, 20);
+  EXPECT_EQ(merged.meta.devices.size(), 2u);  // identical devices kept once
+  EXPECT_EQ(merged.meta.command_line, a.meta.command_line);
+  // The merged report survives its own round trip.
+  EXPECT_EQ(report_from_json_text(report_to_json_text(merged)).checks.size(), 10u);
+}
+
+TEST(MergeReports, RefusesMismatchedSeeds) {
+  RunReport a = synthetic_report();
+  RunReport b = synthetic_report();
+  b.meta.seed = 7;
+  b.meta.shard = "2/2";
+  try {
+    merge_reports({a, b});
+    FAIL() << "shards with different seeds were merged";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("seed 7"));
+    EXPECT_THAT(e.what(), HasSubstr("seed " + std::to_string(kBigSeed)));
+    EXPECT_THAT(e.what(), HasSubstr("shard 2/2"));
+  }
+}
+
+TEST(MergeReports, RefusesOverlappingShardsAndNothing) {
+  RunReport a = synthetic_report();
+  RunReport b = synthetic_report();
+  b.meta.shard = "2/2";
+  b.checks.resize(1);  // the same forward exp check on cpu as in shard 1/2
+  EXPECT_THAT(
+      [&] {
+        merge_reports({a, b});
+      },
+      ::testing::ThrowsMessage<Error>(HasSubstr("appears in report 1 (shard 1/2) and in report 2 (shard 2/2)")));
+  EXPECT_THROW(merge_reports({}), Error);
+}
+
+// ---- parity.md -------------------------------------------------------------------------------
+
+TEST(ParityMarkdown, HasMatrixRowsProblemsReproAndLoosenedReasons) {
+  RunReport r = synthetic_report();
+  r.checks.push_back(make_check("exp", "cpu", Direction::backward, 0, Verdict::pass));
+  const std::string md = report_to_markdown(r);
+
+  EXPECT_THAT(md, HasSubstr("# gradparity parity report"));
+  EXPECT_THAT(md, HasSubstr("| Seed | " + std::to_string(kBigSeed) + " |"));
+  EXPECT_THAT(md, HasSubstr("| Build options | GP_WITH_OPENCL=ON, GP_WITH_VULKAN=OFF |"));
+  EXPECT_THAT(md, HasSubstr("| Command | `gradparity run --seed 42 \\| tee log` |"));  // pipe escaped
+  EXPECT_THAT(md, HasSubstr("⏭️ unavailable: no Vulkan ICD found"));
+  EXPECT_THAT(md, HasSubstr("**6 checks: 2 PASS, 1 FAIL, 1 SKIP, 1 MISTRUSTED, 1 ERROR**"));
+  // Matrix: columns cpu then opencl:0 (device order, then first appearance).
+  EXPECT_THAT(md, HasSubstr("| Op | `cpu` | `opencl:0` |"));
+  EXPECT_THAT(md, HasSubstr("| exp | ✅ 2 | ❌ 1 failed |"));
+  EXPECT_THAT(md,
+              HasSubstr("| log | 💥 1 error, ⚠️ 1 mistrusted | ⏭️ 1 skip (f64 not supported by device) |"));
+  // Per-op table row, numbers in %.3g.
+  EXPECT_THAT(md, HasSubstr("| `exp(shape=7x3,dtype=f32)` | `opencl:0` | f32 | backward input 0 | 1.5e-07 | 2.25e-07 | "
+                            "1 | 3.5 | ❌ FAIL |"));
+  EXPECT_THAT(md, HasSubstr("| inf | 💥 ERROR |"));
+  // Every problem with its reason, worst element and repro line in a code block.
+  EXPECT_THAT(md, HasSubstr("## Failures, errors and mistrusted checks (3)"));
+  EXPECT_THAT(md, HasSubstr("- Reason: error 3.5x the bound at element 17"));
+  EXPECT_THAT(md, HasSubstr("- Worst element: index 17, inputs (0.5, -inf), expected 1.6487212707001282, got 1.6487, "
+                            "bound 1e-06"));
+  EXPECT_THAT(md,
+              HasSubstr("```sh\ngradparity run --filter 'exp(shape=7x3,dtype=f32)' --backend opencl:0 --seed 42\n```"));
+  EXPECT_THAT(md, HasSubstr("- Reason: finite differences cancel to zero"));
+  EXPECT_THAT(md, HasSubstr("CL_OUT_OF_RESOURCES"));
+  // Loosened tolerance reason and grouped skip reasons.
+  EXPECT_THAT(md, HasSubstr("## Hand-loosened tolerances (1)"));
+  EXPECT_THAT(md, HasSubstr("| loosened to 8 ulp: glibc expf is 1 ulp off near overflow | 4 ulp * scale | 1 | "
+                            "`exp(shape=7x3,dtype=f32)` |"));
+  EXPECT_THAT(md, HasSubstr("| f64 not supported by device | 1 | `opencl:0` | `log(shape=7x3,dtype=f32)` |"));
+  // The passing check without a reason is not listed as loosened or as a problem.
+  EXPECT_THAT(md, Not(HasSubstr("### ✅")));
+}
+
+TEST(ParityMarkdown, EmptyReportStillRenders) {
+  const std::string md = report_to_markdown(RunReport{});
+  EXPECT_THAT(md, HasSubstr("**0 checks: 0 PASS, 0 FAIL, 0 SKIP, 0 MISTRUSTED, 0 ERROR**"));
+  EXPECT_THAT(md, HasSubstr("## Failures, errors and mistrusted checks (0)\n\nNone."));
+}
+
+// ---- .npy ------------------------------------------------------------------------------------
+
+TEST(Npy, HeaderBytesOf2x3F32AreExact) {
+  HostTensor t(DType::f32, Shape{2, 3});
+  for (int i = 0; i < 6; ++i) t.set(i, 0.5 * i - 1.25);
+  const std::string bytes = npy_bytes(t);
+  const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  // magic(6) + version(2) + length(2) + header(118) = 128, a multiple of 64.
+  std::string expected("\x93NUMPY\x01\x00\x76\x00", 10);
+  expected += dict + std::string(128 - 10 - dict.size() - 1, ' ') + "\n";
+  ASSERT_EQ(bytes.size(), 128u + 6 * 4);
+  EXPECT_EQ(bytes.substr(0, 128), expected);
+  float first;
+  std::memcpy(&first, bytes.data() + 128, 4);
+  EXPECT_EQ(first, -1.25f);
+
+  TempDir dir;
+  write_npy(dir.path() / "t.npy", t);
+  const NpyArray a = read_npy(dir.path() / "t.npy");
+  EXPECT_EQ(a.descr, "<f4");
+  EXPECT_FALSE(a.fortran_order);
+  EXPECT_EQ(a.shape, (std::vector<std::int64_t>{2, 3}));
+  const HostTensor back = a.to_tensor();
+  EXPECT_EQ(back.dtype(), DType::f32);
+  EXPECT_EQ(back.shape(), t.shape());
+  EXPECT_EQ(back.to_doubles(), t.to_doubles());
+}
+
+TEST(Npy, OtherDtypesAndShapes) {
+  struct Case {
+    DType dtype;
+    Shape shape;
+    std::string descr, shape_text;
+  };
+  for (const Case& c : {Case{DType::f64, Shape{6}, "<f8", "(6,)"}, Case{DType::f16, Shape{1, 2, 3}, "<f2", "(1, 2, 3)"},
+                        Case{DType::i32, Shape{}, "<i4", "()"}, Case{DType::bf16, Shape{3, 1}, "<f4", "(3, 1)"}}) {
+    SCOPED_TRACE(c.descr + " " + c.shape_text);
+    HostTensor t(c.dtype, c.shape);
+    for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, i == 0 ? -3.0 : 1.0 / (i + 2));  // rounded by set()
+    const std::string bytes = npy_bytes(t);
+    const std::size_t header_end =
+        10 + (static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8);
+    EXPECT_EQ(header_end % 64, 0u);
+    EXPECT_EQ(bytes[header_end - 1], '\n');
+    EXPECT_THAT(bytes.substr(0, header_end), HasSubstr("'descr': '" + c.descr + "'"));
+    EXPECT_THAT(bytes.substr(0, header_end), HasSubstr("'shape': " + c.shape_text + ", }"));
+    const HostTensor back = parse_npy(bytes).to_tensor();
+    EXPECT_EQ(back.numel(), t.numel());
+    EXPECT_EQ(back.to_doubles(), t.to_doubles());  // bf16 widened to f32 exactly
+  }
+}
+
+TEST(Npy, RejectsBrokenFiles) {
+  HostTensor t(DType::f32, Shape{2, 3});
+  const std::string bytes = npy_bytes(t);
+  EXPECT_THROW(parse_npy(bytes.substr(0, bytes.size() - 1)), Error);
+  EXPECT_THROW(parse_npy("not numpy at all"), Error);
+  EXPECT_THROW(parse_npy(replace_once(bytes, "<f4", "<c8")), Error);
+}
+
+}  // namespace
+}  // namespace gp
