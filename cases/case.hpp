@@ -30,6 +30,9 @@ struct Domain {
   double min_abs = 0;
   double margin = 0;
   int classes = 0;
+  // True when lo/hi are where the op stops being defined or smooth (log1p's -0.9 guards its
+  // pole at -1): finite-difference steps then stay inside. Other edges only bound sampling.
+  bool hard_edges = false;
 
   static Domain range(double lo, double hi) { return {Kind::uniform, lo, hi}; }
   static Domain away_from_zero(double lo, double hi, double m) { return {Kind::uniform, lo, hi, m, m}; }

@@ -15,7 +15,8 @@ void declare_chosen_cases(CaseList& list) {
     Domain away_from_halves = Domain::of(Domain::Kind::half_integer_free, -5, 5, 0.05);
     away_from_halves.min_abs = 0.55;
     r.inputs = {{s, away_from_halves}};
-    r.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+    const std::vector<DType> all_dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+    r.dtypes = all_dtypes;
     r.surrogate = [](double, double dy) { return dy; };
     r.surrogate_note = "straight-through: round() has zero derivative almost everywhere; checked against the "
                        "declared identity surrogate dy";
@@ -24,7 +25,7 @@ void declare_chosen_cases(CaseList& list) {
     CaseDecl g;
     g.op = OpKind::ste_hardtanh_gate;
     g.inputs = {{s, Domain::of(Domain::Kind::gate, -2, 2, 0.05)}};
-    g.dtypes = r.dtypes;
+    g.dtypes = all_dtypes;
     g.surrogate = [](double x, double dy) { return std::fabs(x) < 1 ? dy : 0.0; };
     g.surrogate_note = "straight-through: the step x>0 is checked against the declared hardtanh surrogate "
                        "dy*[|x|<1]";

@@ -15,6 +15,11 @@ struct UnaryDecl {
   double fd_max_step = 0;
 };
 
+Domain hard(Domain d) {
+  d.hard_edges = true;
+  return d;
+}
+
 OpAttrs with_p(double p) {
   OpAttrs a;
   a.p = p;
@@ -44,7 +49,7 @@ std::vector<UnaryDecl> unary_decls() {
       {OpKind::exp, Domain::range(-10, 10)},
       {OpKind::expm1, Domain::range(-10, 10)},
       {OpKind::log, Domain::range(0.05, 20)},
-      {OpKind::log1p, Domain::range(-0.9, 20)},
+      {OpKind::log1p, hard(Domain::range(-0.9, 20))},
       {OpKind::sqrt, Domain::range(0.05, 20)},
       {OpKind::rsqrt, Domain::range(0.05, 20)},
       {OpKind::sin, Domain::range(-pi, pi)},

@@ -60,7 +60,7 @@ void HostTensor::set(std::int64_t i, double x) {
     }
     case DType::f64: std::memcpy(p, &x, 8); return;
     case DType::i32: {
-      auto v = static_cast<std::int32_t>(std::lround(x));
+      auto v = static_cast<std::int32_t>(std::nearbyint(x));  // ties to even, as round_to
       std::memcpy(p, &v, 4);
       return;
     }

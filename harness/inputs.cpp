@@ -67,9 +67,35 @@ void lift_row_maxima(HostTensor& x, int axis, double margin) {
       double second = -INFINITY;
       for (std::int64_t j = 0; j < s.n; ++j)
         if (j != best) second = std::max(second, x.get(at(j)));
-      if (s.n > 1 && x.get(at(best)) < second + margin) x.set(at(best), std::nextafter(second + margin, INFINITY));
+      // Lift to second + margin, rounded upwards on the dtype's grid so the gap is never short.
+      if (s.n > 1 && x.get(at(best)) < second + margin) {
+        const double target = second + margin;
+        x.set(at(best), target);
+        while (x.get(at(best)) - second < margin) x.set(at(best), x.get(at(best)) + ulp_of(x.dtype(), x.get(at(best))));
+      }
     }
   }
+}
+
+// Kinked ops (relu, abs, ...) on a few elements could draw every value on one side of the kink
+// and check one branch only, or an all-zero output: flip the first element when all agree.
+void balance_signs(HostTensor& x, const Domain& d) {
+  if (!(d.min_abs > 0 && d.lo < 0 && d.hi > 0)) return;
+  bool any_pos = false, any_neg = false;
+  for (std::int64_t i = 0; i < x.numel(); ++i) (x.get(i) > 0 ? any_pos : any_neg) = true;
+  if (x.numel() == 1 && any_neg) x.set(0, -x.get(0));  // one element: the branch with a slope
+  else if (x.numel() > 1 && !(any_pos && any_neg)) x.set(0, -x.get(0));
+}
+
+// maximum/minimum of same-shape inputs: both inputs must win somewhere, or one gradient is all
+// zeros. When every y lies on one side of its x, move y[0] to the other side.
+void balance_winners(const HostTensor& x, HostTensor& y, const Domain& d) {
+  if (x.shape() != y.shape() || y.numel() < 2) return;
+  bool above = false, below = false;
+  for (std::int64_t i = 0; i < y.numel(); ++i) (y.get(i) > x.get(i) ? above : below) = true;
+  if (above && below) return;
+  const double side = above ? -1.0 : 1.0;
+  y.set(0, round_to(y.dtype(), x.get(0) + side * (d.margin + 0.5)));
 }
 
 }  // namespace
@@ -82,9 +108,11 @@ std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed) {
     HostTensor t(c.call.input_dtypes[k], spec.shape);
     if (spec.domain.kind == Domain::Kind::apart_from_input0) {
       keep_apart(out.at(0), t, spec.domain, rng, c.id);
+      balance_winners(out.at(0), t, spec.domain);
     } else {
       for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, draw_pointwise(spec.domain, t.dtype(), rng, c.id));
       if (spec.domain.kind == Domain::Kind::unique_row_max) lift_row_maxima(t, c.decl.attrs.axis, spec.domain.margin);
+      balance_signs(t, spec.domain);
     }
     out.push_back(std::move(t));
   }

@@ -83,10 +83,6 @@ std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>
                                  const std::string& purpose) {
   const Domain& d = c.decl.inputs.at(static_cast<std::size_t>(k)).domain;
   const bool relative_only = d.min_abs > 0 || d.lo > 0;  // a pole or kink at zero
-  // Sampling edges that are not edges of the op (a lifted row maximum, targets of bce, which
-  // the loss is linear in) do not limit the step.
-  const bool bounded = d.kind != Domain::Kind::apart_from_input0 && d.kind != Domain::Kind::unique_row_max &&
-                       d.kind != Domain::Kind::probability;
   Rng rng = Rng::for_case(seed, c.id, purpose + std::to_string(k));
   std::vector<double> delta(x.size());
   for (std::size_t j = 0; j < x.size(); ++j) {
@@ -96,8 +92,8 @@ std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>
     double scale = relative_only ? std::fabs(x[j]) : 1.0;
     double step = h * scale * u;
     double limit = std::numeric_limits<double>::infinity();
-    if (bounded) limit = std::min(x[j] - d.lo, d.hi - x[j]) / 2;
-    if (d.min_abs > 0) limit = std::min(limit, (std::fabs(x[j]) - d.min_abs / 2) / 2);
+    if (d.hard_edges) limit = std::min(x[j] - d.lo, d.hi - x[j]) / 2;
+    if (relative_only) limit = std::min(limit, (std::fabs(x[j]) - d.min_abs / 2) / 2);
     if (c.decl.fd_max_step > 0) limit = std::min(limit, c.decl.fd_max_step);
     limit = std::max(limit, 0.0);
     delta[j] = std::clamp(step, -limit, limit);
