@@ -1,0 +1,111 @@
+#include "backends/cpu/cpu_backend.hpp"
+
+#include <Eigen/Core>
+#include <fstream>
+#include <utility>
+
+#include "backends/cpu/cpu_buffer.hpp"
+#include "backends/cpu/cpu_queue.hpp"
+
+namespace gp::cpu {
+
+namespace {
+
+std::string cpu_model_name() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    auto begin = line.find_first_not_of(" \t", colon + 1);
+    if (begin != std::string::npos) return line.substr(begin);
+  }
+  return "host CPU";
+}
+
+bool has_16bit_storage(OpFamily f) { return f == OpFamily::unary || f == OpFamily::binary || f == OpFamily::chosen; }
+
+// The dtype each input must have: the call's dtype, except cross_entropy's i32 targets.
+DType expected_input_dtype(const OpCall& call, std::size_t k) {
+  return call.kind == OpKind::cross_entropy && k == 1 ? DType::i32 : call.dtype;
+}
+
+}  // namespace
+
+DeviceInfo cpu_device_info() {
+  DeviceInfo d;
+  d.backend = "cpu";
+  d.name = cpu_model_name();
+  d.driver = "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+             std::to_string(EIGEN_MINOR_VERSION);
+  d.api_version = "host C++20";
+  d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
+  d.notes = {"synchronous: commands run on the calling thread",
+             "f16/bf16 are storage only (computed in f32), for unary, binary and chosen ops",
+             "64-byte canary guards around every buffer",
+             std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
+  return d;
+}
+
+CpuBackend::CpuBackend() : info_(cpu_device_info()) {}
+
+Support CpuBackend::supports(const OpCall& call) const {
+  if (call.input_dtypes.size() != call.input_shapes.size())
+    return Support::no("malformed call: " + std::to_string(call.input_dtypes.size()) + " input dtypes for " +
+                       std::to_string(call.input_shapes.size()) + " inputs");
+  for (std::size_t k = 0; k < call.input_dtypes.size(); ++k)
+    if (call.input_dtypes[k] != expected_input_dtype(call, k))
+      return Support::no("input " + std::to_string(k) + " has dtype " + std::string(dtype_name(call.input_dtypes[k])) +
+                         ", expected " + std::string(dtype_name(expected_input_dtype(call, k))));
+  switch (call.dtype) {
+    case DType::f32:
+    case DType::f64:
+      return Support::yes();
+    case DType::f16:
+    case DType::bf16:
+      if (has_16bit_storage(op_family(call.kind))) return Support::yes();
+      return Support::no(std::string(dtype_name(call.dtype)) +
+                         " storage is offered for elementwise ops only (unary, binary, chosen), not for " +
+                         std::string(family_name(op_family(call.kind))) + " op " + std::string(op_name(call.kind)));
+    case DType::i32:
+      break;
+  }
+  return Support::no("dtype " + std::string(dtype_name(call.dtype)) + " is not a floating-point type");
+}
+
+std::unique_ptr<DeviceBuffer> CpuBackend::allocate(DType dtype, const Shape& shape) {
+  return std::make_unique<CpuBuffer>(dtype, shape);
+}
+
+std::unique_ptr<Queue> CpuBackend::create_queue() { return std::make_unique<CpuQueue>(*this); }
+
+std::vector<std::string> CpuBackend::take_canary_violations() {
+  std::lock_guard lock(canary_mutex_);
+  return std::exchange(canary_log_, {});
+}
+
+void CpuBackend::record_canary_violation(std::string text) {
+  std::lock_guard lock(canary_mutex_);
+  canary_log_.push_back(std::move(text));
+}
+
+}  // namespace gp::cpu
+
+namespace gp {
+
+BackendProvider make_cpu_provider() {
+  return {"cpu", [](const BackendOptions&) {
+            DeviceEntry entry;
+            try {
+              entry.info = cpu::cpu_device_info();
+              entry.create = [] { return std::unique_ptr<Backend>(std::make_unique<cpu::CpuBackend>()); };
+            } catch (const std::exception& e) {  // discover never throws: report instead
+              entry.info.backend = "cpu";
+              entry.unavailable = e.what();
+            }
+            return std::vector<DeviceEntry>{entry};
+          }};
+}
+
+}  // namespace gp

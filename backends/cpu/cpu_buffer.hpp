@@ -1,0 +1,37 @@
+// Host memory for the CPU backend, fenced by canary regions. Every buffer is allocated as
+//   [64-byte guard][payload: bytes()][64-byte guard]
+// with the guards filled with a position-dependent pattern. A kernel that writes outside its
+// tensor (an off-by-one row, a wrong stride) changes a guard byte; the queue checks the guards
+// of every buffer it touched after each forward/backward and reports what it found.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "backends/backend.hpp"
+
+namespace gp::cpu {
+
+class CpuBuffer final : public DeviceBuffer {
+ public:
+  static constexpr std::size_t kGuardBytes = 64;
+
+  CpuBuffer(DType dtype, Shape shape);
+
+  // The payload. Kernels and the queue read and write through these pointers; the guards lie
+  // just outside [data(), data() + bytes()).
+  std::byte* data() { return storage_.get() + kGuardBytes; }
+  const std::byte* data() const { return storage_.get() + kGuardBytes; }
+
+  // Checks both guards. Returns a description of every damaged region ("N bytes overwritten
+  // after the end, at +a..+b"), or nothing when both are intact. Damaged guards are re-armed,
+  // so one bad write is reported once.
+  std::optional<std::string> check_guards();
+
+ private:
+  std::unique_ptr<std::byte[]> storage_;
+};
+
+}  // namespace gp::cpu

@@ -1,0 +1,113 @@
+// Binary elementwise ops with NumPy broadcasting. Like the unary family, each op is one line
+// of a list (forward z, and the gradients for x and y given x, y, z and g); one loop walks the
+// broadcast geometry of core's broadcast_plan for every op.
+#include <cmath>
+
+#include "backends/cpu/kernels/kernel_args.hpp"
+
+namespace gp::cpu {
+
+namespace {
+
+// X(name, z = f(x, y), dL/dx, dL/dy) with g = dL/dz. maximum/minimum never tie (domain).
+#define GP_CPU_BINARY_LIST(X)                                            \
+  X(add, x + y, g, g)                                                    \
+  X(sub, x - y, g, -g)                                                   \
+  X(mul, x* y, g* y, g* x)                                               \
+  X(div, x / y, g / y, -g * z / y)                                       \
+  X(pow, std::pow(x, y), g* y* std::pow(x, y - T(1)), g* z* std::log(x)) \
+  X(maximum, x > y ? x : y, x > y ? g : T(0), x > y ? T(0) : g)          \
+  X(minimum, x < y ? x : y, x < y ? g : T(0), x < y ? T(0) : g)
+
+#define GP_CPU_FUNCTOR(name, forward, grad_x, grad_y) \
+  struct name##_op {                                  \
+    template <typename T>                             \
+    static T f(T x, T y) {                            \
+      return forward;                                 \
+    }                                                 \
+    template <typename T>                             \
+    static T dx(T x, T y, T z, T g) {                 \
+      return grad_x;                                  \
+    }                                                 \
+    template <typename T>                             \
+    static T dy(T x, T y, T z, T g) {                 \
+      return grad_y;                                  \
+    }                                                 \
+  };
+GP_CPU_BINARY_LIST(GP_CPU_FUNCTOR)
+#undef GP_CPU_FUNCTOR
+
+// Calls visit(out_index, a_index, b_index) for every output element in row-major order. The
+// plan pads every shape to kMaxRank dims; broadcast dims have stride 0 in their operand.
+template <typename Visit>
+void for_each_broadcast(const BroadcastPlan& p, Visit&& visit) {
+  static_assert(kMaxRank == 4, "the loop nest below is written for rank 4");
+  const auto* d = p.out_dims;
+  const auto* as = p.a_stride;
+  const auto* bs = p.b_stride;
+  std::int64_t o = 0;
+  for (std::int64_t i0 = 0; i0 < d[0]; ++i0)
+    for (std::int64_t i1 = 0; i1 < d[1]; ++i1)
+      for (std::int64_t i2 = 0; i2 < d[2]; ++i2) {
+        std::int64_t ab = i0 * as[0] + i1 * as[1] + i2 * as[2];
+        std::int64_t bb = i0 * bs[0] + i1 * bs[1] + i2 * bs[2];
+        for (std::int64_t i3 = 0; i3 < d[3]; ++i3) visit(o++, ab + i3 * as[3], bb + i3 * bs[3]);
+      }
+}
+
+template <typename Op, typename T>
+void forward_loop(const ForwardArgs<T>& a) {
+  const T* x = a.x[0];
+  const T* y = a.x[1];
+  T* z = a.y;
+  auto plan = broadcast_plan(a.call.input_shapes[0], a.call.input_shapes[1]);
+  for_each_broadcast(plan, [&](std::int64_t o, std::int64_t i, std::int64_t j) { z[o] = Op::f(x[i], y[j]); });
+}
+
+// Gradients of broadcast operands accumulate over the broadcast dims (the dispatcher has
+// zero-filled dx), which is exactly the sum the contract asks for.
+template <typename Op, typename T>
+void backward_loop(const BackwardArgs<T>& a) {
+  const T* x = a.x[0];
+  const T* y = a.x[1];
+  T* dx = a.dx[0];
+  T* dy = a.dx[1];
+  auto plan = broadcast_plan(a.call.input_shapes[0], a.call.input_shapes[1]);
+  for_each_broadcast(plan, [&](std::int64_t o, std::int64_t i, std::int64_t j) {
+    T z = a.y[o], g = a.dy[o];
+    if (dx) dx[i] += Op::dx(x[i], y[j], z, g);
+    if (dy) dy[j] += Op::dy(x[i], y[j], z, g);
+  });
+}
+
+}  // namespace
+
+template <typename T>
+void binary_forward(const ForwardArgs<T>& a) {
+  switch (a.call.kind) {
+#define GP_CPU_CASE(name, ...) \
+  case OpKind::name:           \
+    return forward_loop<name##_op>(a);
+    GP_CPU_BINARY_LIST(GP_CPU_CASE)
+#undef GP_CPU_CASE
+    default:
+      fail(a.call, "is not a binary op");
+  }
+}
+
+template <typename T>
+void binary_backward(const BackwardArgs<T>& a) {
+  switch (a.call.kind) {
+#define GP_CPU_CASE(name, ...) \
+  case OpKind::name:           \
+    return backward_loop<name##_op>(a);
+    GP_CPU_BINARY_LIST(GP_CPU_CASE)
+#undef GP_CPU_CASE
+    default:
+      fail(a.call, "is not a binary op");
+  }
+}
+
+GP_CPU_INSTANTIATE(binary_forward, binary_backward)
+
+}  // namespace gp::cpu

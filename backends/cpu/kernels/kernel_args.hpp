@@ -1,0 +1,83 @@
+// What a CPU kernel receives: typed pointers into host buffers, in the compute type T (float or
+// double). f16/bf16 calls are staged by the dispatcher (widened to float, computed, rounded on
+// store), so every kernel is written once, for T.
+//
+// One entry point per family; each family file instantiates it for float and double.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/op.hpp"
+
+namespace gp::cpu {
+
+template <typename T>
+struct ForwardArgs {
+  const OpCall& call;
+  std::vector<const T*> x{};             // one per input; nullptr for the i32 input
+  const std::int32_t* labels = nullptr;  // cross_entropy targets (input 1), else nullptr
+  T* y = nullptr;                        // output, call.output_shape
+};
+
+template <typename T>
+struct BackwardArgs {
+  const OpCall& call;
+  std::vector<const T*> x{};
+  const std::int32_t* labels = nullptr;
+  const T* y = nullptr;   // forward result for these inputs
+  const T* dy = nullptr;  // incoming gradient, call.output_shape
+  // One per input; nullptr where no gradient is wanted. The dispatcher zero-fills every
+  // non-null buffer before the kernel runs, so kernels may accumulate into them.
+  std::vector<T*> dx{};
+};
+
+// A bad call or bad data: gp::Error naming the case.
+[[noreturn]] inline void fail(const OpCall& call, const std::string& what) {
+  throw Error("cpu backend: " + std::string(op_name(call.kind)) + ": " + what + " [case " +
+              (call.case_id.empty() ? std::string("<unnamed>") : call.case_id) + "]");
+}
+
+// Elementwise ops with one input: the unary family and the straight-through ops of the
+// chosen family (ste_round, ste_hardtanh_gate).
+template <typename T>
+void elementwise_forward(const ForwardArgs<T>& a);
+template <typename T>
+void elementwise_backward(const BackwardArgs<T>& a);
+template <typename T>
+void binary_forward(const ForwardArgs<T>& a);
+template <typename T>
+void binary_backward(const BackwardArgs<T>& a);
+template <typename T>
+void reduction_forward(const ForwardArgs<T>& a);
+template <typename T>
+void reduction_backward(const BackwardArgs<T>& a);
+template <typename T>
+void rowwise_forward(const ForwardArgs<T>& a);  // softmax, log_softmax, layer_norm
+template <typename T>
+void rowwise_backward(const BackwardArgs<T>& a);
+template <typename T>
+void linalg_layout_forward(const ForwardArgs<T>& a);
+template <typename T>
+void linalg_layout_backward(const BackwardArgs<T>& a);
+template <typename T>
+void loss_chosen_forward(const ForwardArgs<T>& a);  // losses, gumbel_softmax
+template <typename T>
+void loss_chosen_backward(const BackwardArgs<T>& a);
+
+// Routes a call to its family's entry point.
+template <typename T>
+void dispatch_forward(const ForwardArgs<T>& a);
+template <typename T>
+void dispatch_backward(const BackwardArgs<T>& a);
+
+// Explicit instantiation for both compute types, used at the end of every family file.
+#define GP_CPU_INSTANTIATE(fwd, bwd)                     \
+  template void fwd<float>(const ForwardArgs<float>&);   \
+  template void fwd<double>(const ForwardArgs<double>&); \
+  template void bwd<float>(const BackwardArgs<float>&);  \
+  template void bwd<double>(const BackwardArgs<double>&);
+
+}  // namespace gp::cpu

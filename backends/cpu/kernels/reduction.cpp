@@ -1,0 +1,113 @@
+// Reductions over one axis: sum, mean, max, logsumexp, variance. The output element of lane
+// (o, i) is the reduction of that lane; keepdim changes the output shape but not its layout.
+#include <cmath>
+
+#include "backends/cpu/kernels/kernel_args.hpp"
+#include "backends/cpu/kernels/lanes.hpp"
+
+namespace gp::cpu {
+
+namespace {
+
+template <typename T>
+T lane_sum(const Lane<const T*>& v) {
+  T s = 0;
+  for (std::int64_t j = 0; j < v.n; ++j) s += v[j];
+  return s;
+}
+
+// Stable: m + log1p(sum over j != argmax of e^(x_j - m)). The argmax term is exactly 1 and is
+// kept out of the sum, so a lane dominated by its maximum keeps the digits log1p preserves.
+template <typename T>
+T lane_logsumexp(const Lane<const T*>& v) {
+  std::int64_t arg = lane_argmax(v);
+  T m = v[arg];
+  T rest = 0;
+  for (std::int64_t j = 0; j < v.n; ++j)
+    if (j != arg) rest += std::exp(v[j] - m);
+  return m + std::log1p(rest);
+}
+
+template <typename T>
+T variance_divisor(const OpCall& call, std::int64_t n) {
+  std::int64_t d = n - call.attrs.correction;
+  if (d <= 0)
+    fail(call, "variance divisor n - correction = " + std::to_string(n) + " - " +
+                   std::to_string(call.attrs.correction) + " is not positive");
+  return static_cast<T>(d);
+}
+
+}  // namespace
+
+template <typename T>
+void reduction_forward(const ForwardArgs<T>& a) {
+  const OpCall& call = a.call;
+  AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
+  T n = static_cast<T>(s.n);
+  T divisor = call.kind == OpKind::variance ? variance_divisor<T>(call, s.n) : T(1);
+  for_each_lane(s, [&](std::int64_t out, std::int64_t first) {
+    Lane<const T*> v = lane_at(a.x[0], s, first);
+    T& y = a.y[out];
+    switch (call.kind) {
+      case OpKind::sum:
+        y = lane_sum(v);
+        break;
+      case OpKind::mean:
+        y = lane_sum(v) / n;
+        break;
+      case OpKind::max:
+        y = v[lane_argmax(v)];
+        break;
+      case OpKind::logsumexp:
+        y = lane_logsumexp(v);
+        break;
+      case OpKind::variance: {  // two passes: the mean first, then squared deviations
+        T mu = lane_sum(v) / n, acc = 0;
+        for (std::int64_t j = 0; j < v.n; ++j) acc += (v[j] - mu) * (v[j] - mu);
+        y = acc / divisor;
+        break;
+      }
+      default:
+        fail(call, "is not a reduction");
+    }
+  });
+}
+
+template <typename T>
+void reduction_backward(const BackwardArgs<T>& a) {
+  const OpCall& call = a.call;
+  if (!a.dx[0]) return;
+  AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
+  T n = static_cast<T>(s.n);
+  T divisor = call.kind == OpKind::variance ? variance_divisor<T>(call, s.n) : T(1);
+  for_each_lane(s, [&](std::int64_t out, std::int64_t first) {
+    Lane<const T*> v = lane_at(a.x[0], s, first);
+    Lane<T*> d = lane_at(a.dx[0], s, first);
+    T g = a.dy[out];
+    switch (call.kind) {
+      case OpKind::sum:
+        for (std::int64_t j = 0; j < v.n; ++j) d[j] = g;
+        break;
+      case OpKind::mean:
+        for (std::int64_t j = 0; j < v.n; ++j) d[j] = g / n;
+        break;
+      case OpKind::max:
+        d[lane_argmax(v)] = g;
+        break;  // the rest stays zero
+      case OpKind::logsumexp:
+        for (std::int64_t j = 0; j < v.n; ++j) d[j] = g * std::exp(v[j] - a.y[out]);
+        break;
+      case OpKind::variance: {
+        T mu = lane_sum(v) / n, scale = T(2) * g / divisor;
+        for (std::int64_t j = 0; j < v.n; ++j) d[j] = scale * (v[j] - mu);
+        break;
+      }
+      default:
+        fail(call, "is not a reduction");
+    }
+  });
+}
+
+GP_CPU_INSTANTIATE(reduction_forward, reduction_backward)
+
+}  // namespace gp::cpu

@@ -1,0 +1,131 @@
+// Row-wise ops whose output has the input's shape: softmax and log_softmax over attrs.axis,
+// layer_norm over the last axis with weight and bias.
+#include <cmath>
+#include <vector>
+
+#include "backends/cpu/kernels/kernel_args.hpp"
+#include "backends/cpu/kernels/lanes.hpp"
+
+namespace gp::cpu {
+
+namespace {
+
+// Mean and 1/sqrt(var + eps) of one contiguous row (population variance, two passes).
+template <typename T>
+struct RowStats {
+  T mean, rstd;
+};
+
+template <typename T>
+RowStats<T> row_stats(const T* x, std::int64_t n, T eps) {
+  T sum = 0;
+  for (std::int64_t j = 0; j < n; ++j) sum += x[j];
+  T mean = sum / static_cast<T>(n);
+  T sq = 0;
+  for (std::int64_t j = 0; j < n; ++j) sq += (x[j] - mean) * (x[j] - mean);
+  return {mean, T(1) / std::sqrt(sq / static_cast<T>(n) + eps)};
+}
+
+template <typename T>
+void layer_norm_forward(const ForwardArgs<T>& a) {
+  const Shape& shape = a.call.input_shapes[0];
+  std::int64_t n = shape[shape.rank() - 1], rows = shape.numel() / n;
+  const T *w = a.x[1], *b = a.x[2];
+  T eps = static_cast<T>(a.call.attrs.eps);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* x = a.x[0] + r * n;
+    T* y = a.y + r * n;
+    RowStats<T> st = row_stats(x, n, eps);
+    for (std::int64_t j = 0; j < n; ++j) y[j] = (x[j] - st.mean) * st.rstd * w[j] + b[j];
+  }
+}
+
+// With xhat = (x - mean) rstd and h = g w (the gradient reaching xhat):
+//   dx = rstd (h - mean(h) - xhat mean(h xhat)),  dw = sum over rows of g xhat,  db = sum of g.
+template <typename T>
+void layer_norm_backward(const BackwardArgs<T>& a) {
+  const Shape& shape = a.call.input_shapes[0];
+  std::int64_t n = shape[shape.rank() - 1], rows = shape.numel() / n;
+  const T* w = a.x[1];
+  T eps = static_cast<T>(a.call.attrs.eps);
+  T *dw = a.dx[1], *db = a.dx[2];
+  std::vector<T> xhat(static_cast<std::size_t>(n)), h(static_cast<std::size_t>(n));
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const T* x = a.x[0] + r * n;
+    const T* g = a.dy + r * n;
+    RowStats<T> st = row_stats(x, n, eps);
+    T mean_h = 0, mean_hx = 0;
+    for (std::int64_t j = 0; j < n; ++j) {
+      xhat[j] = (x[j] - st.mean) * st.rstd;
+      h[j] = g[j] * w[j];
+      mean_h += h[j];
+      mean_hx += h[j] * xhat[j];
+      if (dw) dw[j] += g[j] * xhat[j];
+      if (db) db[j] += g[j];
+    }
+    mean_h /= static_cast<T>(n);
+    mean_hx /= static_cast<T>(n);
+    if (T* dx = a.dx[0] ? a.dx[0] + r * n : nullptr)
+      for (std::int64_t j = 0; j < n; ++j) dx[j] = st.rstd * (h[j] - mean_h - xhat[j] * mean_hx);
+  }
+}
+
+template <typename T>
+void log_softmax_lane(const Lane<const T*>& x, const Lane<T*>& y) {
+  T m = x[lane_argmax(x)], sum = 0;
+  for (std::int64_t j = 0; j < x.n; ++j) sum += std::exp(x[j] - m);
+  T log_sum = std::log(sum);
+  for (std::int64_t j = 0; j < x.n; ++j) y[j] = (x[j] - m) - log_sum;
+}
+
+}  // namespace
+
+template <typename T>
+void rowwise_forward(const ForwardArgs<T>& a) {
+  if (a.call.kind == OpKind::layer_norm) return layer_norm_forward(a);
+  AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
+  for_each_lane(s, [&](std::int64_t, std::int64_t first) {
+    Lane<const T*> x = lane_at(a.x[0], s, first);
+    Lane<T*> y = lane_at(a.y, s, first);
+    switch (a.call.kind) {
+      case OpKind::softmax:
+        softmax_lane<T>(
+            s.n, [&](std::int64_t j) { return x[j]; }, y);
+        break;
+      case OpKind::log_softmax:
+        log_softmax_lane(x, y);
+        break;
+      default:
+        fail(a.call, "is not a row-wise op");
+    }
+  });
+}
+
+template <typename T>
+void rowwise_backward(const BackwardArgs<T>& a) {
+  if (a.call.kind == OpKind::layer_norm) return layer_norm_backward(a);
+  if (!a.dx[0]) return;
+  AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
+  for_each_lane(s, [&](std::int64_t, std::int64_t first) {
+    Lane<const T*> y = lane_at(a.y, s, first);
+    Lane<const T*> g = lane_at(a.dy, s, first);
+    Lane<T*> dx = lane_at(a.dx[0], s, first);
+    switch (a.call.kind) {
+      case OpKind::softmax:
+        softmax_vjp_lane(y, g, dx, T(1));
+        break;
+      case OpKind::log_softmax: {  // dx = g - softmax(x) sum(g), softmax(x) = e^y
+        T gsum = 0;
+        for (std::int64_t j = 0; j < s.n; ++j) gsum += g[j];
+        for (std::int64_t j = 0; j < s.n; ++j) dx[j] = g[j] - std::exp(y[j]) * gsum;
+        break;
+      }
+      default:
+        fail(a.call, "is not a row-wise op");
+    }
+  });
+}
+
+GP_CPU_INSTANTIATE(rowwise_forward, rowwise_backward)
+
+}  // namespace gp::cpu
