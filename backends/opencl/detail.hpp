@@ -1,0 +1,219 @@
+// Internal declarations of the OpenCL backend (never included outside backends/opencl/): the
+// classes behind the public interfaces, error translation and the per-family dispatchers.
+#pragma once
+
+#include <CL/opencl.hpp>
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backends/opencl/opencl_backend.hpp"
+#include "core/error.hpp"
+
+namespace gp::opencl {
+
+// Launch geometry shared with the kernels (passed as -D options, one source of truth).
+inline constexpr int kWorkGroup = 128;  // row / reduction kernels (GP_WG)
+inline constexpr int kTile = 16;        // matmul tile edge (GP_TILE)
+inline constexpr int kElementwiseLocal = 64;
+
+// --- errors ----------------------------------------------------------------------------------
+const char* cl_error_name(cl_int code);
+bool is_out_of_memory(cl_int code);
+// Rethrows a cl::Error as gp::DeviceError (gp::OutOfMemory for allocation failures).
+[[noreturn]] void rethrow_device_error(const cl::Error& e, const std::string& case_id, const std::string& detail = {});
+
+template <typename F>
+decltype(auto) translate_errors(const std::string& case_id, F&& fn) {
+  try {
+    return fn();
+  } catch (const cl::Error& e) {
+    rethrow_device_error(e, case_id);
+  }
+}
+
+// --- program sources and cache -----------------------------------------------------------------
+const std::vector<std::pair<std::string_view, std::string_view>>& kernel_sources();  // generated
+std::uint64_t fnv1a64(const void* data, std::size_t n, std::uint64_t h = 1469598103934665603ull);
+std::string hex64(std::uint64_t v);
+
+// --- buffers with canary guards ------------------------------------------------------------------
+class ClBackend;
+
+class ClBuffer final : public DeviceBuffer {
+ public:
+  ClBuffer(ClBackend& backend, DType dtype, const Shape& shape);
+  const cl::Buffer& mem() const { return data_; }  // the data region (a sub-buffer)
+  const cl::Buffer& whole() const { return whole_; }
+  std::size_t guard_bytes() const { return guard_; }
+  std::size_t data_bytes() const { return data_bytes_; }
+  std::string describe() const;
+
+ private:
+  cl::Buffer whole_, data_;
+  std::size_t guard_ = 0, data_bytes_ = 0;
+};
+
+// Byte k of a guard region (k counts from the start of that region).
+inline std::uint8_t guard_pattern(std::size_t k) { return static_cast<std::uint8_t>((k * 131u + 0x5Au) & 0xFFu); }
+
+// --- the backend -------------------------------------------------------------------------------
+class ClBackend final : public OpenclBackend {
+ public:
+  ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, const BackendOptions& opts);
+  ~ClBackend() override;
+
+  const DeviceInfo& info() const override { return info_; }
+  Support supports(const OpCall& call) const override;
+  std::unique_ptr<DeviceBuffer> allocate(DType dtype, const Shape& shape) override;
+  std::unique_ptr<Queue> create_queue() override;
+  std::vector<std::string> take_canary_violations() override;
+  ProgramStats program_stats() const override;
+  std::string cache_directory() const override { return cache_dir_; }
+  void warm_up(DType dtype) override;
+
+  const cl::Context& context() const { return context_; }
+  const cl::Device& device() const { return device_; }
+  bool has_fp64() const { return has_fp64_; }
+  std::size_t guard_bytes() const { return guard_bytes_; }
+  // The built program of dtype's variant (built or loaded on first use).
+  const cl::Program& program(DType dtype, const std::string& case_id);
+  // Kernel set shared by all queues: only for testing::share_kernels_unsafely.
+  cl::Kernel& shared_kernel(DType dtype, const std::string& name, const std::string& case_id);
+  // Writes the guard pattern (and a NaN fill of the data) through the service queue.
+  void fill_guards(const cl::Buffer& whole, std::size_t data_bytes, bool fill_data);
+  void report_violation(std::string text);
+
+ private:
+  struct Variant {
+    std::mutex mutex;
+    bool built = false;
+    cl::Program program;
+  };
+  static int variant_index(DType dtype);
+  cl::Program build_variant(DType dtype, const std::string& case_id);
+
+  cl::Platform platform_;
+  cl::Device device_;
+  cl::Context context_;
+  DeviceInfo info_;
+  bool has_fp64_ = false;
+  std::size_t guard_bytes_ = 256;
+  std::string cache_dir_;
+  std::array<Variant, 4> variants_;
+  mutable std::mutex stats_mutex_;
+  ProgramStats stats_;
+  std::mutex service_mutex_;
+  cl::CommandQueue service_queue_;
+  std::mutex violations_mutex_;
+  std::vector<std::string> violations_;
+  std::mutex shared_kernels_mutex_;
+  std::map<std::pair<int, std::string>, cl::Kernel> shared_kernels_;
+};
+
+// --- the queue ---------------------------------------------------------------------------------
+
+// A floating-point kernel argument: passed as float or double by the program variant.
+struct RealArg {
+  double v;
+};
+
+class ClQueue final : public OpenclQueue {
+ public:
+  explicit ClQueue(ClBackend& backend);
+  ~ClQueue() override;
+
+  void upload(DeviceBuffer& dst, const HostTensor& src) override;
+  HostTensor download(const DeviceBuffer& src) override;
+  void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) override;
+  void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
+                const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override;
+  void finish() override;
+  std::uint64_t last_device_time_ns() override;
+  void set_canary_checks(bool on) override { canaries_ = on; }
+  void copy(const DeviceBuffer& src, DeviceBuffer& dst) override;
+
+  // --- used by the dispatchers ---
+  DType dtype() const { return dtype_; }
+  const std::string& case_id() const { return case_id_; }
+  std::size_t real_size() const { return dtype_ == DType::f64 ? 8 : 4; }
+  // A device buffer of `count` reals (the arithmetic type) for intermediate results.
+  cl::Buffer scratch(std::size_t count);
+  // Sets the arguments and enqueues kernel `name` of the current dtype over an N-D range whose
+  // global size is rounded up to a multiple of the local size.
+  template <typename... Args>
+  void run(const char* name, cl::NDRange global, cl::NDRange local, const Args&... args) {
+    cl::Kernel& k = kernel(name);
+    cl_uint index = 0;
+    (set_arg(k, index++, args), ...);
+    enqueue(k, global, local);
+  }
+  // 1-D elementwise launch over n items.
+  template <typename... Args>
+  void run_elementwise(const char* name, std::int64_t n, const Args&... args) {
+    run(name, cl::NDRange(round_up(n, kElementwiseLocal)), cl::NDRange(kElementwiseLocal), args...);
+  }
+  // One work-group of kWorkGroup items per line.
+  template <typename... Args>
+  void run_per_group(const char* name, std::int64_t groups, const Args&... args) {
+    run(name, cl::NDRange(static_cast<std::size_t>(groups) * kWorkGroup), cl::NDRange(kWorkGroup), args...);
+  }
+  static std::size_t round_up(std::int64_t n, std::int64_t m) {
+    return static_cast<std::size_t>((std::max<std::int64_t>(n, 1) + m - 1) / m * m);
+  }
+
+ private:
+  cl::Kernel& kernel(const char* name);
+  void enqueue(cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local);
+  void set_arg(cl::Kernel& k, cl_uint i, const cl::Buffer& b) { k.setArg(i, b); }
+  void set_arg(cl::Kernel& k, cl_uint i, const ClBuffer& b) { k.setArg(i, b.mem()); }
+  void set_arg(cl::Kernel& k, cl_uint i, int v) { k.setArg(i, static_cast<cl_int>(v)); }
+  void set_arg(cl::Kernel& k, cl_uint i, std::int64_t v);
+  void set_arg(cl::Kernel& k, cl_uint i, const cl_int4& v) { k.setArg(i, v); }
+  void set_arg(cl::Kernel& k, cl_uint i, RealArg v);
+  void begin_call(DType dtype, const std::string& case_id);
+  void watch_guards(const ClBuffer& buffer);
+  void check_guards();
+
+  struct PendingGuard {
+    cl::Buffer whole;
+    std::string what;
+    std::size_t guard, data_bytes;
+    std::vector<std::uint8_t> before, after;
+    cl::Event done;
+  };
+
+  ClBackend& backend_;
+  cl::CommandQueue queue_;
+  std::map<std::pair<int, std::string>, cl::Kernel> kernels_;
+  std::vector<cl::Event> events_;
+  std::vector<std::unique_ptr<PendingGuard>> pending_;
+  bool canaries_ = true;
+  DType dtype_ = DType::f32;
+  std::string case_id_;
+};
+
+const ClBuffer& as_cl(const DeviceBuffer* b);
+ClBuffer& as_cl(DeviceBuffer* b);
+
+using Inputs = std::span<const DeviceBuffer* const>;
+using Grads = std::span<DeviceBuffer* const>;
+
+// Per-family dispatch; the queue has set dtype and case id before calling these.
+void forward_elementwise(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
+void backward_elementwise(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout,
+                          Grads grads);
+void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
+void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads);
+void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
+void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads);
+// Sum over axis `axis` of a storage-typed tensor (reduce_fwd mode sum), used for bias gradients.
+void sum_axis(ClQueue& q, const ClBuffer& src, std::int64_t outer, std::int64_t n, std::int64_t inner, ClBuffer& dst);
+
+}  // namespace gp::opencl

@@ -1,0 +1,86 @@
+// Unary and binary elementwise ops (and the unary ops with chosen gradients): host-side
+// geometry and launches of the kernels instantiated in unary.cl / binary.cl.
+#include "backends/opencl/detail.hpp"
+
+namespace gp::opencl {
+
+namespace {
+
+// Kernel suffix of a unary-shaped op: the op name, with gelu split by its approximation.
+std::string unary_kernel_op(const OpCall& call) {
+  if (call.kind == OpKind::gelu) return call.attrs.gelu == GeluApprox::erf ? "gelu_erf" : "gelu_tanh";
+  return std::string(op_name(call.kind));
+}
+
+cl_int4 int4_of(const std::int64_t* v) {
+  cl_int4 r;
+  for (int i = 0; i < 4; ++i) r.s[i] = static_cast<cl_int>(v[i]);
+  return r;
+}
+
+// The shape padded on the left to rank 4 with ones.
+cl_int4 padded_dims(const Shape& s) {
+  std::int64_t d[4] = {1, 1, 1, 1};
+  for (int i = 0; i < s.rank(); ++i) d[4 - s.rank() + i] = s[i];
+  return int4_of(d);
+}
+
+void forward_unary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  const std::int64_t n = call.output_shape.numel() + testing::unary_overrun_elements.load();
+  const std::string name = "unary_fwd_" + unary_kernel_op(call);
+  q.run_elementwise(name.c_str(), n, as_cl(in[0]), out, n, RealArg{call.attrs.p}, RealArg{call.attrs.alpha});
+}
+
+void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
+  if (!grads[0]) return;
+  const std::int64_t n = call.output_shape.numel();
+  const std::string name = "unary_bwd_" + unary_kernel_op(call);
+  q.run_elementwise(name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{call.attrs.p},
+                    RealArg{call.attrs.alpha});
+}
+
+void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
+  const std::string name = "binary_fwd_" + std::string(op_name(call.kind));
+  q.run_elementwise(name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), out, int4_of(p.out_dims), int4_of(p.a_stride),
+                    int4_of(p.b_stride), p.numel);
+}
+
+// Both partial gradients are computed at output size in `real`, then each is either converted
+// (input not broadcast) or summed over its broadcast dims by a work-group reduction.
+void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
+  BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
+  cl::Buffer partial[2] = {q.scratch(static_cast<std::size_t>(p.numel)), q.scratch(static_cast<std::size_t>(p.numel))};
+  const std::string name = "binary_bwd_" + std::string(op_name(call.kind));
+  q.run_elementwise(name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, partial[0], partial[1],
+                    int4_of(p.out_dims), int4_of(p.a_stride), int4_of(p.b_stride), p.numel);
+  for (int k = 0; k < 2; ++k) {
+    if (!grads[k]) continue;
+    ClBuffer& g = as_cl(grads[k]);
+    const std::int64_t in_numel = call.input_shapes[k].numel();
+    if (in_numel == p.numel)
+      q.run_elementwise("cast_real", in_numel, partial[k], g, in_numel, RealArg{1.0});
+    else
+      q.run_per_group("bcast_reduce", in_numel, partial[k], g, int4_of(p.out_dims), padded_dims(call.input_shapes[k]),
+                      in_numel);
+  }
+}
+
+}  // namespace
+
+void forward_elementwise(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  if (op_family(call.kind) == OpFamily::binary)
+    forward_binary(q, call, in, out);
+  else
+    forward_unary(q, call, in, out);
+}
+
+void backward_elementwise(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout,
+                          Grads grads) {
+  if (op_family(call.kind) == OpFamily::binary)
+    backward_binary(q, call, in, dout, grads);
+  else
+    backward_unary(q, call, in, out, dout, grads);
+}
+
+}  // namespace gp::opencl

@@ -1,0 +1,154 @@
+// matmul and linear through one tiled kernel (operands described by strides, so transposed
+// operands of the backward pass cost no copies), and the layout ops as index copies.
+#include "backends/opencl/detail.hpp"
+
+namespace gp::opencl {
+
+namespace {
+
+// A logical [rows, cols] matrix (per batch) inside a buffer: element (r, c) of batch b is at
+// b * batch_stride + r * row_stride + c * col_stride.
+struct Operand {
+  const cl::Buffer& mem;
+  std::int64_t row_stride, col_stride, batch_stride;
+};
+
+// C[b] = A[b] B[b] (+ bias[col]) with A [M, K], B [K, N], C contiguous [batch, M, N].
+void gemm(ClQueue& q, const Operand& a, const Operand& b, const cl::Buffer& c, const cl::Buffer* bias,
+          std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K) {
+  cl::NDRange global(ClQueue::round_up(N, kTile), ClQueue::round_up(M, kTile), static_cast<std::size_t>(batch));
+  q.run("matmul_tiled", global, cl::NDRange(kTile, kTile, 1), a.mem, b.mem, c, bias ? *bias : c, M, N, K, a.row_stride,
+        a.col_stride, a.batch_stride, b.row_stride, b.col_stride, b.batch_stride, bias ? 1 : 0);
+}
+
+// [outer, inner] around axis ax of s (the axis itself excluded).
+std::pair<std::int64_t, std::int64_t> outer_inner(const Shape& s, int ax) {
+  std::int64_t outer = 1, inner = 1;
+  for (int i = 0; i < ax; ++i) outer *= s[i];
+  for (int i = ax + 1; i < s.rank(); ++i) inner *= s[i];
+  return {outer, inner};
+}
+
+struct AxisRange {  // the n positions off, off + step, ... of an axis of length len
+  std::int64_t len, off, step;
+};
+
+void axis_copy(ClQueue& q, const cl::Buffer& src, AxisRange from, const cl::Buffer& dst, AxisRange to,
+               std::int64_t outer, std::int64_t n, std::int64_t inner) {
+  q.run_elementwise("axis_copy", outer * n * inner, src, dst, outer, n, inner, from.len, from.off, from.step, to.len,
+                    to.off, to.step);
+}
+
+std::int64_t batch_of(const Shape& s) { return s.rank() == 3 ? s[0] : 1; }
+
+}  // namespace
+
+void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  const Shape& s = call.input_shapes[0];
+  const cl::Buffer& x = as_cl(in[0]).mem();
+  switch (call.kind) {
+    case OpKind::matmul: {
+      MatmulDims d = matmul_dims(call);
+      gemm(q, {x, d.k, 1, d.m * d.k}, {as_cl(in[1]).mem(), d.n, 1, d.k * d.n}, out.mem(), nullptr, d.batch, d.m, d.n,
+           d.k);
+      return;
+    }
+    case OpKind::linear: {  // y = x W^T + b: W [n, k] read as W^T [k, n]
+      MatmulDims d = matmul_dims(call);
+      const cl::Buffer& bias = as_cl(in[2]).mem();
+      gemm(q, {x, d.k, 1, 0}, {as_cl(in[1]).mem(), 1, d.k, 0}, out.mem(), &bias, 1, d.m, d.n, d.k);
+      return;
+    }
+    case OpKind::transpose:
+      q.run_elementwise("transpose_last2", s.numel(), x, out, batch_of(s), s[s.rank() - 2], s[s.rank() - 1]);
+      return;
+    case OpKind::reshape:
+      q.run_elementwise("copy_store", s.numel(), x, out, s.numel());
+      return;
+    case OpKind::concat: {
+      const int ax = s.axis(call.attrs.axis);
+      auto [outer, inner] = outer_inner(s, ax);
+      const std::int64_t total = call.output_shape[ax];
+      std::int64_t off = 0;
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        const std::int64_t nk = call.input_shapes[k][ax];
+        axis_copy(q, as_cl(in[k]).mem(), {nk, 0, 1}, out.mem(), {total, off, 1}, outer, nk, inner);
+        off += nk;
+      }
+      return;
+    }
+    case OpKind::slice: {
+      const int ax = s.axis(call.attrs.axis);
+      auto [outer, inner] = outer_inner(s, ax);
+      const std::int64_t n = call.output_shape[ax];
+      axis_copy(q, x, {s[ax], call.attrs.start, call.attrs.step}, out.mem(), {n, 0, 1}, outer, n, inner);
+      return;
+    }
+    default:
+      throw Error("opencl: no linalg/layout kernel for " + std::string(op_name(call.kind)));
+  }
+}
+
+void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout,
+                     Grads grads) {
+  const Shape& s = call.input_shapes[0];
+  const cl::Buffer& x = as_cl(in[0]).mem();
+  const cl::Buffer& g = dout.mem();
+  switch (call.kind) {
+    case OpKind::matmul: {
+      MatmulDims d = matmul_dims(call);
+      const cl::Buffer& b = as_cl(in[1]).mem();
+      // dA [m, k] = G [m, n] B^T;  dB [k, n] = A^T G.
+      if (grads[0])
+        gemm(q, {g, d.n, 1, d.m * d.n}, {b, 1, d.n, d.k * d.n}, as_cl(grads[0]).mem(), nullptr, d.batch, d.m, d.k, d.n);
+      if (grads[1])
+        gemm(q, {x, 1, d.k, d.m * d.k}, {g, d.n, 1, d.m * d.n}, as_cl(grads[1]).mem(), nullptr, d.batch, d.k, d.n, d.m);
+      return;
+    }
+    case OpKind::linear: {
+      MatmulDims d = matmul_dims(call);
+      // dx [m, k] = G [m, n] W [n, k];  dW [n, k] = G^T x;  db [n] = column sums of G.
+      if (grads[0])
+        gemm(q, {g, d.n, 1, 0}, {as_cl(in[1]).mem(), d.k, 1, 0}, as_cl(grads[0]).mem(), nullptr, 1, d.m, d.k, d.n);
+      if (grads[1]) gemm(q, {g, 1, d.n, 0}, {x, d.k, 1, 0}, as_cl(grads[1]).mem(), nullptr, 1, d.n, d.k, d.m);
+      if (grads[2]) sum_axis(q, dout, 1, d.m, d.n, as_cl(grads[2]));
+      return;
+    }
+    case OpKind::concat: {  // each input's gradient is its slice of g
+      const int ax = s.axis(call.attrs.axis);
+      auto [outer, inner] = outer_inner(s, ax);
+      const std::int64_t total = call.output_shape[ax];
+      std::int64_t off = 0;
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        const std::int64_t nk = call.input_shapes[k][ax];
+        if (grads[k]) axis_copy(q, g, {total, off, 1}, as_cl(grads[k]).mem(), {nk, 0, 1}, outer, nk, inner);
+        off += nk;
+      }
+      return;
+    }
+    default:
+      break;
+  }
+  if (!grads[0]) return;
+  const cl::Buffer& dx = as_cl(grads[0]).mem();
+  switch (call.kind) {
+    case OpKind::transpose:  // g is [batch, cols, rows]
+      q.run_elementwise("transpose_last2", s.numel(), g, dx, batch_of(s), s[s.rank() - 1], s[s.rank() - 2]);
+      return;
+    case OpKind::reshape:
+      q.run_elementwise("copy_store", s.numel(), g, dx, s.numel());
+      return;
+    case OpKind::slice: {
+      const int ax = s.axis(call.attrs.axis);
+      auto [outer, inner] = outer_inner(s, ax);
+      const std::int64_t n = call.output_shape[ax];
+      q.run_elementwise("fill_zero", s.numel(), dx, s.numel());
+      axis_copy(q, g, {n, 0, 1}, dx, {s[ax], call.attrs.start, call.attrs.step}, outer, n, inner);
+      return;
+    }
+    default:
+      throw Error("opencl: no linalg/layout kernel for " + std::string(op_name(call.kind)));
+  }
+}
+
+}  // namespace gp::opencl

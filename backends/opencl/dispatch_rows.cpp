@@ -1,0 +1,143 @@
+// Work-group kernels: reductions over one axis, softmax / log_softmax / gumbel_softmax,
+// layer_norm and the losses. Geometry comes from core/op.hpp split_at_axis.
+#include "backends/opencl/detail.hpp"
+
+namespace gp::opencl {
+
+namespace {
+
+// reduce_fwd_NAME / reduce_bwd_NAME of reduce.cl.
+std::string reduce_kernel(const char* direction, OpKind k) { return std::string(direction) + std::string(op_name(k)); }
+
+struct SoftmaxArgs {
+  AxisSplit split;
+  int mode;  // ROW_SOFTMAX 0, ROW_LOG_SOFTMAX 1 (rowwise.cl)
+  bool has_noise;
+  double inv_tau;
+};
+
+SoftmaxArgs softmax_args(const OpCall& call) {
+  if (call.kind == OpKind::gumbel_softmax)
+    return {split_at_axis(call.input_shapes[0], -1), 0, true, 1.0 / call.attrs.tau};
+  return {split_at_axis(call.input_shapes[0], call.attrs.axis), call.kind == OpKind::log_softmax ? 1 : 0, false, 1.0};
+}
+
+constexpr int kLossMse = 0, kLossBce = 1;  // LOSS_* in loss.cl
+
+double loss_scale(const OpCall& call) {
+  double n = static_cast<double>(call.input_shapes[0].numel());
+  if (call.kind == OpKind::mse_loss && call.attrs.reduction == LossReduction::sum) return 1.0;
+  return 1.0 / n;
+}
+
+void forward_loss(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  const ClBuffer& a = as_cl(in[0]);
+  const ClBuffer& b = as_cl(in[1]);
+  if (call.kind == OpKind::cross_entropy) {
+    const std::int64_t B = call.input_shapes[0][0], C = call.input_shapes[0][1];
+    cl::Buffer rows = q.scratch(static_cast<std::size_t>(B));
+    q.run_per_group("ce_rows", B, a, b, rows, B, C);
+    q.run_per_group("sum_partials", 1, rows, out, B, RealArg{1.0 / static_cast<double>(B)});
+    return;
+  }
+  const std::int64_t n = call.input_shapes[0].numel();
+  const std::int64_t groups = std::min<std::int64_t>((n + kWorkGroup - 1) / kWorkGroup, 256);
+  cl::Buffer partial = q.scratch(static_cast<std::size_t>(groups));
+  q.run_per_group("loss_partial", groups, a, b, partial, n, call.kind == OpKind::mse_loss ? kLossMse : kLossBce);
+  q.run_per_group("sum_partials", 1, partial, out, groups, RealArg{loss_scale(call)});
+}
+
+void backward_loss(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
+  const ClBuffer& a = as_cl(in[0]);
+  const ClBuffer& b = as_cl(in[1]);
+  if (call.kind == OpKind::cross_entropy) {
+    if (!grads[0]) return;
+    const std::int64_t B = call.input_shapes[0][0], C = call.input_shapes[0][1];
+    q.run_per_group("ce_bwd", B, a, b, dout, as_cl(grads[0]), B, C);
+    return;
+  }
+  const std::int64_t n = call.input_shapes[0].numel();
+  // A missing gradient gets a read-only input as placeholder; want_* = 0 keeps it unwritten.
+  const ClBuffer& da = grads[0] ? as_cl(grads[0]) : a;
+  const ClBuffer& db = grads[1] ? as_cl(grads[1]) : a;
+  q.run_elementwise("loss_bwd", n, a, b, dout, da, db, n, call.kind == OpKind::mse_loss ? kLossMse : kLossBce,
+                    RealArg{loss_scale(call)}, grads[0] ? 1 : 0, grads[1] ? 1 : 0);
+}
+
+void forward_layer_norm(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  const Shape& s = call.input_shapes[0];
+  const std::int64_t n = s[s.rank() - 1], rows = s.numel() / n;
+  q.run_per_group("layer_norm_fwd", rows, as_cl(in[0]), as_cl(in[1]), as_cl(in[2]), out, rows, n,
+                  RealArg{call.attrs.eps});
+}
+
+void backward_layer_norm(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
+  const Shape& s = call.input_shapes[0];
+  const std::int64_t n = s[s.rank() - 1], rows = s.numel() / n;
+  const ClBuffer& x = as_cl(in[0]);
+  cl::Buffer stats = q.scratch(static_cast<std::size_t>(2 * rows));
+  // The x-gradient kernel also produces the row statistics, so it runs even when dx is unwanted.
+  cl::Buffer dx_spare;
+  if (!grads[0]) dx_spare = q.scratch(static_cast<std::size_t>(rows * n));
+  const cl::Buffer& dx = grads[0] ? as_cl(grads[0]).mem() : dx_spare;
+  q.run_per_group("layer_norm_bwd_x", rows, x, as_cl(in[1]), dout, dx, stats, rows, n, RealArg{call.attrs.eps});
+  if (!grads[1] && !grads[2]) return;
+  cl::Buffer spare = q.scratch(static_cast<std::size_t>(n));
+  const cl::Buffer& dw = grads[1] ? as_cl(grads[1]).mem() : spare;
+  const cl::Buffer& db = grads[2] ? as_cl(grads[2]).mem() : spare;
+  q.run_per_group("layer_norm_bwd_wb", n, x, dout, stats, dw, db, rows, n);
+}
+
+}  // namespace
+
+void sum_axis(ClQueue& q, const ClBuffer& src, std::int64_t outer, std::int64_t n, std::int64_t inner, ClBuffer& dst) {
+  q.run_per_group("reduce_fwd_sum", outer * inner, src, dst, outer, n, inner, 0);
+}
+
+void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
+  const ClBuffer& x = as_cl(in[0]);
+  switch (op_family(call.kind)) {
+    case OpFamily::reduction: {
+      AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
+      q.run_per_group(reduce_kernel("reduce_fwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, sp.outer, sp.n,
+                      sp.inner, call.attrs.correction);
+      return;
+    }
+    case OpFamily::loss:
+      forward_loss(q, call, in, out);
+      return;
+    default:
+      break;
+  }
+  if (call.kind == OpKind::layer_norm) return forward_layer_norm(q, call, in, out);
+  SoftmaxArgs a = softmax_args(call);
+  const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
+  q.run_per_group("softmax_fwd", a.split.outer * a.split.inner, x, noise, out, a.split.outer, a.split.n, a.split.inner,
+                  a.mode, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
+}
+
+void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
+  const ClBuffer& x = as_cl(in[0]);
+  switch (op_family(call.kind)) {
+    case OpFamily::reduction: {
+      if (!grads[0]) return;
+      AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
+      q.run_per_group(reduce_kernel("reduce_bwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, dout,
+                      as_cl(grads[0]), sp.outer, sp.n, sp.inner, call.attrs.correction);
+      return;
+    }
+    case OpFamily::loss:
+      backward_loss(q, call, in, dout, grads);
+      return;
+    default:
+      break;
+  }
+  if (call.kind == OpKind::layer_norm) return backward_layer_norm(q, call, in, dout, grads);
+  if (!grads[0]) return;
+  SoftmaxArgs a = softmax_args(call);
+  const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
+  q.run_per_group("softmax_bwd", a.split.outer * a.split.inner, x, noise, dout, as_cl(grads[0]), a.split.outer,
+                  a.split.n, a.split.inner, a.mode, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
+}
+
+}  // namespace gp::opencl

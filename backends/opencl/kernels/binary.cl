@@ -1,0 +1,101 @@
+// Binary elementwise ops with NumPy broadcasting. Shapes are padded to rank 4 on the host
+// (core/op.hpp broadcast_plan): `dims` are the output dims (x outermost, w innermost), `sa` and
+// `sb` the element strides of a and b (0 along broadcast dims). Each op is three one-line
+// functions: value, d/da and d/db times g; the kernels are written once and instantiated by
+// GP_BINARY_OPS. The backward writes both partial gradients at output size in `real`; the host
+// then sums them over the broadcast dims with bcast_reduce (a work-group reduction) or converts
+// them with cast_real when an input was not broadcast.
+
+inline real fb_add(real a, real b) { return a + b; }
+inline real da_add(real a, real b, real g) { return g; }
+inline real db_add(real a, real b, real g) { return g; }
+inline real fb_sub(real a, real b) { return a - b; }
+inline real da_sub(real a, real b, real g) { return g; }
+inline real db_sub(real a, real b, real g) { return -g; }
+inline real fb_mul(real a, real b) { return a * b; }
+inline real da_mul(real a, real b, real g) { return g * b; }
+inline real db_mul(real a, real b, real g) { return g * a; }
+inline real fb_div(real a, real b) { return a / b; }
+inline real da_div(real a, real b, real g) { return g / b; }
+inline real db_div(real a, real b, real g) { return -g * a / (b * b); }
+inline real fb_pow(real a, real b) { return pow(a, b); }
+inline real da_pow(real a, real b, real g) { return g * b * pow(a, b - R(1)); }
+inline real db_pow(real a, real b, real g) { return g * pow(a, b) * log(a); }
+inline real fb_maximum(real a, real b) { return a > b ? a : b; }
+inline real da_maximum(real a, real b, real g) { return a > b ? g : R(0); }
+inline real db_maximum(real a, real b, real g) { return a > b ? R(0) : g; }
+inline real fb_minimum(real a, real b) { return a < b ? a : b; }
+inline real da_minimum(real a, real b, real g) { return a < b ? g : R(0); }
+inline real db_minimum(real a, real b, real g) { return a < b ? R(0) : g; }
+
+#define GP_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum)
+
+// Offset of output element i in a tensor with strides s (0 where broadcast).
+inline int bcast_offset(int i, int4 d, int4 s) {
+  int off = (i % d.w) * s.w;
+  i /= d.w;
+  off += (i % d.z) * s.z;
+  i /= d.z;
+  off += (i % d.y) * s.y;
+  i /= d.y;
+  return off + i * s.x;
+}
+
+#define GP_DEFINE_BINARY(NAME)                                                                 \
+  __kernel void binary_fwd_##NAME(__global const store_t* a, __global const store_t* b,        \
+                                  __global store_t* y, int4 dims, int4 sa, int4 sb, int n) {   \
+    const int i = get_global_id(0);                                                            \
+    if (i < n) STORE(y, i, fb_##NAME(LOAD(a, bcast_offset(i, dims, sa)),                       \
+                                     LOAD(b, bcast_offset(i, dims, sb))));                     \
+  }                                                                                            \
+  __kernel void binary_bwd_##NAME(__global const store_t* a, __global const store_t* b,        \
+                                  __global const store_t* g, __global real* ga,                \
+                                  __global real* gb, int4 dims, int4 sa, int4 sb, int n) {     \
+    const int i = get_global_id(0);                                                            \
+    if (i >= n) return;                                                                        \
+    real av = LOAD(a, bcast_offset(i, dims, sa)), bv = LOAD(b, bcast_offset(i, dims, sb));     \
+    real gv = LOAD(g, i);                                                                      \
+    ga[i] = da_##NAME(av, bv, gv);                                                             \
+    gb[i] = db_##NAME(av, bv, gv);                                                             \
+  }
+
+GP_BINARY_OPS(GP_DEFINE_BINARY)
+
+// dst[j] = sum of src over every output element that broadcasts from input element j. One
+// work-group per input element; `out_dims` and `in_dims` are rank-4 padded, in_dims[d] is 1
+// along broadcast dims. Items stride over the broadcast combinations and reduce in local memory.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(
+    __global const real* src, __global store_t* dst, int4 out_dims, int4 in_dims, int in_numel) {
+  __local real scratch[GP_WG];
+  const int j = get_group_id(0);
+  if (j >= in_numel) return;  // uniform per group
+  // Coordinates of j in the input, and the extent of the broadcast dims.
+  int4 c;
+  int rest = j;
+  c.w = rest % in_dims.w; rest /= in_dims.w;
+  c.z = rest % in_dims.z; rest /= in_dims.z;
+  c.y = rest % in_dims.y; rest /= in_dims.y;
+  c.x = rest;
+  int4 bd = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1,
+                   in_dims.z == 1 ? out_dims.z : 1, in_dims.w == 1 ? out_dims.w : 1);
+  const int count = bd.x * bd.y * bd.z * bd.w;
+  real acc = R(0);
+  for (int r = get_local_id(0); r < count; r += GP_WG) {
+    int q = r;
+    int4 o;
+    o.w = in_dims.w == 1 ? q % bd.w : c.w; q /= bd.w;
+    o.z = in_dims.z == 1 ? q % bd.z : c.z; q /= bd.z;
+    o.y = in_dims.y == 1 ? q % bd.y : c.y; q /= bd.y;
+    o.x = in_dims.x == 1 ? q : c.x;
+    int lin = ((o.x * out_dims.y + o.y) * out_dims.z + o.z) * out_dims.w + o.w;
+    acc += src[lin];
+  }
+  real total = wg_sum(acc, scratch);
+  if (get_local_id(0) == 0) STORE(dst, j, total);
+}
+
+// dst = scale * src, converting the real work type to the storage type.
+__kernel void cast_real(__global const real* src, __global store_t* dst, int n, real scale) {
+  const int i = get_global_id(0);
+  if (i < n) STORE(dst, i, scale * src[i]);
+}

@@ -1,0 +1,36 @@
+// Layout ops: copies with index arithmetic only (reshape, transpose, concat, slice).
+
+__kernel void copy_store(__global const bits_t* src, __global bits_t* dst, int n) {
+  const int i = get_global_id(0);
+  if (i < n) dst[i] = src[i];
+}
+
+__kernel void fill_zero(__global store_t* dst, int n) {
+  const int i = get_global_id(0);
+  if (i < n) STORE(dst, i, R(0));
+}
+
+// dst[b, c, r] = src[b, r, c] for src [batch, rows, cols].
+__kernel void transpose_last2(__global const bits_t* src, __global bits_t* dst, int batch, int rows, int cols) {
+  const int i = get_global_id(0);
+  if (i >= batch * rows * cols) return;
+  int r = i % rows;
+  int rest = i / rows;
+  int c = rest % cols;
+  int b = rest / cols;
+  dst[i] = src[(b * rows + r) * cols + c];
+}
+
+// For (o, j, k) in [outer, n, inner]: dst[(o dst_n + dst_off + j dst_step) inner + k] =
+// src[(o src_n + src_off + j src_step) inner + k]. Concat and slice forward and backward are
+// all this copy with different offsets and steps along the axis.
+__kernel void axis_copy(__global const bits_t* src, __global bits_t* dst, int outer, int n, int inner, int src_n,
+                        int src_off, int src_step, int dst_n, int dst_off, int dst_step) {
+  const int i = get_global_id(0);
+  if (i >= outer * n * inner) return;
+  int k = i % inner;
+  int rest = i / inner;
+  int j = rest % n;
+  int o = rest / n;
+  dst[(o * dst_n + dst_off + j * dst_step) * inner + k] = src[(o * src_n + src_off + j * src_step) * inner + k];
+}

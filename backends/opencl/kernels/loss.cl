@@ -1,0 +1,86 @@
+// Losses with a scalar output, reduced in two stages: loss_partial (or ce_rows) leaves one real
+// per work-group (or row), sum_partials adds them in a single work-group and scales.
+// mode: 0 mse (a - b)^2, 1 bce_with_logits max(a,0) - a b + log1p(e^-|a|).
+
+#define LOSS_MSE 0
+#define LOSS_BCE 1
+
+inline real loss_term(real a, real b, int mode) {
+  if (mode == LOSS_MSE) return (a - b) * (a - b);
+  return fmax(a, R(0)) - a * b + log1p(exp(-fabs(a)));
+}
+
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void loss_partial(
+    __global const store_t* a, __global const store_t* b, __global real* partial, int n, int mode) {
+  __local real scratch[GP_WG];
+  real acc = R(0);
+  for (int i = get_global_id(0); i < n; i += get_global_size(0)) acc += loss_term(LOAD(a, i), LOAD(b, i), mode);
+  real s = wg_sum(acc, scratch);
+  if (get_local_id(0) == 0) partial[get_group_id(0)] = s;
+}
+
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void sum_partials(
+    __global const real* partial, __global store_t* y, int count, real scale) {
+  __local real scratch[GP_WG];
+  real acc = R(0);
+  for (int i = get_local_id(0); i < count; i += GP_WG) acc += partial[i];
+  real s = wg_sum(acc, scratch);
+  if (get_local_id(0) == 0) STORE(y, 0, s * scale);
+}
+
+// Elementwise gradients of mse / bce given the scalar upstream gradient g[0]; `scale` is 1/n
+// for a mean (always for bce), 1 for a sum. A null-gradient input gets want_* = 0.
+__kernel void loss_bwd(__global const store_t* a, __global const store_t* b, __global const store_t* g,
+                       __global store_t* da, __global store_t* db, int n, int mode, real scale, int want_a,
+                       int want_b) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  real av = LOAD(a, i), bv = LOAD(b, i), gv = LOAD(g, 0) * scale;
+  if (mode == LOSS_MSE) {
+    real d = R(2) * (av - bv) * gv;
+    if (want_a) STORE(da, i, d);
+    if (want_b) STORE(db, i, -d);
+  } else {
+    if (want_a) STORE(da, i, (sigmoid_r(av) - bv) * gv);
+    if (want_b) STORE(db, i, -av * gv);
+  }
+}
+
+// Row max and sum of exp(x - max) for cross entropy rows.
+inline real ce_row_stats(__global const store_t* x, int base, int C, __local real* scratch, real* sum) {
+  real m = -INFINITY;
+  for (int j = get_local_id(0); j < C; j += GP_WG) m = fmax(m, LOAD(x, base + j));
+  m = wg_max(m, scratch);
+  real acc = R(0);
+  for (int j = get_local_id(0); j < C; j += GP_WG) acc += exp(LOAD(x, base + j) - m);
+  *sum = wg_sum(acc, scratch);
+  return m;
+}
+
+// rowloss[r] = logsumexp(x[r]) - x[r, t[r]]; an out-of-range target gives NaN.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_rows(
+    __global const store_t* x, __global const int* t, __global real* rowloss, int B, int C) {
+  __local real scratch[GP_WG];
+  const int r = get_group_id(0);
+  real s;
+  real m = ce_row_stats(x, r * C, C, scratch, &s);
+  if (get_local_id(0) == 0) {
+    int k = t[r];
+    rowloss[r] = (k >= 0 && k < C) ? m + log(s) - LOAD(x, r * C + k) : NAN;
+  }
+}
+
+// dx[r, j] = g / B (softmax(x[r])_j - [j == t[r]]).
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_bwd(
+    __global const store_t* x, __global const int* t, __global const store_t* g, __global store_t* dx, int B, int C) {
+  __local real scratch[GP_WG];
+  const int r = get_group_id(0);
+  real s;
+  real m = ce_row_stats(x, r * C, C, scratch, &s);
+  real gv = LOAD(g, 0) / (real)B;
+  int k = t[r];
+  for (int j = get_local_id(0); j < C; j += GP_WG) {
+    real p = exp(LOAD(x, r * C + j) - m) / s;
+    STORE(dx, r * C + j, gv * (p - (j == k ? R(1) : R(0))));
+  }
+}

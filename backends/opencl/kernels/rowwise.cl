@@ -1,0 +1,134 @@
+// Row-wise ops: softmax, log_softmax (any axis), gumbel_softmax (last axis, noise and 1/tau)
+// and layer_norm (last axis). One work-group of GP_WG items per line of the [outer, n, inner]
+// view; the backward recomputes the row statistics from x instead of trusting a stored 16-bit y.
+
+#define ROW_SOFTMAX 0
+#define ROW_LOG_SOFTMAX 1
+
+inline real row_z(__global const store_t* x, __global const store_t* noise, int k, int has_noise, real inv_tau) {
+  real z = LOAD(x, k);
+  if (has_noise) z = (z + LOAD(noise, k)) * inv_tau;
+  return z;
+}
+
+// Max of z over the line and sum of exp(z - max).
+inline real row_max_sum(__global const store_t* x, __global const store_t* noise, int base, int n, int inner,
+                        int has_noise, real inv_tau, __local real* scratch, real* sum) {
+  real m = -INFINITY;
+  for (int j = get_local_id(0); j < n; j += GP_WG) m = fmax(m, row_z(x, noise, base + j * inner, has_noise, inv_tau));
+  m = wg_max(m, scratch);
+  real acc = R(0);
+  for (int j = get_local_id(0); j < n; j += GP_WG) acc += exp(row_z(x, noise, base + j * inner, has_noise, inv_tau) - m);
+  *sum = wg_sum(acc, scratch);
+  return m;
+}
+
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(
+    __global const store_t* x, __global const store_t* noise, __global store_t* y, int outer, int n, int inner,
+    int mode, int has_noise, real inv_tau) {
+  __local real scratch[GP_WG];
+  const int base = line_base(get_group_id(0), inner, n);
+  real s;
+  real m = row_max_sum(x, noise, base, n, inner, has_noise, inv_tau, scratch, &s);
+  real log_s = log(s);
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    int k = base + j * inner;
+    real z = row_z(x, noise, k, has_noise, inv_tau) - m;
+    STORE(y, k, mode == ROW_SOFTMAX ? exp(z) / s : z - log_s);
+  }
+}
+
+// softmax: dz = p (g - sum g p); log_softmax: dz = g - p sum g; dx = dz / tau.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_bwd(
+    __global const store_t* x, __global const store_t* noise, __global const store_t* g, __global store_t* dx,
+    int outer, int n, int inner, int mode, int has_noise, real inv_tau) {
+  __local real scratch[GP_WG];
+  const int base = line_base(get_group_id(0), inner, n);
+  real s;
+  real m = row_max_sum(x, noise, base, n, inner, has_noise, inv_tau, scratch, &s);
+  real acc = R(0);
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    int k = base + j * inner;
+    real gv = LOAD(g, k);
+    acc += mode == ROW_SOFTMAX ? gv * exp(row_z(x, noise, k, has_noise, inv_tau) - m) / s : gv;
+  }
+  real dot = wg_sum(acc, scratch);
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    int k = base + j * inner;
+    real p = exp(row_z(x, noise, k, has_noise, inv_tau) - m) / s;
+    real gv = LOAD(g, k);
+    real dz = mode == ROW_SOFTMAX ? p * (gv - dot) : gv - p * dot;
+    STORE(dx, k, dz * inv_tau);
+  }
+}
+
+// Mean and 1/sqrt(var + eps) of row r (population variance, two passes).
+inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, __local real* scratch) {
+  real acc = R(0);
+  for (int j = get_local_id(0); j < n; j += GP_WG) acc += LOAD(x, base + j);
+  real mean = wg_sum(acc, scratch) / (real)n;
+  acc = R(0);
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    real d = LOAD(x, base + j) - mean;
+    acc += d * d;
+  }
+  real var = wg_sum(acc, scratch) / (real)n;
+  return (real2)(mean, R(1) / sqrt(var + eps));
+}
+
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(
+    __global const store_t* x, __global const store_t* w, __global const store_t* b, __global store_t* y, int rows,
+    int n, real eps) {
+  __local real scratch[GP_WG];
+  const int base = get_group_id(0) * n;
+  real2 st = ln_stats(x, base, n, eps, scratch);
+  for (int j = get_local_id(0); j < n; j += GP_WG)
+    STORE(y, base + j, (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j));
+}
+
+// dx = rstd (w g - mean(w g) - xhat mean(w g xhat)); also saves (mean, rstd) per row for the
+// weight and bias gradients.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_bwd_x(
+    __global const store_t* x, __global const store_t* w, __global const store_t* g, __global store_t* dx,
+    __global real* stats, int rows, int n, real eps) {
+  __local real scratch[GP_WG];
+  const int row = get_group_id(0);
+  const int base = row * n;
+  real2 st = ln_stats(x, base, n, eps, scratch);
+  real a1 = R(0), a2 = R(0);
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    real wg = LOAD(w, j) * LOAD(g, base + j);
+    a1 += wg;
+    a2 += wg * (LOAD(x, base + j) - st.x) * st.y;
+  }
+  real c1 = wg_sum(a1, scratch) / (real)n;
+  real c2 = wg_sum(a2, scratch) / (real)n;
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    real xhat = (LOAD(x, base + j) - st.x) * st.y;
+    STORE(dx, base + j, st.y * (LOAD(w, j) * LOAD(g, base + j) - c1 - xhat * c2));
+  }
+  if (get_local_id(0) == 0) {
+    stats[2 * row] = st.x;
+    stats[2 * row + 1] = st.y;
+  }
+}
+
+// dw[j] = sum_r g[r,j] xhat[r,j], db[j] = sum_r g[r,j]: one work-group per column.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_bwd_wb(
+    __global const store_t* x, __global const store_t* g, __global const real* stats, __global store_t* dw,
+    __global store_t* db, int rows, int n) {
+  __local real scratch[GP_WG];
+  const int j = get_group_id(0);
+  real aw = R(0), ab = R(0);
+  for (int r = get_local_id(0); r < rows; r += GP_WG) {
+    real gv = LOAD(g, r * n + j);
+    aw += gv * (LOAD(x, r * n + j) - stats[2 * r]) * stats[2 * r + 1];
+    ab += gv;
+  }
+  real sw = wg_sum(aw, scratch);
+  real sb = wg_sum(ab, scratch);
+  if (get_local_id(0) == 0) {
+    STORE(dw, j, sw);
+    STORE(db, j, sb);
+  }
+}

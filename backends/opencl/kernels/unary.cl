@@ -1,0 +1,92 @@
+// Unary elementwise ops (and the unary ops with chosen gradients). Each op is two one-line
+// functions: f_NAME(x, P, A) for the value and d_NAME(x, y, g, P, A) for the VJP, where y is the
+// stored forward value, g the incoming gradient, P the pow_scalar exponent and A the alpha of
+// leaky_relu / elu. The kernels are written once below and instantiated per op by
+// GP_UNARY_OPS; the host names them unary_fwd_NAME / unary_bwd_NAME.
+
+#define GELU_K R(0.7978845608028654) /* sqrt(2/pi) */
+#define GELU_C R(0.044715)
+
+inline real f_neg(real x, real P, real A) { return -x; }
+inline real d_neg(real x, real y, real g, real P, real A) { return -g; }
+inline real f_square(real x, real P, real A) { return x * x; }
+inline real d_square(real x, real y, real g, real P, real A) { return R(2) * x * g; }
+inline real f_reciprocal(real x, real P, real A) { return R(1) / x; }
+inline real d_reciprocal(real x, real y, real g, real P, real A) { return -g / (x * x); }
+inline real f_abs(real x, real P, real A) { return fabs(x); }
+inline real d_abs(real x, real y, real g, real P, real A) { return sign(x) * g; }
+inline real f_exp(real x, real P, real A) { return exp(x); }
+inline real d_exp(real x, real y, real g, real P, real A) { return g * exp(x); }
+inline real f_expm1(real x, real P, real A) { return expm1(x); }
+inline real d_expm1(real x, real y, real g, real P, real A) { return g * exp(x); }
+inline real f_log(real x, real P, real A) { return log(x); }
+inline real d_log(real x, real y, real g, real P, real A) { return g / x; }
+inline real f_log1p(real x, real P, real A) { return log1p(x); }
+inline real d_log1p(real x, real y, real g, real P, real A) { return g / (R(1) + x); }
+inline real f_sqrt(real x, real P, real A) { return sqrt(x); }
+inline real d_sqrt(real x, real y, real g, real P, real A) { return g / (R(2) * sqrt(x)); }
+inline real f_rsqrt(real x, real P, real A) { return rsqrt(x); }
+inline real d_rsqrt(real x, real y, real g, real P, real A) { return R(-0.5) * g * rsqrt(x) / x; }
+inline real f_pow_scalar(real x, real P, real A) { return pow(x, P); }
+inline real d_pow_scalar(real x, real y, real g, real P, real A) { return g * P * pow(x, P - R(1)); }
+inline real f_sin(real x, real P, real A) { return sin(x); }
+inline real d_sin(real x, real y, real g, real P, real A) { return g * cos(x); }
+inline real f_cos(real x, real P, real A) { return cos(x); }
+inline real d_cos(real x, real y, real g, real P, real A) { return -g * sin(x); }
+inline real f_tanh(real x, real P, real A) { return tanh(x); }
+inline real d_tanh(real x, real y, real g, real P, real A) { real t = tanh(x); return g * (R(1) - t * t); }
+inline real f_sigmoid(real x, real P, real A) { return sigmoid_r(x); }
+inline real d_sigmoid(real x, real y, real g, real P, real A) { real s = sigmoid_r(x); return g * s * (R(1) - s); }
+// ln(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
+inline real f_softplus(real x, real P, real A) { return fmax(x, R(0)) + log1p(exp(-fabs(x))); }
+inline real d_softplus(real x, real y, real g, real P, real A) { return g * sigmoid_r(x); }
+inline real f_silu(real x, real P, real A) { return x * sigmoid_r(x); }
+inline real d_silu(real x, real y, real g, real P, real A) {
+  real s = sigmoid_r(x);
+  return g * s * (R(1) + x * (R(1) - s));
+}
+inline real f_relu(real x, real P, real A) { return x > R(0) ? x : R(0); }
+inline real d_relu(real x, real y, real g, real P, real A) { return x > R(0) ? g : R(0); }
+inline real f_leaky_relu(real x, real P, real A) { return x > R(0) ? x : A * x; }
+inline real d_leaky_relu(real x, real y, real g, real P, real A) { return x > R(0) ? g : A * g; }
+inline real f_elu(real x, real P, real A) { return x > R(0) ? x : A * expm1(x); }
+inline real d_elu(real x, real y, real g, real P, real A) { return x > R(0) ? g : g * A * exp(x); }
+inline real f_gelu_erf(real x, real P, real A) { return R(0.5) * x * (R(1) + erf(x * R(0.7071067811865476))); }
+inline real d_gelu_erf(real x, real y, real g, real P, real A) {
+  real cdf = R(0.5) * (R(1) + erf(x * R(0.7071067811865476)));
+  real pdf = R(0.3989422804014327) * exp(R(-0.5) * x * x);
+  return g * (cdf + x * pdf);
+}
+inline real f_gelu_tanh(real x, real P, real A) {
+  return R(0.5) * x * (R(1) + tanh(GELU_K * (x + GELU_C * x * x * x)));
+}
+inline real d_gelu_tanh(real x, real y, real g, real P, real A) {
+  real t = tanh(GELU_K * (x + GELU_C * x * x * x));
+  real du = GELU_K * (R(1) + R(3) * GELU_C * x * x);
+  return g * (R(0.5) * (R(1) + t) + R(0.5) * x * (R(1) - t * t) * du);
+}
+// Chosen gradients: the forward is a step, the backward a declared surrogate.
+inline real f_ste_round(real x, real P, real A) { return rint(x); } /* half to even */
+inline real d_ste_round(real x, real y, real g, real P, real A) { return g; }
+inline real f_ste_hardtanh_gate(real x, real P, real A) { return x > R(0) ? R(1) : R(0); }
+inline real d_ste_hardtanh_gate(real x, real y, real g, real P, real A) { return fabs(x) < R(1) ? g : R(0); }
+
+#define GP_UNARY_OPS(X)                                                                         \
+  X(neg) X(square) X(reciprocal) X(abs) X(exp) X(expm1) X(log) X(log1p) X(sqrt) X(rsqrt)        \
+  X(pow_scalar) X(sin) X(cos) X(tanh) X(sigmoid) X(softplus) X(silu) X(relu) X(leaky_relu)      \
+  X(elu) X(gelu_erf) X(gelu_tanh) X(ste_round) X(ste_hardtanh_gate)
+
+#define GP_DEFINE_UNARY(NAME)                                                                   \
+  __kernel void unary_fwd_##NAME(__global const store_t* x, __global store_t* y, int n, real P, \
+                                 real A) {                                                      \
+    const int i = get_global_id(0);                                                             \
+    if (i < n) STORE(y, i, f_##NAME(LOAD(x, i), P, A));                                         \
+  }                                                                                             \
+  __kernel void unary_bwd_##NAME(__global const store_t* x, __global const store_t* y,          \
+                                 __global const store_t* g, __global store_t* dx, int n, real P, \
+                                 real A) {                                                      \
+    const int i = get_global_id(0);                                                             \
+    if (i < n) STORE(dx, i, d_##NAME(LOAD(x, i), LOAD(y, i), LOAD(g, i), P, A));                \
+  }
+
+GP_UNARY_OPS(GP_DEFINE_UNARY)

@@ -1,0 +1,188 @@
+// The per-thread queue: its own command queue (with profiling) and its own kernel objects;
+// upload / download, family dispatch, device timings and canary checks.
+#include <limits>
+
+#include "backends/opencl/detail.hpp"
+
+namespace gp::opencl {
+
+ClQueue::ClQueue(ClBackend& backend)
+    : backend_(backend), queue_(backend.context(), backend.device(), CL_QUEUE_PROFILING_ENABLE) {}
+
+ClQueue::~ClQueue() {
+  try {
+    queue_.finish();
+  } catch (...) {
+    // Never throw from a destructor; a device error would have surfaced at finish() already.
+  }
+}
+
+void ClQueue::begin_call(DType dtype, const std::string& case_id) {
+  dtype_ = dtype;
+  case_id_ = case_id;
+  events_.clear();
+}
+
+cl::Kernel& ClQueue::kernel(const char* name) {
+  if (testing::share_kernels_unsafely.load(std::memory_order_relaxed))
+    return backend_.shared_kernel(dtype_, name, case_id_);
+  auto key = std::make_pair(static_cast<int>(dtype_), std::string(name));
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) it = kernels_.emplace(key, cl::Kernel(backend_.program(dtype_, case_id_), name)).first;
+  return it->second;
+}
+
+void ClQueue::enqueue(cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+  cl::Event ev;
+  queue_.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &ev);
+  events_.push_back(ev);
+}
+
+void ClQueue::set_arg(cl::Kernel& k, cl_uint i, std::int64_t v) {
+  if (v < std::numeric_limits<cl_int>::min() || v > std::numeric_limits<cl_int>::max())
+    throw Error("opencl: kernel argument " + std::to_string(v) + " exceeds 32 bits [case " + case_id_ + "]");
+  k.setArg(i, static_cast<cl_int>(v));
+}
+
+void ClQueue::set_arg(cl::Kernel& k, cl_uint i, RealArg v) {
+  if (dtype_ == DType::f64)
+    k.setArg(i, static_cast<cl_double>(v.v));
+  else
+    k.setArg(i, static_cast<cl_float>(v.v));
+}
+
+cl::Buffer ClQueue::scratch(std::size_t count) {
+  // Released at the end of the call; OpenCL keeps it alive until the kernels using it finish.
+  return cl::Buffer(backend_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(count, 1) * real_size());
+}
+
+void ClQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
+  translate_errors("", [&] {
+    ClBuffer& d = as_cl(&dst);
+    if (src.dtype() != d.dtype() || src.bytes() != d.bytes())
+      throw Error("opencl upload: host tensor " + std::string(dtype_name(src.dtype())) + "[" + src.shape().to_string() +
+                  "] does not fit buffer " + d.describe());
+    if (src.bytes() > 0) queue_.enqueueWriteBuffer(d.mem(), CL_TRUE, 0, src.bytes(), src.data());
+  });
+}
+
+HostTensor ClQueue::download(const DeviceBuffer& src) {
+  return translate_errors(case_id_, [&] {
+    const ClBuffer& s = as_cl(&src);
+    HostTensor t(s.dtype(), s.shape());
+    if (t.bytes() > 0) queue_.enqueueReadBuffer(s.mem(), CL_TRUE, 0, t.bytes(), t.data());
+    check_guards();
+    return t;
+  });
+}
+
+void ClQueue::finish() {
+  translate_errors(case_id_, [&] {
+    queue_.finish();
+    check_guards();
+  });
+}
+
+std::uint64_t ClQueue::last_device_time_ns() {
+  return translate_errors(case_id_, [&] {
+    std::uint64_t total = 0;
+    for (auto& ev : events_) {
+      ev.wait();
+      total += ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() - ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    }
+    return total;
+  });
+}
+
+namespace {
+void check_buffers(const OpCall& call, Inputs inputs) {
+  if (inputs.size() != call.input_shapes.size())
+    throw Error("opencl: " + std::string(op_name(call.kind)) + " got " + std::to_string(inputs.size()) +
+                " buffers for " + std::to_string(call.input_shapes.size()) + " inputs [case " + call.case_id + "]");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const ClBuffer& b = as_cl(inputs[i]);
+    if (b.shape().numel() != call.input_shapes[i].numel() || b.dtype() != call.input_dtypes[i])
+      throw Error("opencl: input " + std::to_string(i) + " buffer " + b.describe() + " does not match " +
+                  std::string(dtype_name(call.input_dtypes[i])) + "[" + call.input_shapes[i].to_string() + "] [case " +
+                  call.case_id + "]");
+  }
+}
+
+enum class Dispatch { elementwise, rows, linalg };
+
+Dispatch dispatch_of(OpKind k) {
+  switch (op_family(k)) {
+    case OpFamily::unary:
+    case OpFamily::binary:
+      return Dispatch::elementwise;
+    case OpFamily::chosen:
+      return k == OpKind::gumbel_softmax ? Dispatch::rows : Dispatch::elementwise;
+    case OpFamily::reduction:
+    case OpFamily::rowwise:
+    case OpFamily::loss:
+      return Dispatch::rows;
+    case OpFamily::linalg:
+    case OpFamily::layout:
+      return Dispatch::linalg;
+  }
+  return Dispatch::elementwise;
+}
+}  // namespace
+
+void ClQueue::forward(const OpCall& call, Inputs inputs, DeviceBuffer& out) {
+  translate_errors(call.case_id, [&] {
+    begin_call(call.dtype, call.case_id);
+    check_buffers(call, inputs);
+    ClBuffer& o = as_cl(&out);
+    switch (dispatch_of(call.kind)) {
+      case Dispatch::elementwise:
+        forward_elementwise(*this, call, inputs, o);
+        break;
+      case Dispatch::rows:
+        forward_rows(*this, call, inputs, o);
+        break;
+      case Dispatch::linalg:
+        forward_linalg(*this, call, inputs, o);
+        break;
+    }
+    watch_guards(o);
+  });
+}
+
+void ClQueue::backward(const OpCall& call, Inputs inputs, const DeviceBuffer& out, const DeviceBuffer& dout,
+                       Grads grads) {
+  translate_errors(call.case_id, [&] {
+    begin_call(call.dtype, call.case_id);
+    check_buffers(call, inputs);
+    if (grads.size() != inputs.size())
+      throw Error("opencl: backward needs one gradient slot per input [case " + call.case_id + "]");
+    const ClBuffer& o = as_cl(&out);
+    const ClBuffer& g = as_cl(&dout);
+    switch (dispatch_of(call.kind)) {
+      case Dispatch::elementwise:
+        backward_elementwise(*this, call, inputs, o, g, grads);
+        break;
+      case Dispatch::rows:
+        backward_rows(*this, call, inputs, o, g, grads);
+        break;
+      case Dispatch::linalg:
+        backward_linalg(*this, call, inputs, o, g, grads);
+        break;
+    }
+    for (DeviceBuffer* gb : grads)
+      if (gb) watch_guards(as_cl(gb));
+  });
+}
+
+void ClQueue::copy(const DeviceBuffer& src, DeviceBuffer& dst) {
+  translate_errors("copy", [&] {
+    const ClBuffer& s = as_cl(&src);
+    ClBuffer& d = as_cl(&dst);
+    if (s.bytes() != d.bytes() || s.dtype() != d.dtype()) throw Error("opencl copy: buffers differ in size or dtype");
+    begin_call(s.dtype(), "copy");
+    run_elementwise("copy_store", s.shape().numel(), s, d, s.shape().numel());
+    watch_guards(d);
+  });
+}
+
+}  // namespace gp::opencl

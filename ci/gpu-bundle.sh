@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Builds a portable bundle for an NVIDIA machine without package access (see GPU-NOTES.md):
+#   bin/      gradparity, the gp_test_* programs and the bench_* programs
+#   lib/      the non-system shared libraries they need (fmt, benchmark, ... as .so files)
+#   debs/     Debian archives of the loaders: ocl-icd-libopencl1, libvulkan1 and libglvnd
+#   run.sh    unpacks debs/, points the OpenCL ICD loader at libnvidia-opencl.so.1 and the
+#             Vulkan loader at nvidia_icd.json, then runs the parity run and the benchmarks.
+# Usage: ci/gpu-bundle.sh [BUNDLE_DIR]   (default build/gpu-bundle; BUILD_DIR=build/bundle-build;
+#        SKIP_BUILD=1 reuses BUILD_DIR as it is). Copy BUNDLE_DIR to the GPU machine and run
+#        BUNDLE_DIR/run.sh [OUT_DIR].
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUNDLE="$(realpath -m "${1:-$ROOT/build/gpu-bundle}")"
+BUILD_DIR="$(realpath -m "${BUILD_DIR:-$ROOT/build/bundle-build}")"
+LOADER_DEBS=(ocl-icd-libopencl1 libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  # libstdc++/libgcc static: the Debian 12 build then runs on newer and older distributions alike.
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGP_WITH_OPENCL=ON -DGP_WITH_VULKAN=ON \
+    -DGP_BUILD_TESTS=ON -DGP_BUILD_BENCHMARKS=ON \
+    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc"
+  cmake --build "$BUILD_DIR" -j "$(nproc)"
+fi
+
+rm -rf "$BUNDLE"
+mkdir -p "$BUNDLE/bin" "$BUNDLE/lib" "$BUNDLE/debs"
+# Executables: the command, every test program and every benchmark program found in the build.
+while IFS= read -r exe; do
+  cp "$exe" "$BUNDLE/bin/"
+done < <(find "$BUILD_DIR" -type f -perm -u+x \( -name gradparity -o -name 'gp_test_*' -o -name 'bench_*' \) \
+           -not -path '*/CMakeFiles/*')
+[[ -x "$BUNDLE/bin/gradparity" ]] || echo "warning: no gradparity binary in $BUILD_DIR (CLI not built?)" >&2
+
+# Shared libraries that are neither glibc nor the loaders shipped as archives nor driver parts.
+is_system_lib() {
+  case "$1" in
+    linux-vdso*|ld-linux*|libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libresolv.so*) return 0 ;;
+    libstdc++.so*|libgcc_s.so*) return 0 ;;  # linked statically in bundle builds; never shadow the host copy
+    libOpenCL.so*|libvulkan.so*|libEGL*|libGL*|libOpenGL*|libGLX*|libGLES*|libGLdispatch*) return 0 ;;
+  esac
+  return 1
+}
+for exe in "$BUNDLE"/bin/*; do
+  ldd "$exe" 2>/dev/null | awk '/=> \// {print $1, $3}' | while read -r name path; do
+    is_system_lib "$name" || cp -n "$path" "$BUNDLE/lib/" 2>/dev/null || true
+  done
+done
+
+(cd "$BUNDLE/debs" && apt-get download "${LOADER_DEBS[@]}") ||
+  echo "warning: apt-get download failed; copy the .deb files of ${LOADER_DEBS[*]} into $BUNDLE/debs" >&2
+
+cat > "$BUNDLE/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs gradparity on an NVIDIA machine without package access. Adapt the variables below.
+#   OUT (or $1)          where reports, test results and benchmark JSON go (default ./out)
+#   BACKENDS             the --backend list (default opencl,vulkan)
+#   GRADPARITY_ARGS      extra arguments for `gradparity run`
+#   GP_BENCH_MAX_MIB     largest benchmark size in MiB (default 1024)
+#   RUN_TESTS=0 / RUN_BENCH=0 skip the unit tests / benchmarks
+set -uo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+OUT="$(realpath -m "${1:-${OUT:-$HERE/out}}")"
+BACKENDS="${BACKENDS:-opencl,vulkan}"
+mkdir -p "$OUT"
+
+# 1. Loaders from the Debian archives (no root needed).
+ROOTFS="$HERE/rootfs"
+if [[ ! -d "$ROOTFS/usr" ]]; then
+  mkdir -p "$ROOTFS"
+  for deb in "$HERE"/debs/*.deb; do
+    [[ -e "$deb" ]] || continue
+    if command -v dpkg-deb >/dev/null; then
+      dpkg-deb -x "$deb" "$ROOTFS"
+    else  # ar + tar fallback
+      tmp="$(mktemp -d)"; (cd "$tmp" && ar x "$deb" && tar -xf data.tar.* -C "$ROOTFS"); rm -rf "$tmp"
+    fi
+  done
+fi
+export LD_LIBRARY_PATH="$HERE/lib:$ROOTFS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+
+# 2. OpenCL: a vendors folder naming the NVIDIA library (its ICD file is often missing).
+NV_OCL=""
+for dir in /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib64 /usr/lib \
+           /usr/lib/x86_64-linux-gnu/nvidia/current /usr/local/cuda/lib64 /run/nvidia/driver/usr/lib/x86_64-linux-gnu; do
+  if [[ -e "$dir/libnvidia-opencl.so.1" ]]; then NV_OCL="$dir/libnvidia-opencl.so.1"; break; fi
+done
+if [[ -z "$NV_OCL" ]]; then
+  NV_OCL="$(ldconfig -p 2>/dev/null | awk '/libnvidia-opencl.so.1/ {print $NF; exit}')"
+fi
+if [[ -n "$NV_OCL" ]]; then
+  mkdir -p "$HERE/vendors"
+  echo "$NV_OCL" > "$HERE/vendors/nvidia.icd"
+  export OCL_ICD_VENDORS="$HERE/vendors"
+  echo "OpenCL: $NV_OCL"
+else
+  echo "OpenCL: libnvidia-opencl.so.1 not found; using the system's ICD setup" >&2
+fi
+
+# 3. Vulkan: the NVIDIA ICD JSON.
+for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/icd.d/nvidia_icd.json \
+         /etc/vulkan/icd.d/nvidia_icd.json /usr/local/share/vulkan/icd.d/nvidia_icd.json; do
+  if [[ -f "$f" ]]; then export VK_DRIVER_FILES="$f"; echo "Vulkan: $f"; break; fi
+done
+[[ -n "${VK_DRIVER_FILES:-}" ]] || echo "Vulkan: nvidia_icd.json not found" >&2
+
+status=0
+# 4. The parity run (CLI: gradparity run --backend LIST --report-dir DIR).
+if [[ -x "$HERE/bin/gradparity" ]]; then
+  "$HERE/bin/gradparity" run --backend "$BACKENDS" --report-dir "$OUT/reports" ${GRADPARITY_ARGS:-} \
+    2>&1 | tee "$OUT/gradparity.log" || status=1
+fi
+# 5. Unit tests of the backends (each writes gtest XML).
+if [[ "${RUN_TESTS:-1}" == 1 ]]; then
+  for t in "$HERE"/bin/gp_test_*; do
+    [[ -x "$t" ]] || continue
+    "$t" --gtest_output="xml:$OUT/tests/$(basename "$t").xml" > "$OUT/tests-$(basename "$t").log" 2>&1 || status=1
+  done
+fi
+# 6. Benchmarks (device timers; JSON for later comparison).
+if [[ "${RUN_BENCH:-1}" == 1 ]]; then
+  export GP_BENCH_MAX_MIB="${GP_BENCH_MAX_MIB:-1024}"
+  for b in "$HERE"/bin/bench_*; do
+    [[ -x "$b" ]] || continue
+    "$b" --benchmark_out="$OUT/$(basename "$b").json" --benchmark_out_format=json 2>&1 | tee "$OUT/$(basename "$b").log"
+  done
+fi
+echo "results in $OUT (status $status)"
+exit "$status"
+RUN
+chmod +x "$BUNDLE/run.sh"
+echo "bundle: $BUNDLE ($(du -sh "$BUNDLE" | cut -f1))"
