@@ -87,6 +87,16 @@ void balance_signs(HostTensor& x, const Domain& d) {
   else if (x.numel() > 1 && !(any_pos && any_neg)) x.set(0, -x.get(0));
 }
 
+// The hardtanh gate outputs 1 and passes its surrogate gradient only for x in (0, 1): make
+// sure one element is there, mapping x[0] from [margin, 2] into [margin, 1 - margin].
+void balance_gate(HostTensor& x, const Domain& d) {
+  if (d.kind != Domain::Kind::gate) return;
+  for (std::int64_t i = 0; i < x.numel(); ++i)
+    if (x.get(i) > 0 && x.get(i) < 1) return;
+  const double t = (std::fabs(x.get(0)) - d.margin) / (d.hi - d.margin);
+  x.set(0, d.margin + t * (1 - 2 * d.margin));
+}
+
 // maximum/minimum of same-shape inputs: both inputs must win somewhere, or one gradient is all
 // zeros. When every y lies on one side of its x, move y[0] to the other side.
 void balance_winners(const HostTensor& x, HostTensor& y, const Domain& d) {
@@ -113,6 +123,7 @@ std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed) {
       for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, draw_pointwise(spec.domain, t.dtype(), rng, c.id));
       if (spec.domain.kind == Domain::Kind::unique_row_max) lift_row_maxima(t, c.decl.attrs.axis, spec.domain.margin);
       balance_signs(t, spec.domain);
+      balance_gate(t, spec.domain);
     }
     out.push_back(std::move(t));
   }
