@@ -1,0 +1,54 @@
+// Per-family recording of forward and backward passes (dispatch_*.cpp). Each function records
+// dispatches into a Recorder; sizes and strides come from core's geometry helpers
+// (broadcast_plan, split_at_axis, matmul_dims), computed here on the host and passed as push
+// constants.
+#pragma once
+
+#include <span>
+
+#include "core/op.hpp"
+#include "vk_memory.hpp"
+#include "vk_recorder.hpp"
+
+namespace gp::vk {
+
+using Inputs = std::span<const VulkanBuffer* const>;
+using Grads = std::span<VulkanBuffer* const>;
+
+// Routes by op family (vk_queue.cpp).
+void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                     Grads grads);
+
+// unary, binary, ste_round, ste_hardtanh_gate
+void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+// reductions, softmax, log_softmax, layer_norm, gumbel_softmax, losses
+void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                      Grads grads);
+// matmul, linear
+void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+// transpose, reshape, concat, slice
+void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+
+// The strided copy of copy.comp (also used by linear's bias gradient and the benchmark).
+struct CopyPlan {
+  std::uint32_t count = 0, src_base = 0, dst_base = 0;
+  std::uint32_t dims[4] = {1, 1, 1, 1}, src_stride[4] = {0, 0, 0, 0}, dst_stride[4] = {0, 0, 0, 0};
+};
+void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan);
+void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::uint32_t count);
+// Gradient of a broadcast binary input (sum over broadcast dims) for op code `bop`.
+void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which, const Shape& a, const Shape& b,
+                        const VulkanBuffer& abuf, const VulkanBuffer& bbuf, const VulkanBuffer& g, VulkanBuffer& out);
+
+// Double attributes travel as their bits plus a float copy (see shaders/common.glsl ATTR).
+struct AttrBits {
+  std::uint32_t lo, hi;
+};
+AttrBits double_bits(double v);
+
+}  // namespace gp::vk

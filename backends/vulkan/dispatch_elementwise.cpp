@@ -1,0 +1,163 @@
+// Unary ops, the straight-through ops and binary ops with broadcasting (unary.comp,
+// binary.comp).
+#include <bit>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "dispatch.hpp"
+#include "shaders/op_codes.h"
+
+namespace gp::vk {
+
+AttrBits double_bits(double v) {
+  auto u = std::bit_cast<std::uint64_t>(v);
+  return {static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(u >> 32)};
+}
+
+namespace {
+
+struct UnaryPush {
+  std::uint32_t n, op, backward, pad;
+  AttrBits p, alpha;
+  float p_f, alpha_f;
+};
+
+struct BinaryPush {
+  std::uint32_t op, mode, which, count, terms, pad[3];
+  std::uint32_t out_dims[4], a_stride[4], b_stride[4], grad_dims[4], reduce_dims[4];
+};
+static_assert(sizeof(BinaryPush) == 112);
+
+std::uint32_t unary_code(const OpCall& c) {
+  switch (c.kind) {
+#define GP_VK_UNARY(kind, code) \
+  case OpKind::kind:            \
+    return code;
+    GP_VK_UNARY(neg, UOP_NEG)
+    GP_VK_UNARY(square, UOP_SQUARE)
+    GP_VK_UNARY(reciprocal, UOP_RECIPROCAL)
+    GP_VK_UNARY(abs, UOP_ABS)
+    GP_VK_UNARY(exp, UOP_EXP)
+    GP_VK_UNARY(expm1, UOP_EXPM1)
+    GP_VK_UNARY(log, UOP_LOG)
+    GP_VK_UNARY(log1p, UOP_LOG1P)
+    GP_VK_UNARY(sqrt, UOP_SQRT)
+    GP_VK_UNARY(rsqrt, UOP_RSQRT)
+    GP_VK_UNARY(pow_scalar, UOP_POW_SCALAR)
+    GP_VK_UNARY(sin, UOP_SIN)
+    GP_VK_UNARY(cos, UOP_COS)
+    GP_VK_UNARY(tanh, UOP_TANH)
+    GP_VK_UNARY(sigmoid, UOP_SIGMOID)
+    GP_VK_UNARY(softplus, UOP_SOFTPLUS)
+    GP_VK_UNARY(silu, UOP_SILU)
+    GP_VK_UNARY(relu, UOP_RELU)
+    GP_VK_UNARY(leaky_relu, UOP_LEAKY_RELU)
+    GP_VK_UNARY(elu, UOP_ELU)
+    GP_VK_UNARY(ste_round, UOP_STE_ROUND)
+    GP_VK_UNARY(ste_hardtanh_gate, UOP_STE_HARDTANH_GATE)
+#undef GP_VK_UNARY
+    case OpKind::gelu:
+      return c.attrs.gelu == GeluApprox::erf ? UOP_GELU_ERF : UOP_GELU_TANH;
+    default:
+      throw Error("vulkan backend: " + std::string(op_name(c.kind)) + " is not a unary op");
+  }
+}
+
+std::uint32_t binary_code(OpKind k) {
+  switch (k) {
+    case OpKind::add:
+      return BOP_ADD;
+    case OpKind::sub:
+      return BOP_SUB;
+    case OpKind::mul:
+      return BOP_MUL;
+    case OpKind::div:
+      return BOP_DIV;
+    case OpKind::pow:
+      return BOP_POW;
+    case OpKind::maximum:
+      return BOP_MAXIMUM;
+    case OpKind::minimum:
+      return BOP_MINIMUM;
+    default:
+      throw Error("vulkan backend: " + std::string(op_name(k)) + " is not a binary op");
+  }
+}
+
+UnaryPush unary_push(const OpCall& c, bool backward) {
+  UnaryPush p{};
+  p.n = static_cast<std::uint32_t>(c.input_shapes[0].numel());
+  p.op = unary_code(c);
+  p.backward = backward ? 1 : 0;
+  p.p = double_bits(c.attrs.p);
+  p.alpha = double_bits(c.attrs.alpha);
+  p.p_f = static_cast<float>(c.attrs.p);
+  p.alpha_f = static_cast<float>(c.attrs.alpha);
+  return p;
+}
+
+BinaryPush binary_push(std::uint32_t op, const Shape& a, const Shape& b) {
+  BroadcastPlan plan = broadcast_plan(a, b);
+  BinaryPush p{};
+  p.op = op;
+  for (int k = 0; k < 4; ++k) {
+    p.out_dims[k] = static_cast<std::uint32_t>(plan.out_dims[k]);
+    p.a_stride[k] = static_cast<std::uint32_t>(plan.a_stride[k]);
+    p.b_stride[k] = static_cast<std::uint32_t>(plan.b_stride[k]);
+  }
+  p.count = static_cast<std::uint32_t>(plan.numel);
+  return p;
+}
+
+}  // namespace
+
+void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which, const Shape& a, const Shape& b,
+                        const VulkanBuffer& abuf, const VulkanBuffer& bbuf, const VulkanBuffer& g, VulkanBuffer& out) {
+  BinaryPush p = binary_push(bop, a, b);
+  p.which = static_cast<std::uint32_t>(which);
+  const std::uint32_t* target = which == 0 ? p.a_stride : p.b_stride;
+  std::uint64_t count = 1, terms = 1;
+  for (int k = 0; k < 4; ++k) {
+    bool broadcast = target[k] == 0;
+    p.grad_dims[k] = broadcast ? 1 : p.out_dims[k];
+    p.reduce_dims[k] = broadcast ? p.out_dims[k] : 1;
+    count *= p.grad_dims[k];
+    terms *= p.reduce_dims[k];
+  }
+  p.count = static_cast<std::uint32_t>(count);
+  p.terms = static_cast<std::uint32_t>(terms);
+  // Many terms per gradient element: a work group sums them (shared-memory tree reduction).
+  bool per_group = terms >= 32;
+  p.mode = per_group ? BMODE_GRAD_PER_GROUP : BMODE_GRAD_PER_THREAD;
+  auto binds = {Bind{0, &abuf}, Bind{1, &bbuf}, Bind{2, &g}, Bind{3, &out}};
+  if (per_group)
+    rec.dispatch_groups("binary", dtype, binds, p, count);
+  else
+    rec.dispatch_items("binary", dtype, binds, p, count);
+}
+
+void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  if (op_family(call.kind) == OpFamily::binary) {
+    BinaryPush p = binary_push(binary_code(call.kind), call.input_shapes[0], call.input_shapes[1]);
+    p.mode = BMODE_FORWARD;
+    rec.dispatch_items("binary", call.dtype, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, p.count);
+    return;
+  }
+  UnaryPush p = unary_push(call, false);
+  rec.dispatch_items("unary", call.dtype, {{0, in[0]}, {1, &out}}, p, p.n);
+}
+
+void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
+  if (op_family(call.kind) == OpFamily::binary) {
+    for (int k = 0; k < 2; ++k)
+      if (grads[k])
+        record_binary_grad(rec, call.dtype, binary_code(call.kind), k, call.input_shapes[0], call.input_shapes[1],
+                           *in[0], *in[1], dout, *grads[k]);
+    return;
+  }
+  if (!grads[0]) return;
+  UnaryPush p = unary_push(call, true);
+  rec.dispatch_items("unary", call.dtype, {{0, in[0]}, {2, &dout}, {3, grads[0]}}, p, p.n);
+}
+
+}  // namespace gp::vk

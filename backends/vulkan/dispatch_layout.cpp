@@ -1,0 +1,142 @@
+// transpose, reshape, concat, slice and their gradients: strided copies (copy.comp).
+#include "core/error.hpp"
+#include "dispatch.hpp"
+#include "shaders/op_codes.h"
+
+namespace gp::vk {
+
+namespace {
+
+struct CopyPush {
+  std::uint32_t mode, count, src_base, dst_base;
+  std::uint32_t dims[4], src_stride[4], dst_stride[4];
+};
+
+template <typename T>
+std::uint32_t u32(T v) {
+  return static_cast<std::uint32_t>(v);
+}
+
+// Copy of a tensor of shape `s` (rank 2 or 3) into its transpose (last two axes swapped).
+CopyPlan transpose_plan(const Shape& s) {
+  std::int64_t b = s.rank() == 3 ? s[0] : 1, r = s[s.rank() - 2], c = s[s.rank() - 1];
+  CopyPlan p;
+  p.count = u32(b * r * c);
+  std::uint32_t dims[4] = {1, u32(b), u32(c), u32(r)};  // iterate over the output [b, c, r]
+  std::uint32_t src[4] = {0, u32(r * c), 1, u32(c)};
+  std::uint32_t dst[4] = {0, u32(r * c), u32(r), 1};
+  for (int i = 0; i < 4; ++i) p.dims[i] = dims[i], p.src_stride[i] = src[i], p.dst_stride[i] = dst[i];
+  return p;
+}
+
+CopyPlan flat_plan(std::int64_t n) {
+  CopyPlan p;
+  p.count = u32(n);
+  p.dims[3] = u32(n);
+  p.src_stride[3] = p.dst_stride[3] = 1;
+  return p;
+}
+
+// Iterates over [outer, n, inner]; `strided` side moves through a [outer, total, inner] tensor
+// starting at `start` along the axis with `step`, the other side is contiguous.
+CopyPlan axis_plan(const AxisSplit& part, std::int64_t total, std::int64_t start, std::int64_t step,
+                   bool strided_is_src) {
+  CopyPlan p;
+  p.count = u32(part.outer * part.n * part.inner);
+  std::uint32_t dims[4] = {1, u32(part.outer), u32(part.n), u32(part.inner)};
+  std::uint32_t contiguous[4] = {0, u32(part.n * part.inner), u32(part.inner), 1};
+  std::uint32_t strided[4] = {0, u32(total * part.inner), u32(step * part.inner), 1};
+  for (int i = 0; i < 4; ++i) {
+    p.dims[i] = dims[i];
+    p.src_stride[i] = strided_is_src ? strided[i] : contiguous[i];
+    p.dst_stride[i] = strided_is_src ? contiguous[i] : strided[i];
+  }
+  (strided_is_src ? p.src_base : p.dst_base) = u32(start * part.inner);
+  return p;
+}
+
+}  // namespace
+
+void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan) {
+  CopyPush p{};
+  p.mode = CMODE_COPY;
+  p.count = plan.count;
+  p.src_base = plan.src_base;
+  p.dst_base = plan.dst_base;
+  for (int i = 0; i < 4; ++i)
+    p.dims[i] = plan.dims[i], p.src_stride[i] = plan.src_stride[i], p.dst_stride[i] = plan.dst_stride[i];
+  rec.dispatch_items("copy", dtype, {{0, &src}, {1, &dst}}, p, p.count);
+}
+
+void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::uint32_t count) {
+  CopyPlan plan = flat_plan(count);
+  CopyPush p{};
+  p.mode = CMODE_FILL_ZERO;
+  p.count = count;
+  for (int i = 0; i < 4; ++i) p.dims[i] = plan.dims[i], p.dst_stride[i] = plan.dst_stride[i];
+  rec.dispatch_items("copy", dtype, {{1, &dst}}, p, count);
+}
+
+void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  DType dt = call.dtype;
+  switch (call.kind) {
+    case OpKind::transpose:
+      record_copy(rec, dt, *in[0], out, transpose_plan(call.input_shapes[0]));
+      return;
+    case OpKind::reshape:
+      record_copy(rec, dt, *in[0], out, flat_plan(call.output_shape.numel()));
+      return;
+    case OpKind::concat: {
+      int axis = call.output_shape.axis(call.attrs.axis);
+      std::int64_t total = call.output_shape[axis], offset = 0;
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        AxisSplit part = split_at_axis(call.input_shapes[k], axis);
+        record_copy(rec, dt, *in[k], out, axis_plan(part, total, offset, 1, false));
+        offset += part.n;
+      }
+      return;
+    }
+    case OpKind::slice: {
+      AxisSplit whole = split_at_axis(call.input_shapes[0], call.attrs.axis);
+      AxisSplit part = split_at_axis(call.output_shape, call.attrs.axis);
+      record_copy(rec, dt, *in[0], out, axis_plan(part, whole.n, call.attrs.start, call.attrs.step, true));
+      return;
+    }
+    default:
+      throw Error("vulkan backend: " + std::string(op_name(call.kind)) + " is not a layout op");
+  }
+}
+
+void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
+  DType dt = call.dtype;
+  switch (call.kind) {
+    case OpKind::transpose:
+      if (grads[0]) record_copy(rec, dt, dout, *grads[0], transpose_plan(call.output_shape));
+      return;
+    case OpKind::reshape:
+      if (grads[0]) record_copy(rec, dt, dout, *grads[0], flat_plan(call.output_shape.numel()));
+      return;
+    case OpKind::concat: {
+      int axis = call.output_shape.axis(call.attrs.axis);
+      std::int64_t total = call.output_shape[axis], offset = 0;
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        AxisSplit part = split_at_axis(call.input_shapes[k], axis);
+        if (grads[k]) record_copy(rec, dt, dout, *grads[k], axis_plan(part, total, offset, 1, true));
+        offset += part.n;
+      }
+      return;
+    }
+    case OpKind::slice: {  // zeros, then the slice of g scattered back
+      if (!grads[0]) return;
+      AxisSplit whole = split_at_axis(call.input_shapes[0], call.attrs.axis);
+      AxisSplit part = split_at_axis(call.output_shape, call.attrs.axis);
+      record_fill_zero(rec, dt, *grads[0], u32(call.input_shapes[0].numel()));
+      record_copy(rec, dt, dout, *grads[0], axis_plan(part, whole.n, call.attrs.start, call.attrs.step, false));
+      return;
+    }
+    default:
+      throw Error("vulkan backend: " + std::string(op_name(call.kind)) + " is not a layout op");
+  }
+}
+
+}  // namespace gp::vk

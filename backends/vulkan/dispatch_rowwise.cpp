@@ -1,0 +1,162 @@
+// Reductions over one axis, softmax / log_softmax / gumbel_softmax, layer_norm and the losses
+// (rowwise.comp: one work group per row of core's split_at_axis view).
+#include "core/error.hpp"
+#include "dispatch.hpp"
+#include "shaders/op_codes.h"
+
+namespace gp::vk {
+
+namespace {
+
+struct RowPush {
+  std::uint32_t op, backward, outer, n, inner;
+  std::int32_t correction;
+  std::uint32_t mean_reduction, pad;
+  AttrBits eps, tau;
+  float eps_f, tau_f;
+};
+
+std::uint32_t row_code(OpKind k) {
+  switch (k) {
+    case OpKind::sum:
+      return ROP_SUM;
+    case OpKind::mean:
+      return ROP_MEAN;
+    case OpKind::max:
+      return ROP_MAX;
+    case OpKind::logsumexp:
+      return ROP_LOGSUMEXP;
+    case OpKind::variance:
+      return ROP_VARIANCE;
+    case OpKind::softmax:
+      return ROP_SOFTMAX;
+    case OpKind::log_softmax:
+      return ROP_LOG_SOFTMAX;
+    case OpKind::gumbel_softmax:
+      return ROP_GUMBEL_SOFTMAX;
+    case OpKind::layer_norm:
+      return ROP_LAYER_NORM;
+    case OpKind::cross_entropy:
+      return ROP_CROSS_ENTROPY_ROWS;
+    case OpKind::mse_loss:
+      return ROP_MSE;
+    case OpKind::bce_with_logits:
+      return ROP_BCE;
+    default:
+      throw Error("vulkan backend: " + std::string(op_name(k)) + " is not a row-wise op");
+  }
+}
+
+// Scratch values are kept in the compute type: f64 for f64, f32 otherwise.
+DType compute_dtype(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }
+
+RowPush row_push(const OpCall& c, bool backward) {
+  RowPush p{};
+  p.op = row_code(c.kind);
+  p.backward = backward ? 1 : 0;
+  const Shape& x = c.input_shapes[0];
+  AxisSplit s{1, x.numel(), 1};  // losses: one row holding every element
+  switch (c.kind) {
+    case OpKind::gumbel_softmax:
+    case OpKind::layer_norm:
+      s = split_at_axis(x, -1);
+      break;
+    case OpKind::cross_entropy:
+      s = {x[0], x[1], 1};
+      break;
+    case OpKind::mse_loss:
+    case OpKind::bce_with_logits:
+      break;
+    default:
+      s = split_at_axis(x, c.attrs.axis);
+      break;
+  }
+  p.outer = static_cast<std::uint32_t>(s.outer);
+  p.n = static_cast<std::uint32_t>(s.n);
+  p.inner = static_cast<std::uint32_t>(s.inner);
+  p.correction = c.attrs.correction;
+  p.mean_reduction = c.attrs.reduction == LossReduction::mean ? 1 : 0;
+  p.eps = double_bits(c.attrs.eps);
+  p.tau = double_bits(c.attrs.tau);
+  p.eps_f = static_cast<float>(c.attrs.eps);
+  p.tau_f = static_cast<float>(c.attrs.tau);
+  return p;
+}
+
+std::uint64_t rows(const RowPush& p) { return std::uint64_t{p.outer} * p.inner; }
+
+}  // namespace
+
+void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  RowPush p = row_push(call, false);
+  DType dt = call.dtype;
+  switch (call.kind) {
+    case OpKind::gumbel_softmax:
+    case OpKind::mse_loss:
+    case OpKind::bce_with_logits:
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, rows(p));
+      return;
+    case OpKind::layer_norm:
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, &out}}, p, rows(p));
+      return;
+    case OpKind::cross_entropy: {
+      VulkanBuffer& losses = rec.scratch(compute_dtype(dt), p.outer);
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {8, &losses}, {9, in[1]}}, p, rows(p));
+      RowPush m = p;  // second pass: the mean of the per-row losses
+      m.op = ROP_CROSS_ENTROPY_MEAN;
+      m.n = p.outer;
+      m.outer = m.inner = 1;
+      rec.dispatch_groups("rowwise", dt, {{3, &out}, {8, &losses}}, m, 1);
+      return;
+    }
+    default:
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {3, &out}}, p, rows(p));
+      return;
+  }
+}
+
+void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                      Grads grads) {
+  RowPush p = row_push(call, true);
+  DType dt = call.dtype;
+  // Gradients the caller does not want still need a place to be written.
+  auto grad_or_scratch = [&](std::size_t k) -> VulkanBuffer& {
+    if (k < grads.size() && grads[k]) return *grads[k];
+    return rec.scratch(dt, call.input_shapes[k].numel());
+  };
+  switch (call.kind) {
+    case OpKind::gumbel_softmax:
+      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, grads[0]}}, p, rows(p));
+      return;
+    case OpKind::mse_loss:
+    case OpKind::bce_with_logits: {
+      VulkanBuffer& d0 = grad_or_scratch(0);
+      VulkanBuffer& d1 = grad_or_scratch(1);
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &d0}, {6, &d1}}, p, 1);
+      return;
+    }
+    case OpKind::cross_entropy:
+      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}, {9, in[1]}}, p, rows(p));
+      return;
+    case OpKind::layer_norm: {
+      VulkanBuffer& stats = rec.scratch(compute_dtype(dt), 2 * static_cast<std::int64_t>(rows(p)));
+      VulkanBuffer& dx = grad_or_scratch(0);
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &dx}, {8, &stats}}, p, rows(p));
+      if (!grads[1] && !grads[2]) return;
+      RowPush q = p;  // dw and db: column sums over the rows, one work group per column
+      q.op = ROP_LAYER_NORM_PARAMS;
+      q.n = static_cast<std::uint32_t>(rows(p));
+      q.inner = p.n;
+      q.outer = 1;
+      VulkanBuffer& dw = grad_or_scratch(1);
+      VulkanBuffer& db = grad_or_scratch(2);
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {6, &dw}, {7, &db}, {8, &stats}}, q, q.inner);
+      return;
+    }
+    default:
+      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {3, &out}, {4, &dout}, {5, grads[0]}}, p, rows(p));
+      return;
+  }
+}
+
+}  // namespace gp::vk

@@ -1,0 +1,178 @@
+// Math in the compute type C. GLSL has no double exp/log/sin/cos/pow/tanh and no erf, expm1 or
+// log1p at all; these are written here once, over C, with literals through K() so the f64
+// variant keeps full precision. f32 uses the built-ins where they exist and are accurate
+// enough (exp, log, sin, cos, pow); expm1, log1p, sigmoid, erf use the shared code for both so
+// small arguments keep their relative accuracy. K() wraps only literals exact in float.
+
+// Irrational constants, written twice so the f64 variant gets double literals (lf) and the
+// others need no Float64 capability.
+#if defined(IS_F64)
+const C INV_SQRT2 = 0.70710678118654752440lf;
+const C INV_SQRT_PI = 0.56418958354775628695lf;
+const C INV_SQRT_2PI = 0.39894228040143267794lf;
+const C SQRT_2_OVER_PI = 0.79788456080286535588lf;
+const C GELU_A = 0.044715lf;
+#else
+const C INV_SQRT2 = 0.70710678118654752440;
+const C INV_SQRT_PI = 0.56418958354775628695;
+const C INV_SQRT_2PI = 0.39894228040143267794;
+const C SQRT_2_OVER_PI = 0.79788456080286535588;
+const C GELU_A = 0.044715;
+#endif
+
+#if defined(IS_F64)
+// 2^k for k in the normal exponent range, built from its bits.
+double pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
+
+double m_exp(double x) {
+  if (isnan(x)) return x;
+  x = clamp(x, -745.0lf, 710.0lf);
+  // x = k ln2 + r, |r| <= ln2/2; ln2 split so k * LN2_HI is exact (Cody-Waite).
+  double k = roundEven(x * 1.44269504088896340736lf);
+  double r = (x - k * 6.93147180369123816490e-01lf) - k * 1.90821492927058770002e-10lf;
+  double p = 1.0lf / 6227020800.0lf;  // Taylor series of e^r to degree 13
+  p = p * r + 1.0lf / 479001600.0lf;
+  p = p * r + 1.0lf / 39916800.0lf;
+  p = p * r + 1.0lf / 3628800.0lf;
+  p = p * r + 1.0lf / 362880.0lf;
+  p = p * r + 1.0lf / 40320.0lf;
+  p = p * r + 1.0lf / 5040.0lf;
+  p = p * r + 1.0lf / 720.0lf;
+  p = p * r + 1.0lf / 120.0lf;
+  p = p * r + 1.0lf / 24.0lf;
+  p = p * r + 1.0lf / 6.0lf;
+  p = p * r + 0.5lf;
+  p = p * r + 1.0lf;
+  p = p * r + 1.0lf;
+  int ki = int(k);
+  int k1 = ki / 2;  // two scalings keep both factors normal down to the subnormal range
+  return p * pow2i(k1) * pow2i(ki - k1);
+}
+
+double m_log(double x) {
+  if (!(x > 0.0lf)) return packDouble2x32(uvec2(0u, x == 0.0lf ? 0xfff00000u : 0x7ff80000u));
+  if (isinf(x)) return x;
+  uvec2 b = unpackDouble2x32(x);
+  int e = int((b.y >> 20) & 0x7ffu) - 1023;
+  double m = packDouble2x32(uvec2(b.x, (b.y & 0x000fffffu) | 0x3ff00000u));  // m in [1, 2)
+  if (m > 1.41421356237309504880lf) {
+    m *= 0.5lf;
+    e += 1;
+  }
+  // log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172
+  double s = (m - 1.0lf) / (m + 1.0lf);
+  double z = s * s;
+  double t = 1.0lf / 23.0lf;
+  [[dont_unroll]] for (int j = 21; j >= 1; j -= 2) t = t * z + 1.0lf / double(j);
+  double de = double(e);
+  return de * 6.93147180369123816490e-01lf + (de * 1.90821492927058770002e-10lf + 2.0lf * s * t);
+}
+
+// sin and cos of the reduced argument r, |r| <= pi/4: Taylor series summed forward (terms
+// shrink fast, the last one kept is below 1e-20).
+double sin_poly(double r) {
+  double z = r * r, term = r, sum = r;
+  [[dont_unroll]] for (int i = 1; i <= 10; ++i) {
+    term *= -z / double((2 * i) * (2 * i + 1));
+    sum += term;
+  }
+  return sum;
+}
+double cos_poly(double r) {
+  double z = r * r, term = 1.0lf, sum = 1.0lf;
+  [[dont_unroll]] for (int i = 1; i <= 10; ++i) {
+    term *= -z / double((2 * i - 1) * (2 * i));
+    sum += term;
+  }
+  return sum;
+}
+// x = q pi/2 + r with pi/2 in three parts (fdlibm's pio2_1, pio2_2, pio2_2t); accurate while
+// q * pio2_1 is exact, i.e. |x| well beyond the [-20, 20] the catalog uses.
+double reduce_pio2(double x, out int q) {
+  double k = roundEven(x * 6.36619772367581382433e-01lf);
+  q = int(k);
+  return ((x - k * 1.57079632673412561417e+00lf) - k * 6.07710050630396597660e-11lf) - k * 2.02226624879595063154e-21lf;
+}
+// sin(x + q pi/2): sin for q = 0, cos for q = 1, -sin for q = 2 (cos' = -sin).
+double m_sin_quadrant(double x, int q_extra) {
+  int q;
+  double r = reduce_pio2(x, q);
+  int k = (q + q_extra) & 3;
+  double v = (k & 1) == 0 ? sin_poly(r) : cos_poly(r);
+  return k >= 2 ? -v : v;
+}
+double m_pow(double x, double y) { return m_exp(y * m_log(x)); }
+#else
+#define m_exp exp
+#define m_log log
+float m_sin_quadrant(float x, int q) {
+  int k = q & 3;
+  float v = (k & 1) == 0 ? sin(x) : cos(x);
+  return k >= 2 ? -v : v;
+}
+#define m_pow pow
+#endif
+
+// e^x - 1 without cancellation for small x (Taylor series), e^x - 1 elsewhere.
+C m_expm1(C x) {
+  if (abs(x) < K(0.5)) {
+    C t = K(0.0);
+    [[dont_unroll]] for (int j = 18; j >= 1; --j) t = (t + K(1.0)) * x / C(j);
+    return t;
+  }
+  return m_exp(x) - K(1.0);
+}
+
+// ln(1 + x): the rounding of u = 1 + x is corrected by x / (u - 1) (Goldberg).
+C m_log1p(C x) {
+  C u = K(1.0) + x;
+  C d = u - K(1.0);
+  if (d == K(0.0)) return x;
+  return m_log(u) * (x / d);
+}
+
+// sigmoid(x) and sigmoid(-x) from one exponential of -|x| (both keep relative accuracy).
+void m_sigmoid_pair(C x, out C s, out C sm) {
+  C e = m_exp(-abs(x));
+  C big = K(1.0) / (K(1.0) + e), small = e / (K(1.0) + e);
+  s = x >= K(0.0) ? big : small;
+  sm = x >= K(0.0) ? small : big;
+}
+
+C m_sigmoid(C x) {
+  if (x >= K(0.0)) return K(1.0) / (K(1.0) + m_exp(-x));
+  C e = m_exp(x);
+  return e / (K(1.0) + e);
+}
+
+// Terms needed for full precision at the switch point x = 2 (measured: f32 needs 25 / 20).
+#if defined(IS_F64)
+#define ERF_SERIES_TERMS 60
+#define ERFC_CF_TERMS 60
+#else
+#define ERF_SERIES_TERMS 25
+#define ERFC_CF_TERMS 20
+#endif
+
+// erf by its all-positive series erf(x) = 2/sqrt(pi) x e^(-x^2) sum (2x^2)^n / (2n+1)!!, for
+// |x| < 2; erfc by a continued fraction (evaluated from the tail) for x >= 2.
+C erf_series(C x) {
+  C x2 = K(2.0) * x * x, t = K(1.0), s = K(1.0);
+  [[dont_unroll]] for (int n = 1; n < ERF_SERIES_TERMS; ++n) {
+    t *= x2 / C(2 * n + 1);
+    s += t;
+  }
+  return K(2.0) * INV_SQRT_PI * x * m_exp(-x * x) * s;
+}
+C erfc_cf(C x) {  // x >= 2
+  C f = x;
+  [[dont_unroll]] for (int n = ERFC_CF_TERMS; n >= 1; --n) f = x + (C(n) * K(0.5)) / f;
+  return m_exp(-x * x) * INV_SQRT_PI / f;
+}
+// Standard normal CDF from one erfc evaluation: the lower tail keeps its relative accuracy.
+C m_phi(C x) {
+  C z = x * INV_SQRT2;
+  C az = abs(z);
+  C q = az < K(2.0) ? K(1.0) - erf_series(az) : erfc_cf(az);  // erfc(|z|)
+  return z < K(0.0) ? K(0.5) * q : K(1.0) - K(0.5) * q;
+}

@@ -1,0 +1,65 @@
+// Operation codes passed to shaders in push constants. Included by the GLSL shaders and by the
+// C++ dispatch code, so both sides read ONE list (plain #defines are valid in both languages).
+#ifndef GP_VK_OP_CODES_H
+#define GP_VK_OP_CODES_H
+
+// unary.comp: elementwise y = f(x) and dx = g * f'(x)
+#define UOP_NEG 0u
+#define UOP_SQUARE 1u
+#define UOP_RECIPROCAL 2u
+#define UOP_ABS 3u
+#define UOP_EXP 4u
+#define UOP_EXPM1 5u
+#define UOP_LOG 6u
+#define UOP_LOG1P 7u
+#define UOP_SQRT 8u
+#define UOP_RSQRT 9u
+#define UOP_POW_SCALAR 10u
+#define UOP_SIN 11u
+#define UOP_COS 12u
+#define UOP_TANH 13u
+#define UOP_SIGMOID 14u
+#define UOP_SOFTPLUS 15u
+#define UOP_SILU 16u
+#define UOP_RELU 17u
+#define UOP_LEAKY_RELU 18u
+#define UOP_ELU 19u
+#define UOP_GELU_ERF 20u
+#define UOP_GELU_TANH 21u
+#define UOP_STE_ROUND 22u
+#define UOP_STE_HARDTANH_GATE 23u
+
+// binary.comp: z = f(a, b) with broadcasting; gradients summed over broadcast dimensions
+#define BOP_ADD 0u
+#define BOP_SUB 1u
+#define BOP_MUL 2u
+#define BOP_DIV 3u
+#define BOP_POW 4u
+#define BOP_MAXIMUM 5u
+#define BOP_MINIMUM 6u
+// binary.comp modes
+#define BMODE_FORWARD 0u
+#define BMODE_GRAD_PER_THREAD 1u  // one invocation per gradient element, loops over its terms
+#define BMODE_GRAD_PER_GROUP 2u   // one work group per gradient element, shared-memory sum
+
+// rowwise.comp: one work group per row of the [outer, n, inner] view
+#define ROP_SUM 0u
+#define ROP_MEAN 1u
+#define ROP_MAX 2u
+#define ROP_LOGSUMEXP 3u
+#define ROP_VARIANCE 4u
+#define ROP_SOFTMAX 5u
+#define ROP_LOG_SOFTMAX 6u
+#define ROP_GUMBEL_SOFTMAX 7u
+#define ROP_LAYER_NORM 8u
+#define ROP_LAYER_NORM_PARAMS 9u  // backward only: dw, db as column sums
+#define ROP_CROSS_ENTROPY_ROWS 10u // forward: per-row loss; backward: dlogits
+#define ROP_MSE 11u
+#define ROP_BCE 12u
+#define ROP_CROSS_ENTROPY_MEAN 13u // forward: mean of the per-row losses in scratch
+
+// copy.comp modes
+#define CMODE_COPY 0u
+#define CMODE_FILL_ZERO 1u
+
+#endif

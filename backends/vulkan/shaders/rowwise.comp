@@ -1,0 +1,322 @@
+#version 450
+// Reductions, row-wise ops and losses on the [outer, n, inner] view of core's split_at_axis:
+// one work group per row (outer * inner rows; element j of row (o, i) sits at
+// (o * n + j) * inner + i); invocations stride over the row and combine through shared-memory
+// tree reductions. Backward passes recompute row statistics in C precision instead of reading
+// the stored (possibly 16-bit) forward output.
+//
+// Every op runs the same three phases - an optional row max, up to two stages of paired sums
+// (stage 2 may use stage 1's results), then per-element / per-row writes - so the shader holds
+// three reduction sites instead of one per op: lavapipe compiles each barrier site into its
+// coroutine state machine, and this keeps the first-dispatch compile time down.
+#define WG 256
+#define LOCAL_X WG
+#include "common.glsl"
+#include "math.glsl"
+#include "op_codes.h"
+
+BUF(0, x_)      // x, logits, a
+BUF(1, w_)      // layer_norm weight, gumbel noise, mse b, bce targets
+BUF(2, bias_)   // layer_norm bias
+BUF(3, y_)      // forward output
+BUF(4, g_)      // output gradient
+BUF(5, dx_)     // gradient of input 0
+BUF(6, dw_)     // gradient of input 1
+BUF(7, db_)     // gradient of input 2
+layout(std430, set = 0, binding = 8) buffer Buf8 { C scratch_[]; };  // per-row stats / losses
+IBUF(9, target_)  // cross_entropy class indices
+
+layout(push_constant) uniform Push {
+  uint op;
+  uint backward;
+  uint outer;
+  uint n;
+  uint inner;
+  int correction;
+  uint mean_reduction;  // mse_loss: 1 = mean, 0 = sum
+  uint pad;
+  uvec2 eps_bits;
+  uvec2 tau_bits;
+  float eps_f;
+  float tau_f;
+} pc;
+
+#if defined(IS_F64)
+#define C2 dvec2
+#else
+#define C2 vec2
+#endif
+
+shared C2 red[WG];
+uint lid, row;
+bool bwd;
+
+C2 group_sum2(C2 v) {
+  red[lid] = v;
+  barrier();
+  [[dont_unroll]] for (uint s = WG / 2u; s > 0u; s >>= 1) {
+    if (lid < s) red[lid] += red[lid + s];
+    barrier();
+  }
+  C2 r = red[0];
+  barrier();  // everyone has read red[0] before the next reduction overwrites it
+  return r;
+}
+
+C group_max(C v) {
+  red[lid].x = v;
+  barrier();
+  [[dont_unroll]] for (uint s = WG / 2u; s > 0u; s >>= 1) {
+    if (lid < s) red[lid].x = max(red[lid].x, red[lid + s].x);
+    barrier();
+  }
+  C r = red[0].x;
+  barrier();
+  return r;
+}
+
+uint row_base, row_stride;  // element j of this row is at row_base + j * row_stride
+uint at(uint j) { return row_base + j * row_stride; }
+C X(uint j) { return TO_C(x_[at(j)]); }
+C G(uint j) { return TO_C(g_[at(j)]); }
+C tau() { return ATTR(pc.tau_bits, pc.tau_f); }
+
+// The row's value before normalisation: gumbel_softmax adds the noise and divides by tau.
+C V(uint j) { return pc.op == ROP_GUMBEL_SOFTMAX ? (X(j) + TO_C(w_[at(j)])) / tau() : X(j); }
+
+bool needs_max() {
+  switch (pc.op) {
+    case ROP_MAX: return !bwd;
+    case ROP_LOGSUMEXP:
+    case ROP_SOFTMAX:
+    case ROP_GUMBEL_SOFTMAX:
+    case ROP_LOG_SOFTMAX:
+    case ROP_CROSS_ENTROPY_ROWS: return true;
+  }
+  return false;
+}
+
+bool needs_stage1() {
+  switch (pc.op) {
+    case ROP_SUM:
+    case ROP_MEAN:
+    case ROP_MSE:
+    case ROP_BCE: return !bwd;
+    case ROP_MAX: return false;
+  }
+  return true;
+}
+
+bool needs_stage2() {
+  switch (pc.op) {
+    case ROP_VARIANCE: return !bwd;
+    case ROP_LAYER_NORM: return true;
+    case ROP_SOFTMAX:
+    case ROP_GUMBEL_SOFTMAX: return bwd;
+  }
+  return false;
+}
+
+C bce_term(C x, C t) { return max(x, K(0.0)) - x * t + m_log1p(m_exp(-abs(x))); }
+
+// Stage 1: terms summed over the row (two at a time).
+C2 stage1(uint j, C m) {
+  switch (pc.op) {
+    case ROP_SUM:
+    case ROP_MEAN:
+    case ROP_VARIANCE: return C2(X(j), K(0.0));
+    case ROP_LOGSUMEXP:
+    case ROP_SOFTMAX:
+    case ROP_GUMBEL_SOFTMAX:
+    case ROP_CROSS_ENTROPY_ROWS: return C2(m_exp(V(j) - m), K(0.0));
+    case ROP_LOG_SOFTMAX: return C2(m_exp(V(j) - m), bwd ? G(j) : K(0.0));
+    case ROP_LAYER_NORM: return C2(X(j), bwd ? G(j) * TO_C(w_[j]) : K(0.0));
+    case ROP_LAYER_NORM_PARAMS: {  // j = data row; this group's "row" is a column
+      uint idx = j * pc.inner + row;
+      C gv = TO_C(g_[idx]);
+      return C2(gv * (TO_C(x_[idx]) - scratch_[2u * j]) * scratch_[2u * j + 1u], gv);
+    }
+    case ROP_CROSS_ENTROPY_MEAN: return C2(scratch_[j], K(0.0));
+    case ROP_MSE: {
+      C d = TO_C(x_[j]) - TO_C(w_[j]);
+      return C2(d * d, K(0.0));
+    }
+    case ROP_BCE: return C2(bce_term(TO_C(x_[j]), TO_C(w_[j])), K(0.0));
+  }
+  return C2(K(0.0));
+}
+
+// Stage 2: terms that need stage 1 (m: row max, s1: stage-1 sums, mean = s1.x / n).
+C2 stage2(uint j, C m, C2 s1) {
+  C mean = s1.x / C(pc.n);
+  switch (pc.op) {
+    case ROP_VARIANCE: {
+      C d = X(j) - mean;
+      return C2(d * d, K(0.0));
+    }
+    case ROP_LAYER_NORM: {
+      C d = X(j) - mean;
+      return C2(d * d, bwd ? G(j) * TO_C(w_[j]) * d : K(0.0));
+    }
+    case ROP_SOFTMAX:
+    case ROP_GUMBEL_SOFTMAX: return C2(G(j) * m_exp(V(j) - m) / s1.x, K(0.0));
+  }
+  return C2(K(0.0));
+}
+
+void forward_writes(C m, C2 s1, C2 s2) {
+  C n = C(pc.n);
+  C mean = s1.x / n;
+  switch (pc.op) {
+    case ROP_SUM:
+    case ROP_MEAN:
+      if (lid == 0u) y_[row] = FROM_C(pc.op == ROP_MEAN ? mean : s1.x);
+      return;
+    case ROP_MAX:
+      if (lid == 0u) y_[row] = FROM_C(m);
+      return;
+    case ROP_LOGSUMEXP:
+      if (lid == 0u) y_[row] = FROM_C(m + m_log(s1.x));
+      return;
+    case ROP_VARIANCE:
+      if (lid == 0u) y_[row] = FROM_C(s2.x / (n - C(pc.correction)));
+      return;
+    case ROP_SOFTMAX:
+    case ROP_GUMBEL_SOFTMAX:
+    case ROP_LOG_SOFTMAX: {
+      C lse = m + m_log(s1.x);
+      for (uint j = lid; j < pc.n; j += WG) {
+        C v = V(j);
+        y_[at(j)] = FROM_C(pc.op == ROP_LOG_SOFTMAX ? v - lse : m_exp(v - m) / s1.x);
+      }
+      return;
+    }
+    case ROP_LAYER_NORM: {
+      C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
+      for (uint j = lid; j < pc.n; j += WG)
+        y_[at(j)] = FROM_C((X(j) - mean) * rstd * TO_C(w_[j]) + TO_C(bias_[j]));
+      return;
+    }
+    case ROP_CROSS_ENTROPY_ROWS:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
+      if (lid == 0u) scratch_[row] = m + m_log(s1.x) - X(uint(target_[row]));
+      return;
+    case ROP_CROSS_ENTROPY_MEAN:
+    case ROP_BCE:
+      if (lid == 0u) y_[0] = FROM_C(mean);
+      return;
+    case ROP_MSE:
+      if (lid == 0u) y_[0] = FROM_C(pc.mean_reduction != 0u ? mean : s1.x);
+      return;
+  }
+}
+
+void backward_writes(C m, C2 s1, C2 s2) {
+  C n = C(pc.n);
+  C mean = s1.x / n;
+  switch (pc.op) {
+    case ROP_SUM:
+    case ROP_MEAN: {
+      C gv = TO_C(g_[row]) / (pc.op == ROP_MEAN ? n : K(1.0));
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv);
+      return;
+    }
+    case ROP_MAX: {  // the maximum is unique by construction: the gradient goes to it
+      C ymax = TO_C(y_[row]), gv = TO_C(g_[row]);
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(X(j) == ymax ? gv : K(0.0));
+      return;
+    }
+    case ROP_LOGSUMEXP: {
+      C gv = TO_C(g_[row]);
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv * m_exp(X(j) - m) / s1.x);
+      return;
+    }
+    case ROP_VARIANCE: {
+      C k = K(2.0) * TO_C(g_[row]) / (n - C(pc.correction));
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(k * (X(j) - mean));
+      return;
+    }
+    case ROP_SOFTMAX:
+    case ROP_GUMBEL_SOFTMAX: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
+      C scale = pc.op == ROP_GUMBEL_SOFTMAX ? K(1.0) / tau() : K(1.0);
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / s1.x * (G(j) - s2.x));
+      return;
+    }
+    case ROP_LOG_SOFTMAX:  // dx = g - softmax * sum g
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / s1.x * s1.y);
+      return;
+    case ROP_LAYER_NORM: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w
+      C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
+      C mean_d = s1.y / n, mean_dx = rstd * s2.y / n;
+      for (uint j = lid; j < pc.n; j += WG) {
+        C xhat = (X(j) - mean) * rstd;
+        dx_[at(j)] = FROM_C(rstd * (G(j) * TO_C(w_[j]) - mean_d - xhat * mean_dx));
+      }
+      if (lid == 0u) {  // for the dw / db pass
+        scratch_[2u * row] = mean;
+        scratch_[2u * row + 1u] = rstd;
+      }
+      return;
+    }
+    case ROP_LAYER_NORM_PARAMS:
+      if (lid == 0u) {
+        dw_[row] = FROM_C(s1.x);
+        db_[row] = FROM_C(s1.y);
+      }
+      return;
+    case ROP_CROSS_ENTROPY_ROWS: {  // dlogits = g / B * (softmax - onehot(target))
+      C k = TO_C(g_[0]) / C(pc.outer);
+      uint t = uint(target_[row]);
+      for (uint j = lid; j < pc.n; j += WG)
+        dx_[at(j)] = FROM_C(k * (m_exp(X(j) - m) / s1.x - (j == t ? K(1.0) : K(0.0))));
+      return;
+    }
+    case ROP_MSE: {
+      C k = K(2.0) * TO_C(g_[0]) / (pc.mean_reduction != 0u ? n : K(1.0));
+      for (uint j = lid; j < pc.n; j += WG) {
+        C d = k * (TO_C(x_[j]) - TO_C(w_[j]));
+        dx_[j] = FROM_C(d);
+        dw_[j] = FROM_C(-d);
+      }
+      return;
+    }
+    case ROP_BCE: {
+      C k = TO_C(g_[0]) / n;
+      for (uint j = lid; j < pc.n; j += WG) {
+        C x = TO_C(x_[j]);
+        dx_[j] = FROM_C(k * (m_sigmoid(x) - TO_C(w_[j])));
+        dw_[j] = FROM_C(-k * x);
+      }
+      return;
+    }
+  }
+}
+
+void main() {
+  lid = gl_LocalInvocationID.x;
+  row = group_linear();  // uniform per group, so barriers are reached by all or none
+  bwd = pc.backward != 0u;
+  uint rows = pc.op == ROP_LAYER_NORM_PARAMS ? pc.inner : pc.outer * pc.inner;
+  if (row >= rows) return;
+  row_base = (row / pc.inner) * pc.n * pc.inner + row % pc.inner;
+  row_stride = pc.inner;
+
+  C m = K(0.0);
+  C2 s1 = C2(K(0.0)), s2 = C2(K(0.0));
+  if (needs_max()) {
+    C local_max = C(-1.0 / 0.0);
+    for (uint j = lid; j < pc.n; j += WG) local_max = max(local_max, V(j));
+    m = group_max(local_max);
+  }
+  if (needs_stage1()) {
+    C2 acc = C2(K(0.0));
+    for (uint j = lid; j < pc.n; j += WG) acc += stage1(j, m);
+    s1 = group_sum2(acc);
+  }
+  if (needs_stage2()) {
+    C2 acc = C2(K(0.0));
+    for (uint j = lid; j < pc.n; j += WG) acc += stage2(j, m, s1);
+    s2 = group_sum2(acc);
+  }
+  if (bwd) backward_writes(m, s1, s2);
+  else forward_writes(m, s1, s2);
+}

@@ -1,0 +1,103 @@
+#version 450
+// Elementwise unary ops and the straight-through ops: forward y = f(x), backward dx = g * f'(x).
+// The op is a push-constant code (uniform across the dispatch, so the switch costs one uniform
+// branch) which keeps one pipeline per dtype instead of one per op: lavapipe compiles every
+// pipeline at first use. Derivatives are recomputed from x in C precision rather than read from
+// y, so a 16-bit stored y does not limit the gradient's accuracy.
+#define LOCAL_X 256
+#include "common.glsl"
+#include "math.glsl"
+#include "op_codes.h"
+
+BUF(0, x_)
+BUF(1, y_)
+BUF(2, g_)
+BUF(3, dx_)
+
+layout(push_constant) uniform Push {
+  uint n;
+  uint op;
+  uint backward;
+  uint pad;
+  uvec2 p_bits;
+  uvec2 alpha_bits;
+  float p_f;
+  float alpha_f;
+} pc;
+
+// f(x) when !bwd, f'(x) when bwd. Each op computes its transcendental primitives once for both
+// (one inlined copy per call site is what lavapipe's JIT has to compile).
+C eval(uint op, C x, bool bwd, C p, C alpha) {
+  switch (op) {
+    case UOP_NEG: return bwd ? K(-1.0) : -x;
+    case UOP_SQUARE: return bwd ? K(2.0) * x : x * x;
+    case UOP_RECIPROCAL: return bwd ? K(-1.0) / (x * x) : K(1.0) / x;
+    case UOP_ABS: return bwd ? (x > K(0.0) ? K(1.0) : x < K(0.0) ? K(-1.0) : K(0.0)) : abs(x);
+    case UOP_EXP: return m_exp(x);
+    case UOP_EXPM1: return bwd ? m_exp(x) : m_expm1(x);
+    case UOP_LOG: return bwd ? K(1.0) / x : m_log(x);
+    case UOP_LOG1P: return bwd ? K(1.0) / (K(1.0) + x) : m_log1p(x);
+    case UOP_SQRT: return bwd ? K(0.5) / sqrt(x) : sqrt(x);
+    case UOP_RSQRT: return bwd ? K(-0.5) / (x * sqrt(x)) : K(1.0) / sqrt(x);
+    case UOP_POW_SCALAR: return bwd ? p * m_pow(x, p - K(1.0)) : m_pow(x, p);
+    case UOP_SIN:
+    case UOP_COS: {  // sin(x + pi/2) = cos x: shift the quadrant instead of a second reduction
+      int q = (op == UOP_COS ? 1 : 0) + (bwd ? 1 : 0);
+      return m_sin_quadrant(x, q);
+    }
+    case UOP_TANH: {  // tanh from expm1(-2|x|); 1 - tanh^2 = 4a / (1 + a)^2 with a = e^(-2|x|)
+      if (bwd) {  // a from exp, not expm1 + 1, which would cancel where a is small
+        C a = m_exp(K(-2.0) * abs(x));
+        return K(4.0) * a / ((K(1.0) + a) * (K(1.0) + a));
+      }
+      C em = m_expm1(K(-2.0) * abs(x));
+      C t = -em / (K(2.0) + em);
+      return x < K(0.0) ? -t : t;
+    }
+    case UOP_SIGMOID:
+    case UOP_SOFTPLUS:
+    case UOP_SILU: {
+      C s, sm;
+      m_sigmoid_pair(x, s, sm);  // sigmoid(x), sigmoid(-x) from one exp
+      if (op == UOP_SIGMOID) return bwd ? s * sm : s;
+      if (op == UOP_SILU) return bwd ? s * (K(1.0) + x * sm) : x * s;
+      // softplus = max(x, 0) + log1p(e^-|x|), e^-|x| = min(s, sm) / max(s, sm)
+      return bwd ? s : max(x, K(0.0)) + m_log1p(min(s, sm) / max(s, sm));
+    }
+    case UOP_RELU: return x > K(0.0) ? (bwd ? K(1.0) : x) : K(0.0);
+    case UOP_LEAKY_RELU: return x > K(0.0) ? (bwd ? K(1.0) : x) : (bwd ? alpha : alpha * x);
+    case UOP_ELU: {
+      if (x > K(0.0)) return bwd ? K(1.0) : x;
+      return bwd ? alpha * m_exp(x) : alpha * m_expm1(x);
+    }
+    case UOP_GELU_ERF: {
+      C phi = m_phi(x);
+      return bwd ? phi + x * INV_SQRT_2PI * m_exp(K(-0.5) * x * x) : x * phi;
+    }
+    case UOP_GELU_TANH: {  // 0.5 x (1 + tanh u) = x sigmoid(2u): no cancellation for x << 0
+      C u = SQRT_2_OVER_PI * (x + GELU_A * x * x * x);
+      C s, sm;
+      m_sigmoid_pair(K(2.0) * u, s, sm);
+      if (!bwd) return x * s;
+      C du = SQRT_2_OVER_PI * (K(1.0) + K(3.0) * GELU_A * x * x);
+      return s + x * s * sm * K(2.0) * du;
+    }
+    case UOP_STE_ROUND: return bwd ? K(1.0) : roundEven(x);  // straight-through: identity
+    case UOP_STE_HARDTANH_GATE:
+      return bwd ? (abs(x) < K(1.0) ? K(1.0) : K(0.0)) : (x > K(0.0) ? K(1.0) : K(0.0));
+  }
+  return K(0.0);
+}
+
+void main() {
+  uint i = global_linear();
+  if (i >= pc.n) return;
+  C p = ATTR(pc.p_bits, pc.p_f);
+  C alpha = ATTR(pc.alpha_bits, pc.alpha_f);
+  C x = TO_C(x_[i]);
+  if (pc.backward == 0u) {
+    y_[i] = FROM_C(eval(pc.op, x, false, p, alpha));
+  } else {
+    dx_[i] = FROM_C(TO_C(g_[i]) * eval(pc.op, x, true, p, alpha));
+  }
+}

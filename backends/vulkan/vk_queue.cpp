@@ -1,0 +1,309 @@
+#include "vk_queue.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "dispatch.hpp"
+#include "vk_errors.hpp"
+
+namespace gp::vk {
+
+namespace {
+
+constexpr std::uint32_t kMaxSetsPerCall = 64;
+constexpr VkDeviceSize kReadbackSlot = 2 * kCanaryBytes + 4;  // front + back canary (with padding)
+constexpr std::uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;
+
+void check_buffer(const DeviceBuffer& b, DType dtype, const Shape& shape, const char* what,
+                  const std::string& case_id) {
+  if (b.dtype() != dtype || b.shape().numel() != shape.numel())
+    throw Error("vulkan backend [" + case_id + "]: " + what + " is " + std::string(dtype_name(b.dtype())) + " " +
+                b.shape().to_string() + ", the call needs " + std::string(dtype_name(dtype)) + " " + shape.to_string());
+}
+
+}  // namespace
+
+void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  switch (op_family(call.kind)) {
+    case OpFamily::unary:
+    case OpFamily::binary:
+      return forward_elementwise(rec, call, in, out);
+    case OpFamily::chosen:
+      if (call.kind == OpKind::gumbel_softmax) return forward_rowwise(rec, call, in, out);
+      return forward_elementwise(rec, call, in, out);
+    case OpFamily::reduction:
+    case OpFamily::rowwise:
+    case OpFamily::loss:
+      return forward_rowwise(rec, call, in, out);
+    case OpFamily::linalg:
+      return forward_linalg(rec, call, in, out);
+    case OpFamily::layout:
+      return forward_layout(rec, call, in, out);
+  }
+}
+
+void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                     Grads grads) {
+  switch (op_family(call.kind)) {
+    case OpFamily::unary:
+    case OpFamily::binary:
+      return backward_elementwise(rec, call, in, dout, grads);
+    case OpFamily::chosen:
+      if (call.kind == OpKind::gumbel_softmax) return backward_rowwise(rec, call, in, out, dout, grads);
+      return backward_elementwise(rec, call, in, dout, grads);
+    case OpFamily::reduction:
+    case OpFamily::rowwise:
+    case OpFamily::loss:
+      return backward_rowwise(rec, call, in, out, dout, grads);
+    case OpFamily::linalg:
+      return backward_linalg(rec, call, in, dout, grads);
+    case OpFamily::layout:
+      return backward_layout(rec, call, in, dout, grads);
+  }
+}
+
+VulkanQueue::VulkanQueue(std::shared_ptr<Shared> shared) : shared_(std::move(shared)), ctx_(*shared_->ctx) {
+  VkDevice dev = ctx_.device();
+  try {
+    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = ctx_.facts().queue_family;
+    ctx_.check(vkCreateCommandPool(dev, &pi, nullptr, &pool_), "vkCreateCommandPool", "");
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    ctx_.check(vkAllocateCommandBuffers(dev, &ai, &cmd_), "vkAllocateCommandBuffers", "");
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxSetsPerCall * kMaxBindings};
+    VkDescriptorPoolCreateInfo di{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    di.maxSets = kMaxSetsPerCall;
+    di.poolSizeCount = 1;
+    di.pPoolSizes = &size;
+    ctx_.check(vkCreateDescriptorPool(dev, &di, nullptr, &descriptors_), "vkCreateDescriptorPool", "");
+    VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    ctx_.check(vkCreateFence(dev, &fi, nullptr, &fence_), "vkCreateFence", "");
+    dummy_ = std::make_unique<VulkanBuffer>(shared_->ctx, DType::f32, Shape{64}, Placement::host_visible);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+VulkanQueue::~VulkanQueue() { release(); }
+
+void VulkanQueue::release() noexcept {
+  VkDevice dev = ctx_.device();
+  dummy_.reset();
+  if (timestamps_) vkDestroyQueryPool(dev, timestamps_, nullptr);
+  if (fence_) vkDestroyFence(dev, fence_, nullptr);
+  if (descriptors_) vkDestroyDescriptorPool(dev, descriptors_, nullptr);
+  if (pool_) vkDestroyCommandPool(dev, pool_, nullptr);  // frees cmd_
+  timestamps_ = VK_NULL_HANDLE;
+  fence_ = VK_NULL_HANDLE;
+  descriptors_ = VK_NULL_HANDLE;
+  pool_ = VK_NULL_HANDLE;
+}
+
+void VulkanQueue::set_timestamps(bool on) {
+  if (on && !timestamps_) {
+    if (ctx_.facts().timestamp_valid_bits == 0) throw Error("vulkan backend: the queue family has no timestamps");
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = 2;
+    ctx_.check(vkCreateQueryPool(ctx_.device(), &qi, nullptr, &timestamps_), "vkCreateQueryPool", "");
+  } else if (!on && timestamps_) {
+    vkDestroyQueryPool(ctx_.device(), timestamps_, nullptr);
+    timestamps_ = VK_NULL_HANDLE;
+  }
+}
+
+void VulkanQueue::run(const std::string& case_id, const std::function<void(Recorder&)>& body,
+                      const std::function<void(VkCommandBuffer)>& transfers) {
+  ctx_.ensure_alive(case_id);
+  VkDevice dev = ctx_.device();
+  ctx_.check(vkResetDescriptorPool(dev, descriptors_, 0), "vkResetDescriptorPool", case_id);
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  ctx_.check(vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer", case_id);
+
+  Recorder rec(*shared_, cmd_, descriptors_, *dummy_, case_id);
+  std::vector<const VulkanBuffer*> unmapped;
+  std::unique_ptr<VulkanBuffer> readback;
+  try {
+    if (timestamps_) {
+      vkCmdResetQueryPool(cmd_, timestamps_, 0, 2);
+      vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps_, 0);
+    }
+    if (body) body(rec);
+    if (transfers) transfers(cmd_);
+
+    for (const VulkanBuffer* b : rec.written())
+      if (!b->mapped() && std::find(unmapped.begin(), unmapped.end(), b) == unmapped.end()) unmapped.push_back(b);
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    if (!unmapped.empty()) {  // copy the canaries of device-local outputs to host memory
+      auto words = static_cast<std::int64_t>(unmapped.size() * kReadbackSlot / 4);
+      readback =
+          std::make_unique<VulkanBuffer>(shared_->ctx, DType::f32, Shape{words}, Placement::host_visible, case_id);
+      mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+      vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                           VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+      for (std::size_t i = 0; i < unmapped.size(); ++i) {
+        VkDeviceSize dst = readback->data_offset() + i * kReadbackSlot;
+        VkBufferCopy regions[2] = {
+            {0, dst, kCanaryBytes},
+            {unmapped[i]->back_canary_offset(), dst + kCanaryBytes, unmapped[i]->back_canary_bytes()}};
+        vkCmdCopyBuffer(cmd_, unmapped[i]->handle(), readback->handle(), 2, regions);
+      }
+    }
+    mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;  // results are read through mapped memory
+    vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    if (timestamps_) vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps_, 1);
+  } catch (...) {
+    vkEndCommandBuffer(cmd_);  // leave the command buffer resettable for the next call
+    vkResetCommandBuffer(cmd_, 0);
+    throw;
+  }
+  ctx_.check(vkEndCommandBuffer(cmd_), "vkEndCommandBuffer", case_id);
+  ctx_.check(vkResetFences(dev, 1, &fence_), "vkResetFences", case_id);
+  ctx_.submit(cmd_, fence_, case_id);
+  VkResult r = vkWaitForFences(dev, 1, &fence_, VK_TRUE, kFenceTimeoutNs);
+  if (r == VK_TIMEOUT) {
+    ctx_.mark_lost("vkWaitForFences", "no completion within 120 s in case " + case_id);
+    throw DeviceLost("vkWaitForFences", "VK_TIMEOUT", case_id, "the device did not finish in 120 s");
+  }
+  ctx_.check(r, "vkWaitForFences", case_id);
+
+  if (timestamps_) {
+    std::uint64_t t[2] = {0, 0};
+    ctx_.check(vkGetQueryPoolResults(dev, timestamps_, 0, 2, sizeof t, t, sizeof(std::uint64_t),
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+               "vkGetQueryPoolResults", case_id);
+    std::uint32_t bits = ctx_.facts().timestamp_valid_bits;
+    std::uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+    std::uint64_t ticks = ((t[1] & mask) - (t[0] & mask)) & mask;
+    last_device_seconds_ = static_cast<double>(ticks) * ctx_.facts().props.limits.timestampPeriod * 1e-9;
+  }
+
+  std::vector<const VulkanBuffer*> seen;
+  for (const VulkanBuffer* b : rec.written()) {
+    if (std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
+    seen.push_back(b);
+    std::optional<std::string> damage;
+    if (b->mapped()) {
+      damage = const_cast<VulkanBuffer*>(b)->check_mapped_canaries();
+    } else {
+      auto i = static_cast<std::size_t>(std::find(unmapped.begin(), unmapped.end(), b) - unmapped.begin());
+      auto* base =
+          reinterpret_cast<const std::uint8_t*>(readback->mapped() + readback->data_offset()) + i * kReadbackSlot;
+      damage = b->describe_canary_damage(base, base + kCanaryBytes);
+    }
+    if (damage) shared_->add_canary_violation("[" + case_id + "] " + *damage);
+  }
+}
+
+void VulkanQueue::staged_copy(const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset,
+                              VkDeviceSize to_offset, VkDeviceSize bytes, const std::string& case_id) {
+  run(case_id, {}, [&](VkCommandBuffer cmd) {
+    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    vkCmdPipelineBarrier(cmd, stages, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+    VkBufferCopy region{from_offset, to_offset, bytes};
+    vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
+  });
+}
+
+void VulkanQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
+  VulkanBuffer& d = as_vulkan(dst);
+  check_buffer(d, src.dtype(), src.shape(), "upload destination", "upload");
+  ctx_.ensure_alive("upload");
+  if (d.mapped()) {
+    std::memcpy(d.mapped() + d.data_offset(), src.data(), src.bytes());
+    return;
+  }
+  VulkanBuffer staging(shared_->ctx, d.dtype(), d.shape(), Placement::host_visible, "upload");
+  std::memcpy(staging.mapped() + staging.data_offset(), src.data(), src.bytes());
+  if (d.canaries_armed()) {
+    staged_copy(staging, d, staging.data_offset(), d.data_offset(), d.data_bytes(), "upload");
+  } else {  // the staging buffer's canaries carry the pattern: copy them too
+    staged_copy(staging, d, 0, 0, d.total_bytes(), "upload");
+    d.set_canaries_armed();
+  }
+}
+
+HostTensor VulkanQueue::download(const DeviceBuffer& src) {
+  const VulkanBuffer& s = as_vulkan(src);
+  ctx_.ensure_alive("download");
+  HostTensor out(s.dtype(), s.shape());
+  if (s.mapped()) {
+    std::memcpy(out.data(), s.mapped() + s.data_offset(), out.bytes());
+    return out;
+  }
+  VulkanBuffer staging(shared_->ctx, s.dtype(), s.shape(), Placement::host_visible, "download");
+  staged_copy(s, staging, s.data_offset(), staging.data_offset(), s.data_bytes(), "download");
+  std::memcpy(out.data(), staging.mapped() + staging.data_offset(), out.bytes());
+  return out;
+}
+
+void VulkanQueue::forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) {
+  if (inputs.size() != call.input_shapes.size())
+    throw Error("vulkan backend [" + call.case_id + "]: wrong number of inputs");
+  std::vector<const VulkanBuffer*> in;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_buffer(*inputs[i], call.input_dtypes[i], call.input_shapes[i], "input", call.case_id);
+    in.push_back(&as_vulkan(*inputs[i]));
+  }
+  check_buffer(out, call.dtype, call.output_shape, "output", call.case_id);
+  VulkanBuffer& o = as_vulkan(out);
+  run(call.case_id, [&](Recorder& rec) {
+    rec.writes(o);
+    record_forward(rec, call, in, o);
+  });
+}
+
+void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
+                           const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+  if (inputs.size() != call.input_shapes.size() || grads.size() != inputs.size())
+    throw Error("vulkan backend [" + call.case_id + "]: wrong number of inputs or gradients");
+  std::vector<const VulkanBuffer*> in;
+  std::vector<VulkanBuffer*> g(grads.size(), nullptr);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    check_buffer(*inputs[i], call.input_dtypes[i], call.input_shapes[i], "input", call.case_id);
+    in.push_back(&as_vulkan(*inputs[i]));
+    if (grads[i]) {
+      check_buffer(*grads[i], call.dtype, call.input_shapes[i], "gradient", call.case_id);
+      g[i] = &as_vulkan(*grads[i]);
+    }
+  }
+  check_buffer(out, call.dtype, call.output_shape, "forward output", call.case_id);
+  check_buffer(dout, call.dtype, call.output_shape, "output gradient", call.case_id);
+  run(call.case_id, [&](Recorder& rec) {
+    for (auto* b : g)
+      if (b) rec.writes(*b);
+    record_backward(rec, call, in, as_vulkan(out), as_vulkan(dout), g);
+  });
+}
+
+void VulkanQueue::finish() { ctx_.ensure_alive("finish"); }  // every call already waited for its fence
+
+void VulkanQueue::copy_shader(const DeviceBuffer& src, DeviceBuffer& dst) {
+  const VulkanBuffer& s = as_vulkan(src);
+  VulkanBuffer& d = as_vulkan(dst);
+  if (s.dtype() != d.dtype() || s.shape().numel() != d.shape().numel()) throw Error("copy_shader: buffers differ");
+  if (s.data_bytes() > ctx_.facts().props.limits.maxStorageBufferRange)
+    throw Error("copy_shader: " + std::to_string(s.data_bytes()) + " bytes exceed maxStorageBufferRange");
+  CopyPlan plan;
+  plan.count = static_cast<std::uint32_t>(s.shape().numel());
+  plan.dims[3] = plan.count;
+  plan.src_stride[3] = plan.dst_stride[3] = 1;
+  run("copy_shader", [&](Recorder& rec) {
+    rec.writes(d);
+    record_copy(rec, s.dtype(), s, d, plan);
+  });
+}
+
+}  // namespace gp::vk

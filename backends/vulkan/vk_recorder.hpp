@@ -1,0 +1,80 @@
+// Records the dispatches of one forward or backward call into the queue's command buffer.
+// A global memory barrier (compute/transfer write -> compute/transfer read/write) precedes
+// every dispatch, the first included (it orders against earlier submits), so dependent dispatches are ordered without
+// one submit per dispatch; buffers that are written are remembered for the canary check after the submit.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vk_memory.hpp"
+#include "vk_shared.hpp"
+
+namespace gp::vk {
+
+struct Bind {
+  std::uint32_t binding;
+  const VulkanBuffer* buffer;
+};
+
+class Recorder {
+ public:
+  Recorder(Shared& shared, VkCommandBuffer cmd, VkDescriptorPool pool, const VulkanBuffer& dummy, std::string case_id)
+      : shared_(shared), cmd_(cmd), pool_(pool), dummy_(dummy), case_id_(std::move(case_id)) {}
+
+  const std::string& case_id() const { return case_id_; }
+  Context& ctx() { return *shared_.ctx; }
+
+  // One dispatch of `family`'s pipeline for `dtype` with a linear number of work groups
+  // (spread over a 2-D grid when it exceeds 65535; shaders use group_linear()).
+  template <typename Push>
+  void dispatch_groups(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
+                       std::uint64_t groups) {
+    static_assert(sizeof(Push) <= kPushConstantBytes);
+    auto [gx, gy] = grid(groups);
+    record(family, dtype, binds, &push, sizeof(Push), gx, gy, 1);
+  }
+  // One invocation per item, `local` invocations per work group.
+  template <typename Push>
+  void dispatch_items(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
+                      std::uint64_t items, std::uint32_t local = 256) {
+    dispatch_groups(family, dtype, binds, push, (items + local - 1) / local);
+  }
+  // A 3-D grid as given (matmul tiles x, y and the batch in z).
+  template <typename Push>
+  void dispatch_3d(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
+                   std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) {
+    static_assert(sizeof(Push) <= kPushConstantBytes);
+    record(family, dtype, binds, &push, sizeof(Push), gx, gy, gz);
+  }
+
+  // Declares that the next dispatches write `b` (canaries are checked after the submit; for
+  // unmapped buffers the canary pattern is filled here the first time).
+  void writes(const VulkanBuffer& b);
+  // A temporary device buffer that lives until the submit has finished.
+  VulkanBuffer& scratch(DType dtype, std::int64_t count);
+
+  const std::vector<const VulkanBuffer*>& written() const { return written_; }
+
+ private:
+  static std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups);
+  void record(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const void* push,
+              std::size_t push_bytes, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz);
+  void barrier();
+
+  Shared& shared_;
+  VkCommandBuffer cmd_;
+  VkDescriptorPool pool_;
+  const VulkanBuffer& dummy_;
+  std::string case_id_;
+  std::vector<const VulkanBuffer*> written_;
+  std::vector<std::unique_ptr<VulkanBuffer>> scratch_;
+};
+
+}  // namespace gp::vk

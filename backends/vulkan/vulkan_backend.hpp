@@ -1,0 +1,80 @@
+// The Vulkan backend: every op of core/op_list.hpp, forward and VJP, as GLSL compute shaders.
+//
+// Thread-safety contract (backends/backend.hpp asks every backend to state how it holds):
+//   * VulkanBackend is shared. info(), supports(), allocate(), create_queue(),
+//     take_canary_violations() and take_validation_messages() may be called by many threads at
+//     once: pipelines are created lazily under a mutex, vkCreate*/vkAllocateMemory need no
+//     external synchronisation, and the message / violation lists are mutex-protected.
+//   * The VkQueue is shared by all gp::Queue objects of a backend (lavapipe has one queue family
+//     with one queue): every vkQueueSubmit runs under one mutex (Context::submit).
+//   * Each gp::Queue (one per thread, by the interface's contract) owns its VkCommandPool, its
+//     command buffer, its VkDescriptorPool (and the descriptor-set updates from it), its fence and
+//     its timestamp query pool; no other queue touches them, so they need no lock.
+//   * A DeviceBuffer is used by one queue at a time; host mapping happens once at creation and
+//     unmapping at destruction. Each forward/backward is ONE submit followed by a fence wait,
+//     so no work is in flight when a call returns and buffers may be freed right after.
+// Device loss: a VK_ERROR_DEVICE_LOST (or a fence that never signals) marks the backend lost;
+// every later call throws gp::DeviceLost carrying the first failure's call and reason.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "backends/registry.hpp"
+
+namespace gp {
+
+namespace vk {
+struct Shared;
+}
+
+class VulkanBackend final : public Backend {
+ public:
+  // Creates an instance (validation when opts.vulkan_validation or GP_VK_VALIDATION=1) and a
+  // device on physical device `device_index`. Throws gp::DeviceError when that fails.
+  explicit VulkanBackend(const BackendOptions& opts, std::uint32_t device_index = 0);
+  ~VulkanBackend() override;
+
+  const DeviceInfo& info() const override { return info_; }
+  Support supports(const OpCall& call) const override;
+  std::unique_ptr<DeviceBuffer> allocate(DType dtype, const Shape& shape) override;
+  std::unique_ptr<Queue> create_queue() override;
+  std::vector<std::string> take_canary_violations() override;
+  std::vector<std::string> take_validation_messages() override;
+
+  // --- Vulkan specifics -------------------------------------------------------------------
+  bool validation_enabled() const;
+  struct PipelineCacheReport {
+    std::string path;       // the cache file
+    bool loaded_from_disk;  // a valid file was read at start-up
+    std::string note;       // why it was not ("no cache file", "hash mismatch", ...)
+    std::size_t pipelines;  // pipelines created so far
+  };
+  PipelineCacheReport pipeline_cache_report() const;
+  bool save_pipeline_cache();   // also done by the destructor
+  void create_all_pipelines();  // every variant the device supports, now (start-up timing)
+  // Test hook: behave as if the device had been lost in `api_call`.
+  void mark_device_lost_for_testing(const std::string& api_call);
+
+ private:
+  std::shared_ptr<vk::Shared> shared_;
+  DeviceInfo info_;
+};
+
+// Device timestamps around each forward/backward command buffer of one queue (benchmarks).
+void vulkan_set_timestamps(Queue& queue, bool on);
+// Device time in seconds of the queue's last submitted command buffer (timestamps on).
+double vulkan_last_device_seconds(const Queue& queue);
+// dst = src through the copy compute shader (not vkCmdCopyBuffer), one submit.
+void vulkan_copy_shader(Queue& queue, const DeviceBuffer& src, DeviceBuffer& dst);
+// Test hook: overwrites one canary byte `offset` bytes from the data start (negative: before
+// it; >= data size: after it), as an out-of-bounds write would; the next submit that writes the
+// buffer reports it.
+void vulkan_corrupt_canary_for_testing(DeviceBuffer& buffer, long offset, std::uint8_t value = 0);
+
+BackendProvider make_vulkan_provider();
+
+}  // namespace gp

@@ -1,0 +1,52 @@
+// The "vulkan" provider: lists physical devices with a short-lived instance (destroyed before
+// discover returns) and creates a VulkanBackend per device on demand. Never throws.
+#include <exception>
+
+#include "core/error.hpp"
+#include "vk_context.hpp"
+#include "vulkan_backend.hpp"
+
+namespace gp {
+
+namespace {
+
+DeviceEntry unavailable(const std::string& why) {
+  DeviceEntry e;
+  e.info.backend = "vulkan";
+  e.info.name = why;
+  e.unavailable = why;
+  return e;
+}
+
+std::vector<DeviceEntry> discover(const BackendOptions& opts) {
+  std::vector<DeviceEntry> out;
+  try {
+    std::uint32_t version = 0;
+    if (vkEnumerateInstanceVersion(&version) != VK_SUCCESS) return {unavailable("no Vulkan loader")};
+    std::vector<vk::DeviceFacts> devices;
+    {
+      vk::Instance instance(false, nullptr);
+      devices = vk::describe_devices(instance);
+    }
+    for (std::uint32_t i = 0; i < devices.size(); ++i) {
+      DeviceEntry e;
+      e.info = devices[i].info;
+      if (devices[i].usable) {
+        e.create = [opts, i]() -> std::unique_ptr<Backend> { return std::make_unique<VulkanBackend>(opts, i); };
+      } else {
+        e.unavailable = devices[i].unusable_reason;
+      }
+      out.push_back(std::move(e));
+    }
+  } catch (const std::exception& ex) {
+    return {unavailable(std::string("no Vulkan device (") + ex.what() + ")")};
+  }
+  if (out.empty()) out.push_back(unavailable("no Vulkan device"));
+  return out;
+}
+
+}  // namespace
+
+BackendProvider make_vulkan_provider() { return {"vulkan", discover}; }
+
+}  // namespace gp
