@@ -12,7 +12,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUNDLE="$(realpath -m "${1:-$ROOT/build/gpu-bundle}")"
 BUILD_DIR="$(realpath -m "${BUILD_DIR:-$ROOT/build/bundle-build}")"
-LOADER_DEBS=(ocl-icd-libopencl1 libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+# Loaders, libglvnd (the NVIDIA Vulkan driver needs it) and the Khronos validation layer.
+LOADER_DEBS=(ocl-icd-libopencl1 libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 vulkan-validationlayers)
 
 if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
   # libstdc++/libgcc static: the Debian 12 build then runs on newer and older distributions alike.
@@ -29,6 +30,8 @@ while IFS= read -r exe; do
   cp "$exe" "$BUNDLE/bin/"
 done < <(find "$BUILD_DIR" -type f -perm -u+x \( -name gradparity -o -name 'gp_test_*' -o -name 'bench_*' \) \
            -not -path '*/CMakeFiles/*')
+# Debug info would make the bundle several times larger; symbols stay for backtraces.
+for exe in "$BUNDLE"/bin/*; do strip --strip-debug "$exe"; done
 [[ -x "$BUNDLE/bin/gradparity" ]] || echo "warning: no gradparity binary in $BUILD_DIR (CLI not built?)" >&2
 
 # Shared libraries that are neither glibc nor the loaders shipped as archives nor driver parts.
@@ -46,7 +49,7 @@ for exe in "$BUNDLE"/bin/*; do
   done
 done
 
-(cd "$BUNDLE/debs" && apt-get download "${LOADER_DEBS[@]}") ||
+(cd "$BUNDLE/debs" && chmod 777 . && apt-get download "${LOADER_DEBS[@]}") ||
   echo "warning: apt-get download failed; copy the .deb files of ${LOADER_DEBS[*]} into $BUNDLE/debs" >&2
 
 cat > "$BUNDLE/run.sh" <<'RUN'
@@ -77,6 +80,8 @@ if [[ ! -d "$ROOTFS/usr" ]]; then
   done
 fi
 export LD_LIBRARY_PATH="$HERE/lib:$ROOTFS/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}"
+# The validation layer's manifest names its library by file name, found via LD_LIBRARY_PATH.
+export VK_LAYER_PATH="$ROOTFS/usr/share/vulkan/explicit_layer.d${VK_LAYER_PATH:+:$VK_LAYER_PATH}"
 
 # 2. OpenCL: a vendors folder naming the NVIDIA library (its ICD file is often missing).
 NV_OCL=""
