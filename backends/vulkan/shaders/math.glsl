@@ -20,6 +20,15 @@ const C SQRT_2_OVER_PI = 0.79788456080286535588;
 const C GELU_A = 0.044715;
 #endif
 
+// 2 atanh(s) = ln((1 + s) / (1 - s)) for |s| <= 0.172: 2 s (1 + s^2/3 + s^4/5 + ... + s^22/23);
+// the first term left out, s^24/25, is below 2^-64 relative: enough for f64 and f32 alike.
+C atanh2_series(C s) {
+  C z = s * s;
+  C t = K(1.0) / K(23.0);
+  [[dont_unroll]] for (int j = 21; j >= 1; j -= 2) t = t * z + K(1.0) / C(j);
+  return K(2.0) * s * t;
+}
+
 #if defined(IS_F64)
 // 2^k for k in the normal exponent range, built from its bits.
 double pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
@@ -61,11 +70,8 @@ double m_log(double x) {
   }
   // log m = 2 atanh(s), s = (m - 1) / (m + 1), |s| <= 0.172
   double s = (m - 1.0lf) / (m + 1.0lf);
-  double z = s * s;
-  double t = 1.0lf / 23.0lf;
-  [[dont_unroll]] for (int j = 21; j >= 1; j -= 2) t = t * z + 1.0lf / double(j);
   double de = double(e);
-  return de * 6.93147180369123816490e-01lf + (de * 1.90821492927058770002e-10lf + 2.0lf * s * t);
+  return de * 6.93147180369123816490e-01lf + (de * 1.90821492927058770002e-10lf + atanh2_series(s));
 }
 
 // sin and cos of the reduced argument r, |r| <= pi/4: Taylor series summed forward (terms
@@ -123,12 +129,15 @@ C m_expm1(C x) {
   return m_exp(x) - K(1.0);
 }
 
-// ln(1 + x): the rounding of u = 1 + x is corrected by x / (u - 1) (Goldberg).
+// ln(1 + x). Near 0 (x in (-0.25, 0.375), |s| <= 0.158) as 2 atanh(s), s = x / (2 + x): only
+// relative roundings, so the result keeps its relative accuracy. Elsewhere |ln(1 + x)| > 0.28
+// and the rounding of 1 + x costs at most ~1 ULP of the result. Not Goldberg's
+// log(u) * x / (u - 1), u = 1 + x: that needs u - 1 to be computed exactly, and Mesa's
+// compiler (lavapipe) folds (1 + x) - 1 to x in shaders without `precise`, which left the
+// rounding of u in the result (128 ULP in f64 near x = 0.006).
 C m_log1p(C x) {
-  C u = K(1.0) + x;
-  C d = u - K(1.0);
-  if (d == K(0.0)) return x;
-  return m_log(u) * (x / d);
+  if (x > K(-0.25) && x < K(0.375)) return atanh2_series(x / (K(2.0) + x));
+  return m_log(K(1.0) + x);
 }
 
 // sigmoid(x) and sigmoid(-x) from one exponential of -|x| (both keep relative accuracy).
