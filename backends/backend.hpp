@@ -25,11 +25,11 @@
 namespace gp {
 
 struct DeviceInfo {
-  std::string backend;   // "cpu", "opencl", "vulkan"
-  std::string name;      // device name as the driver reports it
-  std::string driver;    // driver / platform version
+  std::string backend;  // "cpu", "opencl", "vulkan"
+  std::string name;     // device name as the driver reports it
+  std::string driver;   // driver / platform version
   std::string api_version;
-  std::vector<DType> dtypes;  // dtypes the device can run at all
+  std::vector<DType> dtypes;       // dtypes the device can run at all
   std::vector<std::string> notes;  // extensions, features worth showing in reports
 };
 
@@ -97,8 +97,8 @@ struct DeviceEntry {
 
 // Options every provider may honour.
 struct BackendOptions {
-  std::string cache_dir;          // binary / pipeline caches; empty = the user's cache directory
-  bool vulkan_validation = false; // enable the Khronos validation layer
+  std::string cache_dir;           // binary / pipeline caches; empty = the user's cache directory
+  bool vulkan_validation = false;  // enable the Khronos validation layer
 };
 
 }  // namespace gp

@@ -59,7 +59,8 @@ std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wante
       std::string have;
       for (std::size_t i = 0; i < entries.size(); ++i)
         have += (have.empty() ? "" : ", ") + p.name + ":" + std::to_string(i) + " (" + entries[i].info.name + ")";
-      throw UsageError("no " + p.name + " device matches '" + selector + "'; devices: " + (have.empty() ? "none" : have));
+      throw UsageError("no " + p.name + " device matches '" + selector +
+                       "'; devices: " + (have.empty() ? "none" : have));
     }
   };
   if (wanted.empty()) {

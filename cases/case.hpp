@@ -16,14 +16,14 @@ namespace gp {
 // least `margin` away from every sampled point.
 struct Domain {
   enum class Kind : std::uint8_t {
-    uniform,           // U[lo, hi], |x| >= min_abs
-    half_integer_free, // U[lo, hi], at least `margin` away from every k + 1/2 (round)
-    gate,              // U[lo, hi], |x| >= margin and ||x| - 1| >= margin (hardtanh gate)
-    apart_from_input0, // U[lo, hi], |x - input0| >= margin elementwise (maximum, minimum)
-    unique_row_max,    // U[lo, hi], every row along attrs.axis has a max `margin` above the rest
-    class_index,       // integers in [0, classes), i32
-    gumbel_noise,      // -log(-log(U)), U in (0, 1)
-    probability,       // U[0, 1] (targets of bce)
+    uniform,            // U[lo, hi], |x| >= min_abs
+    half_integer_free,  // U[lo, hi], at least `margin` away from every k + 1/2 (round)
+    gate,               // U[lo, hi], |x| >= margin and ||x| - 1| >= margin (hardtanh gate)
+    apart_from_input0,  // U[lo, hi], |x - input0| >= margin elementwise (maximum, minimum)
+    unique_row_max,     // U[lo, hi], every row along attrs.axis has a max `margin` above the rest
+    class_index,        // integers in [0, classes), i32
+    gumbel_noise,       // -log(-log(U)), U in (0, 1)
+    probability,        // U[0, 1] (targets of bce)
   };
   Kind kind = Kind::uniform;
   double lo = -1, hi = 1;

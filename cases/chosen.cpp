@@ -18,8 +18,9 @@ void declare_chosen_cases(CaseList& list) {
     const std::vector<DType> all_dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
     r.dtypes = all_dtypes;
     r.surrogate = [](double, double dy) { return dy; };
-    r.surrogate_note = "straight-through: round() has zero derivative almost everywhere; checked against the "
-                       "declared identity surrogate dy";
+    r.surrogate_note =
+        "straight-through: round() has zero derivative almost everywhere; checked against the "
+        "declared identity surrogate dy";
     list.add(std::move(r));
 
     CaseDecl g;
@@ -27,8 +28,9 @@ void declare_chosen_cases(CaseList& list) {
     g.inputs = {{s, Domain::of(Domain::Kind::gate, -2, 2, 0.05)}};
     g.dtypes = all_dtypes;
     g.surrogate = [](double x, double dy) { return std::fabs(x) < 1 ? dy : 0.0; };
-    g.surrogate_note = "straight-through: the step x>0 is checked against the declared hardtanh surrogate "
-                       "dy*[|x|<1]";
+    g.surrogate_note =
+        "straight-through: the step x>0 is checked against the declared hardtanh surrogate "
+        "dy*[|x|<1]";
     list.add(std::move(g));
   }
   for (double tau : {0.5, 1.0, 2.0}) {

@@ -13,9 +13,8 @@ struct AxisShape {
 
 const std::vector<AxisShape>& axis_shapes() {
   static const std::vector<AxisShape> s = {
-      {Shape{1}, 0, false},        {Shape{7}, 0, false},        {Shape{127}, 0, false},
-      {Shape{16, 33}, -1, false},  {Shape{16, 33}, 0, false},   {Shape{16, 33}, -1, true},
-      {Shape{64, 128}, -1, false}, {Shape{4, 7, 9}, 1, true},
+      {Shape{1}, 0, false},      {Shape{7}, 0, false},      {Shape{127}, 0, false},      {Shape{16, 33}, -1, false},
+      {Shape{16, 33}, 0, false}, {Shape{16, 33}, -1, true}, {Shape{64, 128}, -1, false}, {Shape{4, 7, 9}, 1, true},
   };
   return s;
 }

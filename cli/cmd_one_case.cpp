@@ -119,7 +119,8 @@ int dump_command(const OneCaseCommand& cmd) {
     write_npy(dir / name, t);
     written.push_back(name);
   };
-  for (std::size_t k = 0; k < one.data.inputs.size(); ++k) put("input" + std::to_string(k) + ".npy", one.data.inputs[k]);
+  for (std::size_t k = 0; k < one.data.inputs.size(); ++k)
+    put("input" + std::to_string(k) + ".npy", one.data.inputs[k]);
   put("cotangent.npy", one.data.cotangent);
   put("reference_output.npy", widen(one.data.output));
   std::string tag = one.device.id;

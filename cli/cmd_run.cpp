@@ -25,7 +25,8 @@ int run_command(const RunCommand& cmd) {
   opts.progress = cmd.progress;
   opts.jobs = cmd.jobs;
   for (const auto& d : devices)
-    if (!d.entry.create) fmt::print(stderr, "note: {} is unavailable: {} (its cases SKIP)\n", d.id, d.entry.unavailable);
+    if (!d.entry.create)
+      fmt::print(stderr, "note: {} is unavailable: {} (its cases SKIP)\n", d.id, d.entry.unavailable);
 
   RunReport report = run_parity(cases, devices, opts);
   double wall = report.meta.wall_seconds;

@@ -37,10 +37,27 @@ struct OneCaseCommand {
   int worst = 8;        // repro: how many worst elements to print
 };
 
+// `gradparity stress` (and its hidden per-mode child, `stress-child`).
+struct StressCommand {
+  CommonOptions common;
+  Selection selection;             // --op, --dtype, --filter as in run
+  std::vector<std::string> modes;  // --mode: shared, per-thread, churn (default: all)
+  int threads = 0;                 // --threads; 0 = max(4, 2 x cores)
+  std::int64_t iterations = 50;    // --iterations per thread
+  double duration = 0;             // --duration SECONDS per mode (instead of iterations)
+  double mode_timeout = 0;         // --mode-timeout SECONDS per child; 0 = derived
+  std::string report_dir;          // --report-dir
+  std::string inject;              // --inject FAULT (positive control), "" = none
+  bool progress = true;
+  std::string child_out;  // stress-child only: where the child writes its result
+};
+
 int list_command(const std::string& what, const BackendOptions& opts);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);
 int dump_command(const OneCaseCommand& cmd);
+int stress_command(const StressCommand& cmd);
+int stress_child_command(const StressCommand& cmd);  // one device x mode, in this process
 
 // Helpers shared by the commands.
 RunMetadata make_metadata(const CommonOptions& c);

@@ -1,6 +1,7 @@
 // gradparity: forward and gradient parity of ML ops across backends. See README.md.
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -46,7 +47,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--filter", run.selection.filter, "regex searched in case ids");
   run_cmd->add_option("--shard", run.shard, "run shard I of N (1-based), e.g. 2/4");
   run_cmd->add_option("--report-dir", run.report_dir, "write DIR/parity.json and DIR/parity.md");
-  run_cmd->add_option("--jobs,-j", run.jobs, "worker threads over cases")->capture_default_str()->check(CLI::Range(1, 256));
+  run_cmd->add_option("--jobs,-j", run.jobs, "worker threads over cases")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
   run_cmd->add_flag("!--no-progress", run.progress, "no progress output");
   run_cmd->add_flag("!--no-reference-checks", run.reference_checks, "skip numerical checks of the reference");
 
@@ -61,6 +64,33 @@ int main(int argc, char** argv) {
   add_common(dump, one.common, false);
   dump->add_option("--out,-o", one.out_dir, "output folder")->required();
 
+  gp::cli::StressCommand stress;
+  auto* stress_cmd =
+      app.add_subcommand("stress", "thread-safety stress: many threads, results bit-identical to a serial run");
+  auto* stress_child = app.add_subcommand("stress-child", "")->group("");  // hidden: one mode, run by `stress`
+  for (auto* cmd : {stress_cmd, stress_child}) {
+    add_common(cmd, stress.common, true);
+    cmd->add_option("--op", stress.selection.ops, "ops to run (comma-separated)")->delimiter(',');
+    cmd->add_option("--dtype", stress.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
+    cmd->add_option("--filter", stress.selection.filter, "regex searched in case ids");
+    cmd->add_option("--mode", stress.modes, "shared, per-thread, churn (default: all)")->delimiter(',');
+    cmd->add_option("--threads", stress.threads, "threads at once (default: max(4, 2 x cores))")
+        ->check(CLI::Range(1, 1024));
+    cmd->add_option("--iterations", stress.iterations, "iterations per thread")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000000));
+    cmd->add_option("--duration", stress.duration, "seconds per mode instead of --iterations")
+        ->check(CLI::Range(0.0, 86400.0));
+    cmd->add_option("--inject", stress.inject,
+                    "positive control, breaks thread-safety on purpose: opencl-shared-kernel, vulkan-unlocked-queue, "
+                    "vulkan-no-barrier");
+    cmd->add_flag("!--no-progress", stress.progress, "no progress output");
+  }
+  stress_cmd->add_option("--report-dir", stress.report_dir, "write DIR/parity.json and DIR/parity.md");
+  stress_cmd->add_option("--mode-timeout", stress.mode_timeout, "seconds before a mode's child process is killed")
+      ->check(CLI::Range(1.0, 86400.0));
+  stress_child->add_option("--out", stress.child_out, "result file")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -71,12 +101,14 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;
   }
-  run.common.command_line = one.common.command_line = command_line;
+  run.common.command_line = one.common.command_line = stress.common.command_line = command_line;
   try {
     if (list->parsed()) return gp::cli::list_command(list_what, list_opts);
     if (run_cmd->parsed()) return gp::cli::run_command(run);
     if (repro->parsed()) return gp::cli::repro_command(one);
     if (dump->parsed()) return gp::cli::dump_command(one);
+    if (stress_cmd->parsed()) return gp::cli::stress_command(stress);
+    if (stress_child->parsed()) return gp::cli::stress_child_command(stress);
   } catch (const gp::UsageError& e) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;

@@ -9,7 +9,7 @@ namespace gp {
 namespace {
 
 struct FloatFormat {
-  int mantissa;      // explicit fraction bits
+  int mantissa;  // explicit fraction bits
   int exponent_bits;
   int bias() const { return (1 << (exponent_bits - 1)) - 1; }
   int min_exp() const { return 1 - bias(); }  // exponent of the smallest normal
@@ -72,11 +72,16 @@ double decode(std::uint16_t bits, const FloatFormat& f) {
 
 std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::f32: return "f32";
-    case DType::f64: return "f64";
-    case DType::i32: return "i32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
+    case DType::f32:
+      return "f32";
+    case DType::f64:
+      return "f64";
+    case DType::i32:
+      return "i32";
   }
   return "?";
 }
@@ -92,10 +97,13 @@ std::vector<DType> float_dtypes() { return {DType::f16, DType::bf16, DType::f32,
 std::size_t dtype_size(DType t) {
   switch (t) {
     case DType::f16:
-    case DType::bf16: return 2;
+    case DType::bf16:
+      return 2;
     case DType::f32:
-    case DType::i32: return 4;
-    case DType::f64: return 8;
+    case DType::i32:
+      return 4;
+    case DType::f64:
+      return 8;
   }
   return 0;
 }
@@ -104,29 +112,36 @@ bool is_float(DType t) { return t != DType::i32; }
 
 int mantissa_bits(DType t) {
   switch (t) {
-    case DType::f16: return 10;
-    case DType::bf16: return 7;
-    case DType::f32: return 23;
-    case DType::f64: return 52;
-    case DType::i32: return 0;
+    case DType::f16:
+      return 10;
+    case DType::bf16:
+      return 7;
+    case DType::f32:
+      return 23;
+    case DType::f64:
+      return 52;
+    case DType::i32:
+      return 0;
   }
   return 0;
 }
 
 int min_normal_exponent(DType t) {
   switch (t) {
-    case DType::f16: return -14;
+    case DType::f16:
+      return -14;
     case DType::bf16:
-    case DType::f32: return -126;
-    case DType::f64: return -1022;
-    case DType::i32: return 0;
+    case DType::f32:
+      return -126;
+    case DType::f64:
+      return -1022;
+    case DType::i32:
+      return 0;
   }
   return 0;
 }
 
-double unit_roundoff(DType t) {
-  return t == DType::i32 ? 0.0 : std::ldexp(1.0, -(mantissa_bits(t) + 1));
-}
+double unit_roundoff(DType t) { return t == DType::i32 ? 0.0 : std::ldexp(1.0, -(mantissa_bits(t) + 1)); }
 
 std::uint16_t f16_from_double(double x) { return encode(x, kF16); }
 double f16_to_double(std::uint16_t bits) { return decode(bits, kF16); }
@@ -135,11 +150,16 @@ double bf16_to_double(std::uint16_t bits) { return decode(bits, kBF16); }
 
 double round_to(DType t, double x) {
   switch (t) {
-    case DType::f16: return f16_to_double(f16_from_double(x));
-    case DType::bf16: return bf16_to_double(bf16_from_double(x));
-    case DType::f32: return static_cast<double>(static_cast<float>(x));
-    case DType::f64: return x;
-    case DType::i32: return std::nearbyint(x);
+    case DType::f16:
+      return f16_to_double(f16_from_double(x));
+    case DType::bf16:
+      return bf16_to_double(bf16_from_double(x));
+    case DType::f32:
+      return static_cast<double>(static_cast<float>(x));
+    case DType::f64:
+      return x;
+    case DType::i32:
+      return std::nearbyint(x);
   }
   return x;
 }

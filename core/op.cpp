@@ -34,15 +34,15 @@ std::string format_double(double v) {
 
 std::string join_dims(const std::vector<std::int64_t>& d) { return Shape(d).to_string(); }
 
-[[noreturn]] void bad(const std::string& what, OpKind k) {
-  throw Error(std::string(op_name(k)) + ": " + what);
-}
+[[noreturn]] void bad(const std::string& what, OpKind k) { throw Error(std::string(op_name(k)) + ": " + what); }
 
 Shape reduced_shape(const Shape& in, int axis, bool keepdim) {
   std::vector<std::int64_t> d;
   for (int i = 0; i < in.rank(); ++i) {
-    if (i != axis) d.push_back(in[i]);
-    else if (keepdim) d.push_back(1);
+    if (i != axis)
+      d.push_back(in[i]);
+    else if (keepdim)
+      d.push_back(1);
   }
   return Shape(std::move(d));
 }
@@ -53,14 +53,22 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       bad("expects rank " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + s.to_string(), k);
   };
   switch (op_family(k)) {
-    case OpFamily::unary: return in[0];
-    case OpFamily::binary: return broadcast_shapes(in[0], in[1]);
-    case OpFamily::reduction: need_rank(in[0], 1, kMaxRank); return reduced_shape(in[0], in[0].axis(a.axis), a.keepdim);
-    default: break;
+    case OpFamily::unary:
+      return in[0];
+    case OpFamily::binary:
+      return broadcast_shapes(in[0], in[1]);
+    case OpFamily::reduction:
+      need_rank(in[0], 1, kMaxRank);
+      return reduced_shape(in[0], in[0].axis(a.axis), a.keepdim);
+    default:
+      break;
   }
   switch (k) {
     case OpKind::softmax:
-    case OpKind::log_softmax: need_rank(in[0], 1, kMaxRank); in[0].axis(a.axis); return in[0];
+    case OpKind::log_softmax:
+      need_rank(in[0], 1, kMaxRank);
+      in[0].axis(a.axis);
+      return in[0];
     case OpKind::layer_norm: {
       need_rank(in[0], 1, kMaxRank);
       Shape row{in[0][in[0].rank() - 1]};
@@ -124,12 +132,14 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       if (in[0].rank() != 2 || in[1] != Shape{in[0][0]}) bad("expects logits [B, C] and targets [B]", k);
       return Shape{};
     case OpKind::ste_round:
-    case OpKind::ste_hardtanh_gate: return in[0];
+    case OpKind::ste_hardtanh_gate:
+      return in[0];
     case OpKind::gumbel_softmax:
       need_rank(in[0], 1, kMaxRank);
       if (in[0] != in[1]) bad("noise must have the logits' shape", k);
       return in[0];
-    default: bad("has no shape rule", k);
+    default:
+      bad("has no shape rule", k);
   }
 }
 
@@ -156,7 +166,7 @@ OpFamily op_family(OpKind k) { return info(k).family; }
 
 std::string_view family_name(OpFamily f) {
   static constexpr std::array<std::string_view, 8> names = {"unary",  "binary", "reduction", "rowwise",
-                                                           "linalg", "layout", "loss",      "chosen"};
+                                                            "linalg", "layout", "loss",      "chosen"};
   return names.at(static_cast<std::size_t>(f));
 }
 
@@ -181,7 +191,8 @@ std::string attrs_to_string(OpKind k, const OpAttrs& a) {
   if (s & kAttrShape) parts.push_back("to=" + join_dims(a.shape));
   if (s & kAttrSlice)
     parts.push_back("range=" + std::to_string(a.start) + ":" + std::to_string(a.stop) + ":" + std::to_string(a.step));
-  if (s & kAttrReduction) parts.push_back(std::string("reduction=") + (a.reduction == LossReduction::mean ? "mean" : "sum"));
+  if (s & kAttrReduction)
+    parts.push_back(std::string("reduction=") + (a.reduction == LossReduction::mean ? "mean" : "sum"));
   if (s & kAttrTau) parts.push_back("tau=" + format_double(a.tau));
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
@@ -251,8 +262,12 @@ std::int64_t strided_index(const BroadcastPlan& p, const std::int64_t* stride, s
 }
 }  // namespace
 
-std::int64_t BroadcastPlan::a_index(std::int64_t out_linear) const { return strided_index(*this, a_stride, out_linear); }
-std::int64_t BroadcastPlan::b_index(std::int64_t out_linear) const { return strided_index(*this, b_stride, out_linear); }
+std::int64_t BroadcastPlan::a_index(std::int64_t out_linear) const {
+  return strided_index(*this, a_stride, out_linear);
+}
+std::int64_t BroadcastPlan::b_index(std::int64_t out_linear) const {
+  return strided_index(*this, b_stride, out_linear);
+}
 
 AxisSplit split_at_axis(const Shape& s, int axis) {
   int ax = s.axis(axis);

@@ -47,9 +47,9 @@ struct OpAttrs {
   GeluApprox gelu = GeluApprox::erf;
   int axis = -1;  // reductions, softmax, log_softmax, concat, slice (may be negative)
   bool keepdim = false;
-  int correction = 0;   // variance divisor is n - correction
-  double eps = 1e-5;    // layer_norm
-  std::vector<std::int64_t> shape;  // reshape target
+  int correction = 0;                          // variance divisor is n - correction
+  double eps = 1e-5;                           // layer_norm
+  std::vector<std::int64_t> shape;             // reshape target
   std::int64_t start = 0, stop = 0, step = 1;  // slice along axis: [start, stop) by step
   LossReduction reduction = LossReduction::mean;
   double tau = 1.0;  // gumbel_softmax temperature
@@ -71,9 +71,9 @@ std::string attrs_to_string(OpKind k, const OpAttrs& a);
 struct OpCall {
   OpKind kind{};
   OpAttrs attrs;
-  DType dtype = DType::f32;           // dtype of every floating-point tensor of the call
+  DType dtype = DType::f32;  // dtype of every floating-point tensor of the call
   std::vector<Shape> input_shapes;
-  std::vector<DType> input_dtypes;    // dtype per input (i32 for cross_entropy targets)
+  std::vector<DType> input_dtypes;  // dtype per input (i32 for cross_entropy targets)
   Shape output_shape;
   std::string case_id;
 };

@@ -58,7 +58,9 @@ void HostTensor::set(std::int64_t i, double x) {
       std::memcpy(p, &f, 4);
       return;
     }
-    case DType::f64: std::memcpy(p, &x, 8); return;
+    case DType::f64:
+      std::memcpy(p, &x, 8);
+      return;
     case DType::i32: {
       auto v = static_cast<std::int32_t>(std::nearbyint(x));  // ties to even, as round_to
       std::memcpy(p, &v, 4);

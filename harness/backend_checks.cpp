@@ -112,11 +112,15 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
     FdJudgement j;
     for (int attempt = 0; attempt < 4; ++attempt) {
       std::vector<double> delta = fd_direction(c, k, xd, h, seed, "backend-probe" + std::to_string(p));
-      for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = gref[i] < 0 ? -std::fabs(delta[i]) : std::fabs(delta[i]);
+      for (std::size_t i = 0; i < delta.size(); ++i)
+        delta[i] = gref[i] < 0 ? -std::fabs(delta[i]) : std::fabs(delta[i]);
       j = judge_richardson(sample(delta, 1.0), sample(delta, 0.5));
-      if (j.step_advice == FdJudgement::Advice::larger && h < 1) h *= 4;
-      else if (j.step_advice == FdJudgement::Advice::smaller && h > 1e-6) h /= 4;
-      else break;
+      if (j.step_advice == FdJudgement::Advice::larger && h < 1)
+        h *= 4;
+      else if (j.step_advice == FdJudgement::Advice::smaller && h > 1e-6)
+        h /= 4;
+      else
+        break;
     }
     fold_judgement(j, p, r.metrics, v, reason);
   }
@@ -148,9 +152,9 @@ CheckResult surrogate_check(const Case& c, const std::string& device_id, const R
 
 }  // namespace
 
-std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend,
-                                          Queue& queue, const ReferenceData& data, std::uint64_t seed,
-                                          const NumericalOptions& opts, EvalCounter* counter, BackendOutputs* keep) {
+std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend, Queue& queue,
+                                          const ReferenceData& data, std::uint64_t seed, const NumericalOptions& opts,
+                                          EvalCounter* counter, BackendOutputs* keep) {
   std::vector<CheckResult> out;
   const std::string kind = backend_kind(device_id);
   DeviceCalls dev(c, backend, queue);

@@ -26,10 +26,10 @@ struct ReferenceData {
 ReferenceData prepare_reference(const Case& c, std::uint64_t seed);
 
 struct NumericalOptions {
-  int reference_probes = 2;        // random directional probes per input on the reference
-  std::int64_t jacobian_max_inputs = 8;   // full Jacobian when an input has at most this many
-  std::int64_t jacobian_max_outputs = 64; // ... and the output at most this many elements
-  int backend_probes = 1;          // directional probes per input on the backend's own forward
+  int reference_probes = 2;                // random directional probes per input on the reference
+  std::int64_t jacobian_max_inputs = 8;    // full Jacobian when an input has at most this many
+  std::int64_t jacobian_max_outputs = 64;  // ... and the output at most this many elements
+  int backend_probes = 1;                  // directional probes per input on the backend's own forward
 };
 
 // Counts reference / backend forward evaluations spent in numerical checks (benchmarks).
@@ -51,8 +51,8 @@ struct BackendOutputs {
 
 // Forward, backward (per input), numerical (b) and surrogate checks of one backend. Device
 // errors become ERROR results for this case; nothing escapes.
-std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend,
-                                          Queue& queue, const ReferenceData& data, std::uint64_t seed,
+std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend, Queue& queue,
+                                          const ReferenceData& data, std::uint64_t seed,
                                           const NumericalOptions& opts = {}, EvalCounter* counter = nullptr,
                                           BackendOutputs* keep = nullptr);
 

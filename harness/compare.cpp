@@ -4,15 +4,9 @@
 #include <cstdio>
 #include <limits>
 
-namespace gp {
+#include "harness/text.hpp"
 
-namespace {
-std::string fmt_g(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-}  // namespace
+namespace gp {
 
 Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
                                 DType dtype, double weight_abs,
@@ -78,9 +72,9 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
                std::to_string(worst) + ")";
   } else if (m.margin > 1) {
     c.verdict = Verdict::fail;
-    c.reason = "error " + fmt_g(std::fabs(m.worst.got - m.worst.expected)) + " exceeds bound " + fmt_g(m.bound) +
-               " at index " + std::to_string(worst) + " (expected " + fmt_g(m.worst.expected) + ", got " +
-               fmt_g(m.worst.got) + ")";
+    c.reason = "error " + format_g(std::fabs(m.worst.got - m.worst.expected)) + " exceeds bound " + format_g(m.bound) +
+               " at index " + std::to_string(worst) + " (expected " + format_g(m.worst.expected) + ", got " +
+               format_g(m.worst.got) + ")";
   }
   return c;
 }
@@ -90,7 +84,8 @@ std::string mistrust_reason(const ref::RefTensor& expected, bool sparse_ok) {
   for (auto v : expected.v) zeros += v == 0;
   const auto n = static_cast<std::int64_t>(expected.v.size());
   if (n == 0) return "nothing to compare";
-  if (zeros == n) return "the reference is all zeros: the comparison cannot tell a right kernel from one that writes zeros";
+  if (zeros == n)
+    return "the reference is all zeros: the comparison cannot tell a right kernel from one that writes zeros";
   if (!sparse_ok && n >= 16 && zeros * 10 > n * 9)
     return std::to_string(zeros * 100 / n) + "% of the reference is zero: the comparison proves little";
   return {};

@@ -18,14 +18,19 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
   for (int attempt = 0; attempt < kMaxDraws; ++attempt) {
     double x = 0;
     switch (d.kind) {
-      case Domain::Kind::class_index: return static_cast<double>(rng.below(static_cast<std::uint64_t>(d.classes)));
+      case Domain::Kind::class_index:
+        return static_cast<double>(rng.below(static_cast<std::uint64_t>(d.classes)));
       case Domain::Kind::gumbel_noise: {
         double u = rng.uniform(1e-6, 1 - 1e-6);
         x = -std::log(-std::log(u));
         break;
       }
-      case Domain::Kind::probability: x = rng.uniform(); break;
-      default: x = rng.uniform(d.lo, d.hi); break;
+      case Domain::Kind::probability:
+        x = rng.uniform();
+        break;
+      default:
+        x = rng.uniform(d.lo, d.hi);
+        break;
     }
     x = round_to(t, x);
     bool ok = std::fabs(x) >= d.min_abs && x >= d.lo && x <= d.hi;
@@ -83,8 +88,10 @@ void balance_signs(HostTensor& x, const Domain& d) {
   if (!(d.min_abs > 0 && d.lo < 0 && d.hi > 0)) return;
   bool any_pos = false, any_neg = false;
   for (std::int64_t i = 0; i < x.numel(); ++i) (x.get(i) > 0 ? any_pos : any_neg) = true;
-  if (x.numel() == 1 && any_neg) x.set(0, -x.get(0));  // one element: the branch with a slope
-  else if (x.numel() > 1 && !(any_pos && any_neg)) x.set(0, -x.get(0));
+  if (x.numel() == 1 && any_neg)
+    x.set(0, -x.get(0));  // one element: the branch with a slope
+  else if (x.numel() > 1 && !(any_pos && any_neg))
+    x.set(0, -x.get(0));
 }
 
 // The hardtanh gate outputs 1 and passes its surrogate gradient only for x in (0, 1): make

@@ -6,20 +6,20 @@
 #include <limits>
 
 #include "harness/rng.hpp"
+#include "harness/text.hpp"
 
 namespace gp {
 
 namespace {
-std::string fmt_g(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
-}
+std::string fmt4(double v) { return format_g(v, 4); }
 int rank_of(Verdict v) {
   switch (v) {
-    case Verdict::fail: return 3;
-    case Verdict::mistrusted: return 2;
-    default: return 1;
+    case Verdict::fail:
+      return 3;
+    case Verdict::mistrusted:
+      return 2;
+    default:
+      return 1;
   }
 }
 }  // namespace
@@ -42,22 +42,29 @@ FdJudgement judge_richardson(const FdSample& full, const FdSample& half) {
   if (std::fabs(j.truncation) > 0.1 * j.signal && std::fabs(j.truncation) > 3 * noise) {
     j.verdict = Verdict::mistrusted;
     j.step_advice = FdJudgement::Advice::smaller;
-    j.reason = "finite differences are not smooth at this step (truncation " + fmt_g(j.truncation) + " vs signal " +
-               fmt_g(j.signal) + "): a kink inside the step?";
+    j.reason = "finite differences are not smooth at this step (truncation " + fmt4(j.truncation) + " vs signal " +
+               fmt4(j.signal) + "): a kink inside the step?";
   } else if (j.signal < 4 * (noise + std::fabs(j.truncation))) {
     j.verdict = Verdict::mistrusted;
     j.step_advice = FdJudgement::Advice::larger;
-    j.reason = "finite differences cancel: signal " + fmt_g(j.signal) + " is within 4x the noise " + fmt_g(noise);
+    j.reason = "finite differences cancel: signal " + fmt4(j.signal) + " is within 4x the noise " + fmt4(noise);
   } else if (j.gradient_error > j.tolerance) {
     j.verdict = Verdict::fail;
-    j.reason = "gradient disagrees with finite differences: v.J.d = " + fmt_g(half.S) + ", g.d = " + fmt_g(half.A) +
-               ", step-linear error " + fmt_g(j.gradient_error) + " > tolerance " + fmt_g(j.tolerance);
+    j.reason = "gradient disagrees with finite differences: v.J.d = " + fmt4(half.S) + ", g.d = " + fmt4(half.A) +
+               ", step-linear error " + fmt4(j.gradient_error) + " > tolerance " + fmt4(j.tolerance);
   }
   return j;
 }
 
 void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdict& v, std::string& reason) {
   ++m.elements;
+  if (j.verdict == Verdict::mistrusted) {  // its error/tolerance ratio measures nothing: no margin
+    if (rank_of(j.verdict) > rank_of(v)) {
+      v = j.verdict;
+      reason = j.reason;
+    }
+    return;
+  }
   const double margin = j.tolerance > 0 ? j.gradient_error / j.tolerance : std::numeric_limits<double>::infinity();
   if (m.worst.index < 0 || margin > m.margin) {
     m.margin = margin;

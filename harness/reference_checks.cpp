@@ -31,7 +31,8 @@ struct Evaluator {
 
   RefTensor forward_shifted(int k, const std::vector<double>& delta, double t) const {
     std::vector<RefTensor> in = data.ref_inputs;
-    for (std::size_t j = 0; j < delta.size(); ++j) in[static_cast<std::size_t>(k)].v[j] += static_cast<Real>(t * delta[j]);
+    for (std::size_t j = 0; j < delta.size(); ++j)
+      in[static_cast<std::size_t>(k)].v[j] += static_cast<Real>(t * delta[j]);
     if (counter) ++counter->reference_evals;
     return ref::forward(c.call, in);
   }

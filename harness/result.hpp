@@ -26,18 +26,18 @@ std::string_view direction_name(Direction d);  // "forward", "backward", "numeri
 std::string direction_label(Direction d, int input);
 
 struct WorstElement {
-  std::int64_t index = -1;           // flat index into the compared tensor
-  std::vector<double> inputs;        // the inputs at that element where meaningful (elementwise)
+  std::int64_t index = -1;     // flat index into the compared tensor
+  std::vector<double> inputs;  // the inputs at that element where meaningful (elementwise)
   double expected = 0, got = 0, bound = 0;
 };
 
 struct Metrics {
-  double max_abs = 0;   // max |got - expected|
-  double max_rel = 0;   // max |got - expected| / |expected| over elements with expected != 0
-  double max_ulp = 0;   // max ULP distance in the case dtype
-  double nmse = 0;      // sum (got-expected)^2 / sum expected^2
-  double bound = 0;     // the bound at the element with the largest margin
-  double margin = 0;    // max over elements of |got - expected| / bound_i
+  double max_abs = 0;  // max |got - expected|
+  double max_rel = 0;  // max |got - expected| / |expected| over elements with expected != 0
+  double max_ulp = 0;  // max ULP distance in the case dtype
+  double nmse = 0;     // sum (got-expected)^2 / sum expected^2
+  double bound = 0;    // the bound at the element with the largest margin
+  double margin = 0;   // max over elements of |got - expected| / bound_i
   std::int64_t elements = 0;
   std::int64_t nonfinite = 0;  // NaN/Inf where the reference is finite
   WorstElement worst;
@@ -71,7 +71,7 @@ struct RunMetadata {
   std::string version;
   std::string build_type;
   std::vector<std::string> build_options;  // "GP_WITH_OPENCL=ON", ...
-  std::string started_at;                 // ISO 8601 UTC
+  std::string started_at;                  // ISO 8601 UTC
   std::uint64_t seed = 0;
   std::string command_line;
   std::string shard;  // "1/4" or empty
@@ -79,9 +79,34 @@ struct RunMetadata {
   double wall_seconds = 0;
 };
 
+// One stress mode on one device (harness/stress.hpp): N threads x M iterations of forward +
+// backward calls, every result compared bit for bit with a serial baseline of the same device.
+struct StressResult {
+  std::string backend;  // device id: "cpu", "opencl:0", "vulkan:0"
+  std::string device;   // device name as the driver reports it
+  std::string mode;     // "shared", "per-thread", "churn"
+  std::string inject;   // fault injected on purpose (positive control), "" for a normal run
+  int threads = 0;
+  std::int64_t iterations = 0;                   // iterations each thread ran (the mean when --duration decides)
+  std::int64_t calls = 0;                        // forward+backward calls compared with the baseline
+  std::int64_t mismatches = 0;                   // calls whose output or a gradient differs in any byte
+  std::int64_t nonfinite = 0;                    // calls with NaN/Inf where the baseline is finite
+  std::int64_t errors = 0;                       // device errors thrown by calls, canary violations
+  std::string crash;                             // "signal 11 (SIGSEGV)", "timeout after 60 s", "" when none
+  std::int64_t validation_count = 0;             // validation-layer messages (Vulkan), all
+  std::vector<std::string> validation_messages;  // the first few of them, verbatim
+  std::vector<std::string> notes;                // first errors / mismatching cases, for the report
+  double time_s = 0;                             // wall time of the mode, baseline included
+
+  // Anything a correct backend never shows: a mismatch, a NaN/Inf, an error, a crash, a hang,
+  // a validation message (UNASSIGNED-Threading-*, SYNC-HAZARD-*, ...).
+  bool failed() const { return mismatches || nonfinite || errors || !crash.empty() || validation_count || calls == 0; }
+};
+
 struct RunReport {
   RunMetadata meta;
   std::vector<CheckResult> checks;
+  std::vector<StressResult> stress;  // `gradparity stress` only; empty for parity runs
 };
 
 }  // namespace gp

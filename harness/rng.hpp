@@ -15,9 +15,9 @@ class Rng {
   static Rng for_case(std::uint64_t seed, std::string_view case_id, std::string_view purpose);
 
   std::uint64_t next();
-  double uniform();                    // [0, 1), 53 random bits
+  double uniform();  // [0, 1), 53 random bits
   double uniform(double lo, double hi);
-  double normal();                     // N(0, 1), Box-Muller
+  double normal();                       // N(0, 1), Box-Muller
   std::uint64_t below(std::uint64_t n);  // [0, n)
 
  private:

@@ -14,9 +14,9 @@
 namespace gp {
 
 struct Selection {
-  std::vector<std::string> ops;     // --op: op names
-  std::vector<std::string> dtypes;  // --dtype: dtype names
-  std::string filter;               // --filter: ECMAScript regex searched in the case id
+  std::vector<std::string> ops;          // --op: op names
+  std::vector<std::string> dtypes;       // --dtype: dtype names
+  std::string filter;                    // --filter: ECMAScript regex searched in the case id
   int shard_index = 1, shard_count = 1;  // --shard I/N, 1-based
 };
 

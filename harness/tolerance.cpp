@@ -13,15 +13,24 @@ using enum MathFn;
 // OpenCL are the same or tighter for these functions, so one table serves both.
 MathBudget opencl_budget(MathFn fn) {
   switch (fn) {
-    case div: return {2.5};
-    case sqrt: return {3};
-    case rsqrt: return {2};
-    case exp: return {3};
-    case log: return {3};
-    case pow: return {16};
-    case sincos: return {4};
-    case tanh: return {5};
-    case erf: return {16};
+    case div:
+      return {2.5};
+    case sqrt:
+      return {3};
+    case rsqrt:
+      return {2};
+    case exp:
+      return {3};
+    case log:
+      return {3};
+    case pow:
+      return {16};
+    case sincos:
+      return {4};
+    case tanh:
+      return {5};
+    case erf:
+      return {16};
   }
   return {};
 }
@@ -32,15 +41,24 @@ MathBudget opencl_budget(MathFn fn) {
 MathBudget vulkan_budget(MathFn fn, DType compute) {
   const bool f64 = compute == DType::f64;
   switch (fn) {
-    case div: return {2.5};
-    case sqrt: return {4.5};  // inherited from 1/inversesqrt: 2.5 + 2
-    case rsqrt: return {2};
-    case exp: return {3};
-    case log: return {3, f64 ? 0.0 : 0x1p-21};
-    case pow: return {3, f64 ? 0.0 : 0x1p-21};  // exp2(y * log2 x): exp's and log's budgets
-    case sincos: return {4, f64 ? 0.0 : 0x1p-11};
-    case tanh: return {8};  // from sinh/cosh, i.e. two exps and a divide
-    case erf: return {16};  // no SPIR-V erf: composed from exp, as OpenCL's budget
+    case div:
+      return {2.5};
+    case sqrt:
+      return {4.5};  // inherited from 1/inversesqrt: 2.5 + 2
+    case rsqrt:
+      return {2};
+    case exp:
+      return {3};
+    case log:
+      return {3, f64 ? 0.0 : 0x1p-21};
+    case pow:
+      return {3, f64 ? 0.0 : 0x1p-21};  // exp2(y * log2 x): exp's and log's budgets
+    case sincos:
+      return {4, f64 ? 0.0 : 0x1p-11};
+    case tanh:
+      return {8};  // from sinh/cosh, i.e. two exps and a divide
+    case erf:
+      return {16};  // no SPIR-V erf: composed from exp, as OpenCL's budget
   }
   return {};
 }
@@ -51,8 +69,10 @@ MathBudget cpu_budget(MathFn fn) { return {fn == div || fn == sqrt ? 0.5 : 2.0};
 double chain_allowance(OpFamily f, bool backward) {
   switch (f) {
     case OpFamily::reduction:
-    case OpFamily::linalg: return backward ? 4 : 2;  // the scale already holds n * sum|terms|
-    default: return backward ? 6 : 4;
+    case OpFamily::linalg:
+      return backward ? 4 : 2;  // the scale already holds n * sum|terms|
+    default:
+      return backward ? 6 : 4;
   }
 }
 

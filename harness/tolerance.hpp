@@ -24,8 +24,8 @@ namespace gp {
 enum class MathFn : std::uint8_t { div, sqrt, rsqrt, exp, log, pow, sincos, tanh, erf };
 
 struct MathBudget {
-  double ulps = 0;        // relative error, ULP of the result
-  double abs_error = 0;   // absolute error, where the specification states one
+  double ulps = 0;       // relative error, ULP of the result
+  double abs_error = 0;  // absolute error, where the specification states one
 };
 
 // Budget of fn on a backend kind ("cpu", "opencl", "vulkan") for f32-or-wider arithmetic.
@@ -34,15 +34,15 @@ MathBudget math_budget(const std::string& backend_kind, MathFn fn, DType compute
 const std::vector<MathFn>& op_math_functions(OpKind op);
 
 struct Tolerance {
-  double k_compute = 0;   // K
-  double u_compute = 0;   // u_c
+  double k_compute = 0;        // K
+  double u_compute = 0;        // u_c
   double k_storage_value = 0;  // V
   double k_storage = 0;        // S
-  double u_storage = 0;   // u_s
+  double u_storage = 0;        // u_s
   double abs_allowance = 0;
-  double floor = 0;       // subnormal spacing of the storage type: results there round absolutely
-  bool exact = false;     // layout ops: values are moved, any difference is a bug
-  std::string loosened;   // the case's reason for extra budget, if any
+  double floor = 0;      // subnormal spacing of the storage type: results there round absolutely
+  bool exact = false;    // layout ops: values are moved, any difference is a bug
+  std::string loosened;  // the case's reason for extra budget, if any
   // `weight` scales the absolute allowance (the cotangent's size for gradients).
   double bound(double scale, double value, double weight = 1.0) const {
     if (exact) return 0.0;

@@ -95,6 +95,25 @@ Json check_to_json(const CheckResult& c) {
           {"repro", c.repro}};
 }
 
+Json stress_to_json(const StressResult& s) {
+  return {{"backend", s.backend},
+          {"device", s.device},
+          {"mode", s.mode},
+          {"inject", s.inject},
+          {"threads", s.threads},
+          {"iterations", s.iterations},
+          {"calls", s.calls},
+          {"mismatches", s.mismatches},
+          {"nonfinite", s.nonfinite},
+          {"errors", s.errors},
+          {"crash", s.crash},
+          {"validation_count", s.validation_count},
+          {"validation_messages", s.validation_messages},
+          {"notes", s.notes},
+          {"time_s", encode_number(s.time_s)},
+          {"failed", s.failed()}};
+}
+
 // ---- reader ----------------------------------------------------------------------------------
 
 void check_schema_version(const FieldReader& doc) {
@@ -181,15 +200,43 @@ CheckResult check_from_json(const FieldReader& r) {
   return c;
 }
 
+StressResult stress_from_json(const FieldReader& r) {
+  StressResult s;
+  s.backend = r.string("backend", Need::required);
+  s.device = r.string("device");
+  s.mode = r.string("mode", Need::required);
+  s.inject = r.string("inject");
+  s.threads = static_cast<int>(r.int64("threads", 0));
+  s.iterations = r.int64("iterations", 0);
+  s.calls = r.int64("calls", 0);
+  s.mismatches = r.int64("mismatches", 0);
+  s.nonfinite = r.int64("nonfinite", 0);
+  s.errors = r.int64("errors", 0);
+  s.crash = r.string("crash");
+  s.validation_count = r.int64("validation_count", 0);
+  s.validation_messages = r.strings("validation_messages");
+  s.notes = r.strings("notes");
+  s.time_s = r.number("time_s");
+  // "failed" is derived from the counts: readers recompute it (StressResult::failed).
+  return s;
+}
+
 }  // namespace
 
 std::string report_to_json_text(const RunReport& report) {
   Json checks = Json::array();
   for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
-  Json doc = {{"schema_version", kParitySchemaVersion},
+  // A document without a stress section is exactly a 1.0 document and says so; the 1.1 field
+  // "stress" is written only by `gradparity stress`.
+  Json doc = {{"schema_version", report.stress.empty() ? std::string_view("1.0") : kParitySchemaVersion},
               {"meta", meta_to_json(report.meta)},
               {"summary", summary_to_json(summarize(report.checks))},
               {"checks", std::move(checks)}};
+  if (!report.stress.empty()) {
+    Json stress = Json::array();
+    for (const StressResult& s : report.stress) stress.push_back(stress_to_json(s));
+    doc["stress"] = std::move(stress);
+  }
   // Invalid UTF-8 in a reason (a driver's message) is replaced rather than aborting the report.
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
@@ -212,6 +259,9 @@ RunReport report_from_json_text(std::string_view text, std::string_view source) 
     report.checks.reserve(checks.size());
     for (std::size_t i = 0; i < checks.size(); ++i)
       report.checks.push_back(check_from_json(FieldReader(checks[i], "checks[" + std::to_string(i) + "]")));
+    const Json& stress = root.array("stress");
+    for (std::size_t i = 0; i < stress.size(); ++i)
+      report.stress.push_back(stress_from_json(FieldReader(stress[i], "stress[" + std::to_string(i) + "]")));
     return report;
   } catch (const Json::exception& e) {  // a value out of range for its C++ type
     throw Error(where + ": " + e.what());

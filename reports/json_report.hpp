@@ -12,8 +12,8 @@
 namespace gp {
 
 inline constexpr int kParitySchemaMajor = 1;
-inline constexpr int kParitySchemaMinor = 0;
-inline constexpr std::string_view kParitySchemaVersion = "1.0";
+inline constexpr int kParitySchemaMinor = 1;
+inline constexpr std::string_view kParitySchemaVersion = "1.1";  // 1.1 added "stress"
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);

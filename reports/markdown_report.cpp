@@ -132,7 +132,9 @@ namespace gp {
 std::string report_to_markdown(const RunReport& report) {
   std::string out;
   md::append_header(out, report.meta);
-  md::append_summary(out, report);
+  md::append_stress(out, report.stress);
+  // A stress report has no checks: leave out their (empty) summary.
+  if (!report.checks.empty() || report.stress.empty()) md::append_summary(out, report);
   md::append_matrix(out, report);
   md::append_problems(out, report);
   md::append_loosened_tolerances(out, report);

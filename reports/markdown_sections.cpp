@@ -102,7 +102,7 @@ void append_loosened_tolerances(std::string& out, const RunReport& report) {
   auto groups = group_by_reason(
       report.checks, [](const CheckResult& c) { return c.verdict == Verdict::pass && !c.reason.empty(); }, true);
   auto o = std::back_inserter(out);
-  fmt::format_to(o, "## Hand-loosened tolerances ({})\n\n", groups.size());
+  fmt::format_to(o, "## Passing checks with a note: loosened tolerances, declared surrogates ({})\n\n", groups.size());
   if (groups.empty()) {
     out += "None.\n\n";
     return;

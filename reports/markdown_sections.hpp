@@ -39,5 +39,7 @@ void append_per_op_tables(std::string& out, const RunReport& report);
 void append_problems(std::string& out, const RunReport& report);
 void append_loosened_tolerances(std::string& out, const RunReport& report);
 void append_skip_reasons(std::string& out, const RunReport& report);
+// The stress section (device x mode table, then the failures' messages); nothing when empty.
+void append_stress(std::string& out, const std::vector<StressResult>& stress);
 
 }  // namespace gp::md

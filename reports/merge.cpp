@@ -77,6 +77,8 @@ RunReport merge_reports(const std::vector<RunReport>& shards) {
                                 shard_label(shards[it->second], it->second), shard_label(shards[i], i)));
       merged.checks.push_back(c);
     }
+    // Stress rows are whole runs of one mode: kept as they are, in shard order.
+    merged.stress.insert(merged.stress.end(), shards[i].stress.begin(), shards[i].stress.end());
   }
   return merged;
 }

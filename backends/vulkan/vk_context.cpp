@@ -1,5 +1,7 @@
 #include "vk_context.hpp"
 
+#include "vulkan_backend.hpp"  // vk_testing: fault-injection hooks
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -223,7 +225,9 @@ void Context::submit(VkCommandBuffer cmd, VkFence fence, const std::string& case
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd;
   VkResult r;
-  {
+  if (vk_testing::submit_without_queue_lock.load(std::memory_order_relaxed)) {
+    r = vkQueueSubmit(queue_, 1, &si, fence);  // deliberate race: positive control only
+  } else {
     std::lock_guard lock(submit_mutex_);
     r = vkQueueSubmit(queue_, 1, &si, fence);
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "vulkan_backend.hpp"  // vk_testing: fault-injection hooks
 
 namespace gp::vk {
 
@@ -74,7 +75,9 @@ void Recorder::record(std::string_view family, DType dtype, std::initializer_lis
 
   std::array<std::uint8_t, kPushConstantBytes> pc{};
   std::memcpy(pc.data(), push, push_bytes);
-  barrier();  // orders this dispatch after every earlier command of this and earlier submits
+  // Orders this dispatch after every earlier command of this and earlier submits. The test-only
+  // fault keeps the first barrier (against the upload) and drops those between dispatches.
+  if (dispatches_++ == 0 || !vk_testing::skip_dependent_barriers.load(std::memory_order_relaxed)) barrier();
   vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, shared_.pipelines->layout(), 0, 1, &set, 0, nullptr);
   vkCmdPushConstants(cmd_, shared_.pipelines->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, pc.data());

@@ -75,6 +75,7 @@ class Recorder {
   std::string case_id_;
   std::vector<const VulkanBuffer*> written_;
   std::vector<std::unique_ptr<VulkanBuffer>> scratch_;
+  int dispatches_ = 0;  // recorded so far (vk_testing::skip_dependent_barriers keeps the first barrier)
 };
 
 }  // namespace gp::vk

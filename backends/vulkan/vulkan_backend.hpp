@@ -17,6 +17,7 @@
 // every later call throws gp::DeviceLost carrying the first failure's call and reason.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -76,5 +77,17 @@ void vulkan_copy_shader(Queue& queue, const DeviceBuffer& src, DeviceBuffer& dst
 void vulkan_corrupt_canary_for_testing(DeviceBuffer& buffer, long offset, std::uint8_t value = 0);
 
 BackendProvider make_vulkan_provider();
+
+// Test-only fault injection: positive controls of the thread-safety stress runner
+// (harness/stress.hpp, `gradparity stress --inject`). Both are off by default, process-wide and
+// unreachable from BackendOptions; they break the contract above on purpose so that a stress
+// run can prove it detects the breakage. Never set them outside such tests.
+namespace vk_testing {
+// Context::submit calls vkQueueSubmit WITHOUT the submission mutex (a VkQueue race).
+inline std::atomic<bool> submit_without_queue_lock{false};
+// The recorder omits the barrier before every dispatch but the first of a command buffer, so
+// dependent dispatches of one call (backward passes) read what the previous one still writes.
+inline std::atomic<bool> skip_dependent_barriers{false};
+}  // namespace vk_testing
 
 }  // namespace gp

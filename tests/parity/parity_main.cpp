@@ -41,10 +41,14 @@ Options take_options(int& argc, char** argv) {
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a.rfind("--gp-backend=", 0) == 0) o.backends = split(a.substr(13));
-    else if (a.rfind("--gp-seed=", 0) == 0) o.seed = std::stoull(a.substr(10));
-    else if (a == "--gp-list-ctest") o.list_ctest = true;
-    else argv[kept++] = argv[i];
+    if (a.rfind("--gp-backend=", 0) == 0)
+      o.backends = split(a.substr(13));
+    else if (a.rfind("--gp-seed=", 0) == 0)
+      o.seed = std::stoull(a.substr(10));
+    else if (a == "--gp-list-ctest")
+      o.list_ctest = true;
+    else
+      argv[kept++] = argv[i];
   }
   argc = kept;
   return o;
@@ -94,8 +98,12 @@ class ParityTest : public ::testing::Test {
     for (const auto& r : checks) {
       std::string where = r.backend + " " + gp::direction_label(r.direction, r.input);
       switch (r.verdict) {
-        case gp::Verdict::pass: ++judged; break;
-        case gp::Verdict::skip: ++skipped; break;
+        case gp::Verdict::pass:
+          ++judged;
+          break;
+        case gp::Verdict::skip:
+          ++skipped;
+          break;
         default:
           ++judged;
           ADD_FAILURE() << gp::verdict_name(r.verdict) << " " << where << ": " << r.reason << "\n  repro: " << r.repro;

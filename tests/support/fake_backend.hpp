@@ -67,7 +67,9 @@ class FakeBackend : public Backend {
   FakeBackend() { info_.backend = info_.name = "fake"; }
   const DeviceInfo& info() const override { return info_; }
   Support supports(const OpCall&) const override { return Support::yes(); }
-  std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override { return std::make_unique<HostBuffer>(t, s); }
+  std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override {
+    return std::make_unique<HostBuffer>(t, s);
+  }
   std::unique_ptr<Queue> create_queue() override { return std::make_unique<::testing::NiceMock<MockQueue>>(); }
 
  private:

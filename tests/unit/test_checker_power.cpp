@@ -16,13 +16,13 @@ namespace {
 
 using ::testing::_;
 using ::testing::AtLeast;
-using ::testing::HasSubstr;
-using ::testing::Invoke;
-using ::testing::NiceMock;
 using testing::exact_backward;
 using testing::FakeBackend;
+using ::testing::HasSubstr;
 using testing::host;
+using ::testing::Invoke;
 using testing::MockQueue;
+using ::testing::NiceMock;
 
 using GradMutation = std::function<void(std::span<DeviceBuffer* const> grads)>;
 
@@ -97,9 +97,8 @@ TEST(CheckerPower, GradientScaledByOnePlus1e3Fails) {
 }
 
 TEST(CheckerPower, OneZeroedElementFails) {
-  Outcome o = run_with("sigmoid(shape=127,dtype=f32)", [](auto grads) {
-    for_each_grad(grads, [](HostTensor& t) { t.set(42, 0.0); });
-  });
+  Outcome o = run_with("sigmoid(shape=127,dtype=f32)",
+                       [](auto grads) { for_each_grad(grads, [](HostTensor& t) { t.set(42, 0.0); }); });
   const auto& b = o.find(Direction::backward);
   EXPECT_EQ(b.verdict, Verdict::fail);
   EXPECT_EQ(b.metrics.worst.index, 42);
@@ -122,9 +121,7 @@ TEST(CheckerPower, BiasGradientWithoutBatchSumFails) {
 }
 
 TEST(CheckerPower, OneNaNFails) {
-  Outcome o = run_with("mul(shape=16x33|16x33,dtype=f64)", [](auto grads) {
-    host(*grads[0]).set(5, std::nan(""));
-  });
+  Outcome o = run_with("mul(shape=16x33|16x33,dtype=f64)", [](auto grads) { host(*grads[0]).set(5, std::nan("")); });
   const auto& b = o.find(Direction::backward, 0);
   EXPECT_EQ(b.verdict, Verdict::fail);
   EXPECT_EQ(b.metrics.nonfinite, 1);

@@ -337,7 +337,7 @@ TEST(ParityMarkdown, HasMatrixRowsProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, HasSubstr("- Reason: finite differences cancel to zero"));
   EXPECT_THAT(md, HasSubstr("CL_OUT_OF_RESOURCES"));
   // Loosened tolerance reason and grouped skip reasons.
-  EXPECT_THAT(md, HasSubstr("## Hand-loosened tolerances (1)"));
+  EXPECT_THAT(md, HasSubstr("## Passing checks with a note: loosened tolerances, declared surrogates (1)"));
   EXPECT_THAT(md, HasSubstr("| loosened to 8 ulp: glibc expf is 1 ulp off near overflow | 4 ulp * scale | 1 | "
                             "`exp(shape=7x3,dtype=f32)` |"));
   EXPECT_THAT(md, HasSubstr("| f64 not supported by device | 1 | `opencl:0` | `log(shape=7x3,dtype=f32)` |"));

@@ -1,0 +1,270 @@
+// harness/stress: clean runs on the CPU backend are bit-identical in every mode, and a backend
+// that misbehaves only when calls overlap is caught (mismatch, NaN/Inf, error). The stress
+// section of parity.json / parity.md round-trips.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "backends/cpu/cpu_backend.hpp"
+#include "core/error.hpp"
+#include "harness/runner.hpp"
+#include "harness/stress.hpp"
+#include "reports/json_report.hpp"
+#include "reports/markdown_report.hpp"
+
+namespace gp {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<const Case*> small_cases() {
+  Selection sel;
+  sel.ops = {"exp", "add", "softmax", "matmul", "sum"};
+  sel.dtypes = {"f32"};
+  auto cases = select_cases(sel);
+  EXPECT_GE(cases.size(), 5u);
+  return cases;
+}
+
+SelectedDevice cpu_device() {
+  auto devices = select_devices({"cpu"}, {});
+  EXPECT_EQ(devices.size(), 1u);
+  return devices.front();
+}
+
+StressOptions small_options(int threads = 4, int iterations = 6) {
+  StressOptions o;
+  o.threads = threads;
+  o.iterations = iterations;
+  return o;
+}
+
+TEST(StressNames, ModesAndFaultsRoundTrip) {
+  for (StressMode m : kAllStressModes) EXPECT_EQ(parse_stress_mode(stress_mode_name(m)), m);
+  EXPECT_FALSE(parse_stress_mode("parallel"));
+  for (auto f : {StressFault::opencl_shared_kernel, StressFault::vulkan_unlocked_queue, StressFault::vulkan_no_barrier})
+    EXPECT_EQ(parse_stress_fault(stress_fault_name(f)), f);
+  EXPECT_EQ(stress_fault_backend(StressFault::opencl_shared_kernel), "opencl");
+  EXPECT_EQ(stress_fault_backend(StressFault::vulkan_no_barrier), "vulkan");
+  EXPECT_GE(default_stress_threads(), 4);
+}
+
+TEST(StressCpu, EveryModeIsBitIdenticalToTheSerialRun) {
+  const auto cases = small_cases();
+  const SelectedDevice cpu = cpu_device();
+  for (StressMode m : kAllStressModes) {
+    StressResult r = run_stress_mode(cpu, cases, m, small_options());
+    SCOPED_TRACE(std::string(stress_mode_name(m)));
+    EXPECT_EQ(r.backend, "cpu");
+    EXPECT_EQ(r.mode, stress_mode_name(m));
+    EXPECT_EQ(r.threads, 4);
+    EXPECT_EQ(r.iterations, 6);
+    EXPECT_EQ(r.calls, 24);
+    EXPECT_EQ(r.mismatches, 0);
+    EXPECT_EQ(r.nonfinite, 0);
+    EXPECT_EQ(r.errors, 0) << (r.notes.empty() ? "" : r.notes.front());
+    EXPECT_FALSE(r.failed());
+  }
+}
+
+TEST(StressCpu, DurationBoundsTheRunInsteadOfIterations) {
+  StressOptions o = small_options(2, 1);
+  o.duration_s = 0.3;
+  const auto t0 = std::chrono::steady_clock::now();
+  StressResult r = run_stress_mode(cpu_device(), small_cases(), StressMode::shared, o);
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.3);
+  EXPECT_GT(r.calls, 2);  // far more than one iteration per thread
+  EXPECT_FALSE(r.failed());
+}
+
+// A CPU backend whose queues misbehave only while another call of the same backend overlaps:
+// what a missing lock looks like from outside. Race-free itself (atomics), so TSan stays quiet.
+enum class Misbehaviour { flip_bit, write_nan, throw_error };
+
+class OverlapFaultBackend : public Backend {
+ public:
+  explicit OverlapFaultBackend(Misbehaviour m) : mis_(m) {}
+  const DeviceInfo& info() const override { return inner_.info(); }
+  Support supports(const OpCall& c) const override { return inner_.supports(c); }
+  std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override { return inner_.allocate(t, s); }
+  std::unique_ptr<Queue> create_queue() override;
+
+  cpu::CpuBackend inner_;
+  Misbehaviour mis_;
+  std::atomic<int> in_flight{0};
+  std::atomic<bool> armed{false};  // the baseline runs alone; only concurrent calls misbehave
+  std::atomic<int> queues_made_{0};
+};
+
+class OverlapFaultQueue : public Queue {
+ public:
+  OverlapFaultQueue(OverlapFaultBackend& b) : b_(b), inner_(b.inner_.create_queue()) {}
+  void upload(DeviceBuffer& d, const HostTensor& s) override { inner_->upload(d, s); }
+  HostTensor download(const DeviceBuffer& s) override {
+    HostTensor t = inner_->download(s);
+    if (corrupt_next_ && t.bytes() >= 4) {
+      corrupt_next_ = false;
+      if (b_.mis_ == Misbehaviour::flip_bit) t.data()[0] ^= std::byte{1};
+      if (b_.mis_ == Misbehaviour::write_nan) t.set(0, std::numeric_limits<double>::quiet_NaN());
+    }
+    return t;
+  }
+  void forward(const OpCall& c, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) override {
+    const int others = b_.in_flight++;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // widen the window
+    b_.in_flight--;
+    if (others > 0 && b_.armed) {
+      if (b_.mis_ == Misbehaviour::throw_error) throw DeviceError("fakeEnqueue", "FAKE_RACE", c.case_id, "overlap");
+      corrupt_next_ = true;
+    }
+    inner_->forward(c, in, out);
+  }
+  void backward(const OpCall& c, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override {
+    inner_->backward(c, in, out, dout, grads);
+  }
+  void finish() override { inner_->finish(); }
+
+ private:
+  OverlapFaultBackend& b_;
+  std::unique_ptr<Queue> inner_;
+  bool corrupt_next_ = false;
+};
+
+std::unique_ptr<Queue> OverlapFaultBackend::create_queue() {
+  // The first queue is the baseline's; later ones belong to the stress threads.
+  if (queues_made_++ > 0) armed = true;
+  return std::make_unique<OverlapFaultQueue>(*this);
+}
+
+SelectedDevice faulty_device(Misbehaviour m) {
+  SelectedDevice d;
+  d.id = "fake:0";
+  d.entry.info.backend = "fake";
+  d.entry.info.name = "overlap fault";
+  d.entry.create = [m] { return std::make_unique<OverlapFaultBackend>(m); };
+  return d;
+}
+
+TEST(StressDetection, OverlapBitFlipIsAMismatch) {
+  StressResult r =
+      run_stress_mode(faulty_device(Misbehaviour::flip_bit), small_cases(), StressMode::shared, small_options(4, 10));
+  EXPECT_GT(r.mismatches, 0);
+  EXPECT_EQ(r.nonfinite, 0);
+  EXPECT_TRUE(r.failed());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_THAT(r.notes.front(), HasSubstr("mismatch: "));
+}
+
+TEST(StressDetection, AppearingNanIsCountedSeparately) {
+  StressResult r =
+      run_stress_mode(faulty_device(Misbehaviour::write_nan), small_cases(), StressMode::shared, small_options(4, 10));
+  EXPECT_GT(r.nonfinite, 0);
+  EXPECT_GE(r.mismatches, r.nonfinite);  // a NaN where a number was is also a byte difference
+  EXPECT_TRUE(r.failed());
+}
+
+TEST(StressDetection, DeviceErrorsAreCountedAndTheRunGoesOn) {
+  StressResult r = run_stress_mode(faulty_device(Misbehaviour::throw_error), small_cases(), StressMode::shared,
+                                   small_options(4, 10));
+  EXPECT_GT(r.errors, 0);
+  EXPECT_EQ(r.calls, 40);  // every iteration ran although some threw
+  EXPECT_TRUE(r.failed());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_THAT(r.notes.front(), HasSubstr("FAKE_RACE"));
+}
+
+TEST(StressDetection, UnavailableDeviceIsAnErrorNotACrash) {
+  SelectedDevice d;
+  d.id = "none:0";
+  d.entry.unavailable = "no such driver";
+  StressResult r = run_stress_mode(d, small_cases(), StressMode::shared, small_options());
+  EXPECT_TRUE(r.failed());
+  EXPECT_EQ(r.calls, 0);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_THAT(r.notes.front(), HasSubstr("no such driver"));
+}
+
+StressResult sample_result() {
+  StressResult s;
+  s.backend = "vulkan:0";
+  s.device = "llvmpipe";
+  s.mode = "shared";
+  s.inject = "vulkan-unlocked-queue";
+  s.threads = 16;
+  s.iterations = 200;
+  s.calls = 3200;
+  s.mismatches = 2;
+  s.nonfinite = 1;
+  s.errors = 3;
+  s.crash = "signal 11 (SIGSEGV)";
+  s.validation_count = 7;
+  s.validation_messages = {"UNASSIGNED-Threading-MultipleThreads: THREADING ERROR"};
+  s.notes = {"mismatch: exp(shape=64,dtype=f32)"};
+  s.time_s = 1.25;
+  return s;
+}
+
+TEST(StressReport, JsonRoundTripAndSchemaVersion) {
+  RunReport plain;
+  plain.meta.seed = 3;
+  EXPECT_EQ(nlohmann::json::parse(report_to_json_text(plain))["schema_version"], "1.0");
+
+  RunReport report = plain;
+  report.stress = {sample_result(), sample_result()};
+  report.stress[1].mode = "churn";
+  report.stress[1].crash.clear();
+  const std::string text = report_to_json_text(report);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.1");
+  EXPECT_EQ(doc["stress"][0]["failed"], true);
+  EXPECT_EQ(doc["stress"][0]["validation_count"], 7);
+
+  const RunReport back = report_from_json_text(text);
+  ASSERT_EQ(back.stress.size(), 2u);
+  const StressResult& s = back.stress[0];
+  EXPECT_EQ(s.backend, "vulkan:0");
+  EXPECT_EQ(s.device, "llvmpipe");
+  EXPECT_EQ(s.inject, "vulkan-unlocked-queue");
+  EXPECT_EQ(s.threads, 16);
+  EXPECT_EQ(s.iterations, 200);
+  EXPECT_EQ(s.calls, 3200);
+  EXPECT_EQ(s.mismatches, 2);
+  EXPECT_EQ(s.nonfinite, 1);
+  EXPECT_EQ(s.errors, 3);
+  EXPECT_EQ(s.crash, "signal 11 (SIGSEGV)");
+  EXPECT_EQ(s.validation_messages, sample_result().validation_messages);
+  EXPECT_EQ(s.notes, sample_result().notes);
+  EXPECT_DOUBLE_EQ(s.time_s, 1.25);
+  EXPECT_EQ(back.stress[1].mode, "churn");
+}
+
+TEST(StressReport, CleanRowIsNotAFailure) {
+  StressResult s = sample_result();
+  s.mismatches = s.nonfinite = s.errors = s.validation_count = 0;
+  s.crash.clear();
+  EXPECT_FALSE(s.failed());
+  s.validation_count = 1;  // every validation message is a failure
+  EXPECT_TRUE(s.failed());
+}
+
+TEST(StressReport, MarkdownHasTheStressTable) {
+  RunReport report;
+  report.stress = {sample_result()};
+  const std::string md = report_to_markdown(report);
+  EXPECT_THAT(md, HasSubstr("## Thread-safety stress"));
+  EXPECT_THAT(md, HasSubstr("1 of 1 device × mode runs failed"));
+  EXPECT_THAT(md, HasSubstr("| `vulkan:0` | shared | `vulkan-unlocked-queue` | 16 | 200 | 3200 | 2 | 1 | 3 | 7 |"));
+  EXPECT_THAT(md, HasSubstr("UNASSIGNED-Threading-MultipleThreads"));
+  EXPECT_THAT(report_to_markdown(RunReport{}), ::testing::Not(HasSubstr("Thread-safety stress")));
+}
+
+}  // namespace
+}  // namespace gp
