@@ -52,19 +52,9 @@ done
 (cd "$BUNDLE/debs" && chmod 777 . && apt-get download "${LOADER_DEBS[@]}") ||
   echo "warning: apt-get download failed; copy the .deb files of ${LOADER_DEBS[*]} into $BUNDLE/debs" >&2
 
-cat > "$BUNDLE/run.sh" <<'RUN'
-#!/usr/bin/env bash
-# Runs gradparity on an NVIDIA machine without package access. Adapt the variables below.
-#   OUT (or $1)          where reports, test results and benchmark JSON go (default ./out)
-#   BACKENDS             the --backend list (default opencl,vulkan)
-#   GRADPARITY_ARGS      extra arguments for `gradparity run`
-#   GP_BENCH_MAX_MIB     largest benchmark size in MiB (default 1024)
-#   RUN_TESTS=0 / RUN_BENCH=0 skip the unit tests / benchmarks
-set -uo pipefail
-HERE="$(cd "$(dirname "$0")" && pwd)"
-OUT="$(realpath -m "${1:-${OUT:-$HERE/out}}")"
-BACKENDS="${BACKENDS:-opencl,vulkan}"
-mkdir -p "$OUT"
+cat > "$BUNDLE/env.sh" <<'ENV'
+# Sourced: sets up the loaders and drivers of an NVIDIA machine without package access.
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # 1. Loaders from the Debian archives (no root needed).
 ROOTFS="$HERE/rootfs"
@@ -108,11 +98,62 @@ for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulkan/
 done
 [[ -n "${VK_DRIVER_FILES:-}" ]] || echo "Vulkan: nvidia_icd.json not found" >&2
 
+ENV
+
+cat > "$BUNDLE/run.sh" <<'RUN'
+#!/usr/bin/env bash
+# Runs gradparity on an NVIDIA machine without package access. Adapt the variables below.
+#   OUT (or $1)          where reports, test results and benchmark JSON go (default ./out)
+#   BACKENDS             the --backend list (default opencl,vulkan)
+#   GRADPARITY_ARGS      extra arguments for `gradparity run`
+#   SEEDS                extra seeds for summary-only parity runs (e.g. "$(seq 2 20)")
+#   GP_BENCH_MAX_MIB     largest benchmark size in MiB (default 1024)
+#   RUN_TESTS=0 / RUN_BENCH=0 / RUN_STRESS=0 skip the unit tests / benchmarks / stress runs
+#   CONTROL_RUNS, CONTROLS   repetitions and names of the stress positive controls
+#   BENCH_ARGS           extra Google Benchmark arguments (e.g. --benchmark_filter=...)
+set -uo pipefail
+source "$(cd "$(dirname "$0")" && pwd)/env.sh"
+OUT="$(realpath -m "${1:-${OUT:-$HERE/out}}")"
+BACKENDS="${BACKENDS:-opencl,vulkan}"
+mkdir -p "$OUT"
 status=0
 # 4. The parity run (CLI: gradparity run --backend LIST --report-dir DIR).
 if [[ -x "$HERE/bin/gradparity" ]]; then
   "$HERE/bin/gradparity" run --backend "$BACKENDS" --report-dir "$OUT/reports" ${GRADPARITY_ARGS:-} \
     2>&1 | tee "$OUT/gradparity.log" || status=1
+fi
+# 4b. More seeds: summary lines only (the report of the first run is the one kept).
+for seed in ${SEEDS:-}; do
+  line=$("$HERE/bin/gradparity" run --backend "$BACKENDS" --seed "$seed" --no-progress ${GRADPARITY_ARGS:-} 2>&1 | tail -1)
+  echo "seed $seed: $line" | tee -a "$OUT/seeds.log"
+  [[ "$line" == *" 0 FAIL, "*" 0 ERROR"* ]] || status=1
+done
+# 4c. Stress: normal mode on every backend, then each positive control (must be detected).
+if [[ "${RUN_STRESS:-1}" == 1 && -x "$HERE/bin/gradparity" ]]; then
+  stress=("$HERE/bin/gradparity" stress --no-progress --mode-timeout 120)
+  "${stress[@]}" --backend "$BACKENDS" --dtype f32 --filter '^(?!.*64x128)' --threads 16 --iterations 200 \
+    --report-dir "$OUT/stress" > "$OUT/stress.log" 2>&1 || status=1
+  tail -12 "$OUT/stress.log"
+  for i in $(seq 1 "${CONTROL_RUNS:-20}"); do
+    for control in "opencl opencl-shared-kernel --op add,mul,exp,sum,softmax,matmul --threads 16 --iterations 150" \
+                   "vulkan vulkan-unlocked-queue --op add,exp --threads 16 --iterations 120" \
+                   "vulkan vulkan-no-barrier --op cross_entropy,layer_norm --threads 2 --iterations 4"; do
+      set -- $control
+      backend=$1 fault=$2
+      [[ " ${CONTROLS:-opencl-shared-kernel vulkan-unlocked-queue vulkan-no-barrier} " == *" $fault "* ]] || continue
+      shift 2
+      if "${stress[@]}" --backend "$backend" --inject "$fault" --mode shared --dtype f32 --filter '^(?!.*64x128)' "$@" \
+           > "$OUT/control.log" 2>&1; then
+        echo "control $fault run $i: NOT detected" | tee -a "$OUT/controls.log"
+      else
+        echo "control $fault run $i: detected ($(grep -Eo 'mismatch[a-z]* [0-9]+|SIGNAL[^ ]*|signal [0-9A-Z]+|SYNC-HAZARD[A-Z_-]*|UNASSIGNED-Threading[A-Za-z-]*' "$OUT/control.log" | sort | uniq -c | tr '\n' ' '))" >> "$OUT/controls.log"
+      fi
+    done
+  done
+  grep -c "detected (" "$OUT/controls.log" | sed 's/^/controls detected: /'
+  for f in ${CONTROLS:-opencl-shared-kernel vulkan-unlocked-queue vulkan-no-barrier}; do
+    echo "$f: $(grep -c "$f run [0-9]*: detected" "$OUT/controls.log")/${CONTROL_RUNS:-20} detected"
+  done
 fi
 # 5. Unit tests of the backends (each writes gtest XML).
 if [[ "${RUN_TESTS:-1}" == 1 ]]; then
@@ -126,7 +167,8 @@ if [[ "${RUN_BENCH:-1}" == 1 ]]; then
   export GP_BENCH_MAX_MIB="${GP_BENCH_MAX_MIB:-1024}"
   for b in "$HERE"/bin/bench_*; do
     [[ -x "$b" ]] || continue
-    "$b" --benchmark_out="$OUT/$(basename "$b").json" --benchmark_out_format=json 2>&1 | tee "$OUT/$(basename "$b").log"
+    "$b" --benchmark_out="$OUT/$(basename "$b").json" --benchmark_out_format=json ${BENCH_ARGS:-} 2>&1 |
+      tee "$OUT/$(basename "$b").log"
   done
 fi
 echo "results in $OUT (status $status)"
