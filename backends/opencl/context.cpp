@@ -28,7 +28,7 @@ std::string variant_define(DType d) {
 
 std::string build_options(DType d) {
   std::string o = "-cl-std=CL1.2 -D" + variant_define(d) + " -DGP_WG=" + std::to_string(kWorkGroup) +
-                  " -DGP_TILE=" + std::to_string(kTile);
+                  " -DGP_TILE=" + std::to_string(kTile) + " -DGP_EW_ITEMS=" + std::to_string(kElementwiseItems);
   // Without this, a literal such as 0.5 would promote float arithmetic to double.
   if (d != DType::f64) o += " -cl-single-precision-constant";
   return o;
@@ -182,8 +182,8 @@ Support ClBackend::supports(const OpCall& call) const {
   OpFamily f = op_family(call.kind);
   if (f == OpFamily::linalg && call.kind != OpKind::transpose && max_wg < std::size_t(kTile * kTile))
     return Support::no("device work-group limit below the matmul tile");
-  if (max_wg < std::size_t(kWorkGroup))
-    return Support::no("device work-group limit below " + std::to_string(kWorkGroup));
+  if (max_wg < std::size_t(std::max(kWorkGroup, kElementwiseLocal)))
+    return Support::no("device work-group limit below " + std::to_string(std::max(kWorkGroup, kElementwiseLocal)));
   return Support::yes();
 }
 

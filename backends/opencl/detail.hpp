@@ -19,9 +19,10 @@
 namespace gp::opencl {
 
 // Launch geometry shared with the kernels (passed as -D options, one source of truth).
-inline constexpr int kWorkGroup = 128;  // row / reduction kernels (GP_WG)
-inline constexpr int kTile = 16;        // matmul tile edge (GP_TILE)
-inline constexpr int kElementwiseLocal = 64;
+inline constexpr int kWorkGroup = 128;         // row / reduction kernels (GP_WG)
+inline constexpr int kTile = 16;               // matmul tile edge (GP_TILE)
+inline constexpr int kElementwiseLocal = 256;  // 64 left an H200 launch-bound at ~0.8 TB/s
+inline constexpr int kElementwiseItems = 4;    // elements per work item of the wide kernels (GP_EW_ITEMS)
 
 // --- errors ----------------------------------------------------------------------------------
 const char* cl_error_name(cl_int code);
@@ -158,6 +159,12 @@ class ClQueue final : public OpenclQueue {
   template <typename... Args>
   void run_elementwise(const char* name, std::int64_t n, const Args&... args) {
     run(name, cl::NDRange(round_up(n, kElementwiseLocal)), cl::NDRange(kElementwiseLocal), args...);
+  }
+  // 1-D launch over n elements of a wide kernel (kElementwiseItems elements per work item).
+  template <typename... Args>
+  void run_elementwise_wide(const char* name, std::int64_t n, const Args&... args) {
+    const std::int64_t items = (std::max<std::int64_t>(n, 1) + kElementwiseItems - 1) / kElementwiseItems;
+    run(name, cl::NDRange(round_up(items, kElementwiseLocal)), cl::NDRange(kElementwiseLocal), args...);
   }
   // One work-group of kWorkGroup items per line.
   template <typename... Args>

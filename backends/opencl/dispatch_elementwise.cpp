@@ -28,15 +28,15 @@ cl_int4 padded_dims(const Shape& s) {
 void forward_unary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const std::int64_t n = call.output_shape.numel() + testing::unary_overrun_elements.load();
   const std::string name = "unary_fwd_" + unary_kernel_op(call);
-  q.run_elementwise(name.c_str(), n, as_cl(in[0]), out, n, RealArg{call.attrs.p}, RealArg{call.attrs.alpha});
+  q.run_elementwise_wide(name.c_str(), n, as_cl(in[0]), out, n, RealArg{call.attrs.p}, RealArg{call.attrs.alpha});
 }
 
 void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
   if (!grads[0]) return;
   const std::int64_t n = call.output_shape.numel();
   const std::string name = "unary_bwd_" + unary_kernel_op(call);
-  q.run_elementwise(name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{call.attrs.p},
-                    RealArg{call.attrs.alpha});
+  q.run_elementwise_wide(name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{call.attrs.p},
+                         RealArg{call.attrs.alpha});
 }
 
 void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {

@@ -63,7 +63,7 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       q.run_elementwise("transpose_last2", s.numel(), x, out, batch_of(s), s[s.rank() - 2], s[s.rank() - 1]);
       return;
     case OpKind::reshape:
-      q.run_elementwise("copy_store", s.numel(), x, out, s.numel());
+      q.run_elementwise_wide("copy_store", s.numel(), x, out, s.numel());
       return;
     case OpKind::concat: {
       const int ax = s.axis(call.attrs.axis);
@@ -136,7 +136,7 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       q.run_elementwise("transpose_last2", s.numel(), g, dx, batch_of(s), s[s.rank() - 1], s[s.rank() - 2]);
       return;
     case OpKind::reshape:
-      q.run_elementwise("copy_store", s.numel(), g, dx, s.numel());
+      q.run_elementwise_wide("copy_store", s.numel(), g, dx, s.numel());
       return;
     case OpKind::slice: {
       const int ax = s.axis(call.attrs.axis);

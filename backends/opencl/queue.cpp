@@ -180,7 +180,7 @@ void ClQueue::copy(const DeviceBuffer& src, DeviceBuffer& dst) {
     ClBuffer& d = as_cl(&dst);
     if (s.bytes() != d.bytes() || s.dtype() != d.dtype()) throw Error("opencl copy: buffers differ in size or dtype");
     begin_call(s.dtype(), "copy");
-    run_elementwise("copy_store", s.shape().numel(), s, d, s.shape().numel());
+    run_elementwise_wide("copy_store", s.shape().numel(), s, d, s.shape().numel());
     watch_guards(d);
   });
 }

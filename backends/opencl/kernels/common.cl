@@ -52,6 +52,12 @@ typedef uint bits_t;
 
 #define R(c) ((real)(c))
 
+// Wide elementwise kernels: each work item handles GP_EW_ITEMS elements, the local size apart
+// within its group's block of local_size * GP_EW_ITEMS elements (coalesced for every k). Several
+// loads in flight per item are what a large GPU needs to approach its memory bandwidth.
+#define GP_EW_INDEX(k) \
+  ((int)get_group_id(0) * (int)get_local_size(0) * GP_EW_ITEMS + (k) * (int)get_local_size(0) + (int)get_local_id(0))
+
 inline real sigmoid_r(real x) { return R(1) / (R(1) + exp(-x)); }
 
 // Work-group reductions of one value per work item over GP_WG items (a power of two <= 256);

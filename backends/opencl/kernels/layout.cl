@@ -1,8 +1,17 @@
 // Layout ops: copies with index arithmetic only (reshape, transpose, concat, slice).
 
+// GP_EW_ITEMS elements per work item, local-size apart, all loaded before any store (see
+// GP_EW_INDEX in common.cl); launched by run_elementwise_wide.
 __kernel void copy_store(__global const bits_t* src, __global bits_t* dst, int n) {
-  const int i = get_global_id(0);
-  if (i < n) dst[i] = src[i];
+  bits_t v[GP_EW_ITEMS];
+  for (int k = 0; k < GP_EW_ITEMS; ++k) {
+    const int i = GP_EW_INDEX(k);
+    v[k] = i < n ? src[i] : (bits_t)0;
+  }
+  for (int k = 0; k < GP_EW_ITEMS; ++k) {
+    const int i = GP_EW_INDEX(k);
+    if (i < n) dst[i] = v[k];
+  }
 }
 
 __kernel void fill_zero(__global store_t* dst, int n) {

@@ -76,17 +76,34 @@ inline real d_ste_hardtanh_gate(real x, real y, real g, real P, real A) { return
   X(pow_scalar) X(sin) X(cos) X(tanh) X(sigmoid) X(softplus) X(silu) X(relu) X(leaky_relu)      \
   X(elu) X(gelu_erf) X(gelu_tanh) X(ste_round) X(ste_hardtanh_gate)
 
+// GP_EW_ITEMS elements per work item (GP_EW_INDEX), all loaded before any store.
 #define GP_DEFINE_UNARY(NAME)                                                                   \
   __kernel void unary_fwd_##NAME(__global const store_t* x, __global store_t* y, int n, real P, \
                                  real A) {                                                      \
-    const int i = get_global_id(0);                                                             \
-    if (i < n) STORE(y, i, f_##NAME(LOAD(x, i), P, A));                                         \
+    real xv[GP_EW_ITEMS];                                                                       \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
+      const int i = GP_EW_INDEX(k);                                                             \
+      xv[k] = i < n ? LOAD(x, i) : R(0);                                                        \
+    }                                                                                           \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
+      const int i = GP_EW_INDEX(k);                                                             \
+      if (i < n) STORE(y, i, f_##NAME(xv[k], P, A));                                            \
+    }                                                                                           \
   }                                                                                             \
   __kernel void unary_bwd_##NAME(__global const store_t* x, __global const store_t* y,          \
                                  __global const store_t* g, __global store_t* dx, int n, real P, \
                                  real A) {                                                      \
-    const int i = get_global_id(0);                                                             \
-    if (i < n) STORE(dx, i, d_##NAME(LOAD(x, i), LOAD(y, i), LOAD(g, i), P, A));                \
+    real xv[GP_EW_ITEMS], yv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                     \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
+      const int i = GP_EW_INDEX(k);                                                             \
+      xv[k] = i < n ? LOAD(x, i) : R(0);                                                        \
+      yv[k] = i < n ? LOAD(y, i) : R(0);                                                        \
+      gv[k] = i < n ? LOAD(g, i) : R(0);                                                        \
+    }                                                                                           \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
+      const int i = GP_EW_INDEX(k);                                                             \
+      if (i < n) STORE(dx, i, d_##NAME(xv[k], yv[k], gv[k], P, A));                             \
+    }                                                                                           \
   }
 
 GP_UNARY_OPS(GP_DEFINE_UNARY)
