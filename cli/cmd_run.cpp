@@ -35,13 +35,7 @@ int run_command(const RunCommand& cmd) {
   report.meta.shard = cmd.shard;
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
 
-  if (!cmd.report_dir.empty()) {
-    std::filesystem::path dir(cmd.report_dir);
-    std::filesystem::create_directories(dir);
-    write_parity_json(dir / "parity.json", report);
-    write_parity_md(dir / "parity.md", report);
-    fmt::print("reports: {} and {}\n", (dir / "parity.json").string(), (dir / "parity.md").string());
-  }
+  if (!cmd.report_dir.empty()) write_reports(cmd.report_dir, report);
   ReportSummary summary = summarize(report.checks);
   for (const auto& r : report.checks) {
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error)

@@ -101,13 +101,7 @@ int stress_command(const StressCommand& cmd) {
   }
   report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  if (!cmd.report_dir.empty()) {
-    std::filesystem::path dir(cmd.report_dir);
-    std::filesystem::create_directories(dir);
-    write_parity_json(dir / "parity.json", report);
-    write_parity_md(dir / "parity.md", report);
-    fmt::print("reports: {} and {}\n", (dir / "parity.json").string(), (dir / "parity.md").string());
-  }
+  if (!cmd.report_dir.empty()) write_reports(cmd.report_dir, report);
   const auto failed = std::count_if(report.stress.begin(), report.stress.end(), [](auto& r) { return r.failed(); });
   fmt::print("stress: {} of {} device x mode runs failed in {:.1f} s\n", failed, report.stress.size(),
              report.meta.wall_seconds);

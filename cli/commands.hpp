@@ -62,5 +62,7 @@ int stress_child_command(const StressCommand& cmd);  // one device x mode, in th
 // Helpers shared by the commands.
 RunMetadata make_metadata(const CommonOptions& c);
 const Case& require_case(const std::string& id);  // UsageError if unknown
+// Writes DIR/parity.json and DIR/parity.md (creating DIR) and says where.
+void write_reports(const std::string& dir, const RunReport& report);
 
 }  // namespace gp::cli

@@ -1,9 +1,14 @@
+#include <fmt/core.h>
+
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 
 #include "build_info.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "reports/json_report.hpp"
+#include "reports/markdown_report.hpp"
 
 namespace gp::cli {
 
@@ -34,6 +39,14 @@ const Case& require_case(const std::string& id) {
   }
   throw UsageError("unknown case '" + id + "'" + (near.empty() ? "" : "; cases of " + op + " include: " + near) +
                    " (gradparity list cases shows all " + std::to_string(all_cases().size()) + ")");
+}
+
+void write_reports(const std::string& dir_name, const RunReport& report) {
+  std::filesystem::path dir(dir_name);
+  std::filesystem::create_directories(dir);
+  write_parity_json(dir / "parity.json", report);
+  write_parity_md(dir / "parity.md", report);
+  fmt::print("reports: {} and {}\n", (dir / "parity.json").string(), (dir / "parity.md").string());
 }
 
 }  // namespace gp::cli
