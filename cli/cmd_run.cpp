@@ -2,11 +2,8 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-#include <filesystem>
 
 #include "cli/commands.hpp"
-#include "reports/json_report.hpp"
-#include "reports/markdown_report.hpp"
 #include "reports/summary.hpp"
 
 namespace gp::cli {

@@ -5,14 +5,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 
 #include "cli/commands.hpp"
 #include "cli/stress_child.hpp"
 #include "core/error.hpp"
 #include "harness/stress.hpp"
-#include "reports/json_report.hpp"
-#include "reports/markdown_report.hpp"
 
 namespace gp::cli {
 
