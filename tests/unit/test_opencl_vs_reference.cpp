@@ -2,7 +2,7 @@
 // against the high-precision reference (reference/), in f32, f64, f16 and bf16. Bound per element:
 // |device - ref| <= tol * (|ref| + scale) + one subnormal step, with scale the reference's error
 // scale and tol 1e-4 (f32), 1e-10 (f64) or 8 u (f16 / bf16: storage only, f32 arithmetic). Inputs
-// are seeded and drawn inside each op's domain (/work/shared/OPS.md); shapes are deliberately not
+// are seeded and drawn inside each op's domain (shared/OPS.md of the project docs); shapes are deliberately not
 // multiples of the work-group sizes.
 #include <gtest/gtest.h>
 

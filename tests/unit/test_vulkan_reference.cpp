@@ -1,7 +1,7 @@
 // The Vulkan backend against the high-precision reference (gp::ref) for EVERY op of the
 // catalog, forward and backward, in f32 and f64 (and 16-bit storage for the elementwise
 // families), with the validation layer on and zero messages at the end. Inputs are small,
-// seeded and inside each op's domain (see /work/shared/OPS.md); the bound per element is
+// seeded and inside each op's domain (see shared/OPS.md of the project docs); the bound per element is
 // tol * (|reference| + reference error scale).
 #include <gtest/gtest.h>
 
