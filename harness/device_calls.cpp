@@ -30,8 +30,6 @@ HostTensor DeviceCalls::run_forward(const std::vector<HostTensor>& inputs, int k
   return y;
 }
 
-HostTensor DeviceCalls::forward(const std::vector<HostTensor>& inputs) { return run_forward(inputs, -1, nullptr); }
-
 HostTensor DeviceCalls::forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement) {
   return run_forward(inputs, k, &replacement);
 }

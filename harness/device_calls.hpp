@@ -20,7 +20,6 @@ class DeviceCalls {
   Result forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent);
   // Forward with input k replaced.
   HostTensor forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement);
-  HostTensor forward(const std::vector<HostTensor>& inputs);
 
  private:
   HostTensor run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement);
