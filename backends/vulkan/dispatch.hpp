@@ -35,6 +35,9 @@ void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
 void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
 
 // The strided copy of copy.comp (also used by linear's bias gradient and the benchmark).
+// The shaders' compute type C (common.glsl): scratch buffers of partial results use it.
+inline DType compute_dtype(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }
+
 struct CopyPlan {
   std::uint32_t count = 0, src_base = 0, dst_base = 0;
   std::uint32_t dims[4] = {1, 1, 1, 1}, src_stride[4] = {0, 0, 0, 0}, dst_stride[4] = {0, 0, 0, 0};

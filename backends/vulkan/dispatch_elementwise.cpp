@@ -1,5 +1,6 @@
 // Unary ops, the straight-through ops and binary ops with broadcasting (unary.comp,
 // binary.comp).
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -23,10 +24,13 @@ struct UnaryPush {
 };
 
 struct BinaryPush {
-  std::uint32_t op, mode, which, count, terms, pad[3];
+  std::uint32_t op, mode, which, count, terms, chunks, chunk_terms, pad;
   std::uint32_t out_dims[4], a_stride[4], b_stride[4], grad_dims[4], reduce_dims[4];
 };
 static_assert(sizeof(BinaryPush) == 112);
+
+Spec spec_of(const UnaryPush& p) { return {p.op, p.backward}; }
+Spec spec_of(const BinaryPush& p) { return {p.op, p.mode}; }
 
 std::uint32_t unary_code(const OpCall& c) {
   switch (c.kind) {
@@ -126,14 +130,25 @@ void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which
   }
   p.count = static_cast<std::uint32_t>(count);
   p.terms = static_cast<std::uint32_t>(terms);
-  // Many terms per gradient element: a work group sums them (shared-memory tree reduction).
-  bool per_group = terms >= 32;
-  p.mode = per_group ? BMODE_GRAD_PER_GROUP : BMODE_GRAD_PER_THREAD;
   auto binds = {Bind{0, &abuf}, Bind{1, &bbuf}, Bind{2, &g}, Bind{3, &out}};
-  if (per_group)
-    rec.dispatch_groups("binary", dtype, binds, p, count);
-  else
+  if (terms < 32) {  // few terms: one invocation sums them
+    p.mode = BMODE_GRAD_PER_THREAD;
     rec.dispatch_items("binary", dtype, binds, p, count);
+  } else if (p.reduce_dims[3] == 1) {  // innermost dim kept: coalesced column tiles, two passes
+    const std::uint64_t tiles = (count + COLUMN_TILE - 1) / COLUMN_TILE;
+    // about 2048 groups (a few per multiprocessor of a large GPU), at least 64 terms per chunk
+    std::uint64_t chunks = std::clamp<std::uint64_t>((2048 + tiles - 1) / tiles, 1, (terms + 63) / 64);
+    p.chunk_terms = static_cast<std::uint32_t>((terms + chunks - 1) / chunks);
+    p.chunks = static_cast<std::uint32_t>((terms + p.chunk_terms - 1) / p.chunk_terms);
+    VulkanBuffer& partials = rec.scratch(compute_dtype(dtype), static_cast<std::int64_t>(p.chunks * count));
+    p.mode = BMODE_GRAD_COLUMNS;
+    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {4, &partials}}, p, tiles * p.chunks);
+    p.mode = BMODE_SUM_CHUNKS;
+    rec.dispatch_items("binary", dtype, {{3, &out}, {4, &partials}}, p, count);
+  } else {  // many terms, innermost dim reduced: one work group per gradient element
+    p.mode = BMODE_GRAD_PER_GROUP;
+    rec.dispatch_groups("binary", dtype, binds, p, count);
+  }
 }
 
 void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {

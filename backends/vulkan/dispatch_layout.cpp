@@ -12,6 +12,8 @@ struct CopyPush {
   std::uint32_t dims[4], src_stride[4], dst_stride[4];
 };
 
+Spec spec_of(const CopyPush& p) { return {0, p.mode}; }
+
 template <typename T>
 std::uint32_t u32(T v) {
   return static_cast<std::uint32_t>(v);
@@ -55,11 +57,21 @@ CopyPlan axis_plan(const AxisSplit& part, std::int64_t total, std::int64_t start
   return p;
 }
 
+// True when both sides walk memory in iteration order, so dst[i] = src[i] after the bases.
+bool is_contiguous(const CopyPlan& p) {
+  std::uint32_t expect = 1;
+  for (int i = 3; i >= 0; --i) {
+    if (p.dims[i] != 1 && (p.src_stride[i] != expect || p.dst_stride[i] != expect)) return false;
+    expect *= p.dims[i];
+  }
+  return true;
+}
+
 }  // namespace
 
 void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan) {
   CopyPush p{};
-  p.mode = CMODE_COPY;
+  p.mode = is_contiguous(plan) ? CMODE_CONTIGUOUS : CMODE_COPY;
   p.count = plan.count;
   p.src_base = plan.src_base;
   p.dst_base = plan.dst_base;

@@ -17,6 +17,8 @@ struct MatPush {
   std::uint32_t has_bias;
 };
 
+Spec spec_of(const MatPush&) { return {0, 0}; }  // one GEMM shader: nothing to specialize
+
 template <typename T>
 std::uint32_t u32(T v) {
   return static_cast<std::uint32_t>(v);

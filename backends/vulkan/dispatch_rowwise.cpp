@@ -16,6 +16,8 @@ struct RowPush {
   float eps_f, tau_f;
 };
 
+Spec spec_of(const RowPush& p) { return {p.op, p.backward}; }
+
 std::uint32_t row_code(OpKind k) {
   switch (k) {
     case OpKind::sum:
@@ -48,7 +50,6 @@ std::uint32_t row_code(OpKind k) {
 }
 
 // Scratch values are kept in the compute type: f64 for f64, f32 otherwise.
-DType compute_dtype(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }
 
 RowPush row_push(const OpCall& c, bool backward) {
   RowPush p{};

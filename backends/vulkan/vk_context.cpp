@@ -1,13 +1,12 @@
 #include "vk_context.hpp"
 
-#include "vulkan_backend.hpp"  // vk_testing: fault-injection hooks
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "core/error.hpp"
 #include "vk_errors.hpp"
+#include "vulkan_backend.hpp"  // vk_testing: fault-injection hooks
 
 namespace gp::vk {
 
@@ -97,6 +96,8 @@ DeviceFacts describe(VkPhysicalDevice pd, std::uint32_t instance_api) {
     if (driver_props) subgroup.pNext = &driver;
     vkGetPhysicalDeviceProperties2(pd, &props2);
     f.subgroup_size = subgroup.subgroupSize;
+    f.subgroup_arithmetic = (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                            (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
 
     VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
     VkPhysicalDeviceFeatures2 features2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -119,11 +120,13 @@ DeviceFacts describe(VkPhysicalDevice pd, std::uint32_t instance_api) {
       break;
     }
   }
-  f.usable = compute && f.api_version >= VK_API_VERSION_1_1;
+  f.usable = compute && f.api_version >= VK_API_VERSION_1_1 && f.subgroup_arithmetic;
   if (!compute)
     f.unusable_reason = "no compute queue";
-  else if (!f.usable)
+  else if (f.api_version < VK_API_VERSION_1_1)
     f.unusable_reason = "Vulkan 1.1 required, device has " + version_string(f.api_version);
+  else if (!f.usable)
+    f.unusable_reason = "no subgroup arithmetic in compute shaders (the reductions use it)";
 
   DeviceInfo& info = f.info;
   info.backend = "vulkan";

@@ -41,13 +41,14 @@ struct DeviceFacts {
   VkPhysicalDevice physical = VK_NULL_HANDLE;
   VkPhysicalDeviceProperties props{};
   std::uint32_t api_version = 0;  // min(instance, device)
-  bool usable = false;            // Vulkan 1.1 and a compute queue
+  bool usable = false;            // Vulkan 1.1, a compute queue, subgroup arithmetic in compute
   std::string unusable_reason;
   bool float64 = false;
   bool storage16 = false;
   std::uint32_t queue_family = 0;
   std::uint32_t timestamp_valid_bits = 0;
   std::uint32_t subgroup_size = 0;
+  bool subgroup_arithmetic = false;  // in compute shaders (reduce.glsl needs it)
   DeviceInfo info;
 };
 

@@ -128,13 +128,12 @@ std::optional<std::string> VulkanBuffer::check_mapped_canaries() {
   return damage;
 }
 
-void VulkanBuffer::corrupt_canary_for_testing(long offset, std::uint8_t value) {
+VkDeviceSize VulkanBuffer::canary_position_for_testing(long offset) const {
   long pos = static_cast<long>(kCanaryBytes) + offset;
   bool in_data = offset >= 0 && offset < static_cast<long>(bytes());
   if (in_data || pos < 0 || pos >= static_cast<long>(total_bytes()))
     throw Error("corrupt_canary_for_testing: offset outside the canaries");
-  if (!mapped_) throw Error("corrupt_canary_for_testing needs a host-visible buffer");
-  reinterpret_cast<std::uint8_t*>(mapped_)[pos] = value;
+  return static_cast<VkDeviceSize>(pos);
 }
 
 VulkanBuffer& as_vulkan(DeviceBuffer& b) {

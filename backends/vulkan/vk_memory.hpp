@@ -54,6 +54,7 @@ class VulkanBuffer final : public DeviceBuffer {
   // the first command buffer that uses the buffer.
   bool canaries_armed() const { return armed_.load(); }
   void set_canaries_armed() { armed_.store(true); }
+  void disarm_canaries() { armed_.store(false); }  // the next call that writes it refills them
 
   // Compares both canaries (host copies: kCanaryBytes, back_canary_bytes()) with the pattern; returns
   // a description with byte offsets when they differ.
@@ -63,7 +64,9 @@ class VulkanBuffer final : public DeviceBuffer {
 
   // Test hook: writes `value` into the canary `offset` bytes past the end of the data (or
   // before its start when offset < 0), as an out-of-bounds kernel write would.
-  void corrupt_canary_for_testing(long offset, std::uint8_t value);
+  // Test hook: the position in the buffer of canary byte `offset` (relative to the data start),
+  // or an Error if that byte is not a canary byte.
+  VkDeviceSize canary_position_for_testing(long offset) const;
 
  private:
   std::shared_ptr<Context> ctx_;

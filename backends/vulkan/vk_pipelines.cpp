@@ -1,6 +1,8 @@
 #include "vk_pipelines.hpp"
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/error.hpp"
 #include "vk_spirv.hpp"
@@ -8,6 +10,9 @@
 namespace gp::vk {
 
 Pipelines::Pipelines(Context& ctx, PipelineCache& cache) : ctx_(ctx), cache_(cache) {
+  specialize_ = ctx.facts().props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
+  if (const char* env = std::getenv("GP_VK_SPECIALIZE"); env && (!std::strcmp(env, "0") || !std::strcmp(env, "1")))
+    specialize_ = env[0] == '1';
   std::array<VkDescriptorSetLayoutBinding, kMaxBindings> bindings{};
   for (std::uint32_t i = 0; i < kMaxBindings; ++i) {
     bindings[i].binding = i;
@@ -39,38 +44,50 @@ Pipelines::~Pipelines() {
   vkDestroyDescriptorSetLayout(ctx_.device(), set_layout_, nullptr);
 }
 
-VkPipeline Pipelines::create_locked(const std::string& name, const std::string& case_id) {
+VkPipeline Pipelines::create_locked(const std::string& key, const std::string& variant, Spec spec,
+                                    const std::string& case_id) {
   const SpirvBlob* blob = nullptr;
   for (const auto& b : embedded_spirv())
-    if (b.name == name) blob = &b;
-  if (!blob) throw Error("vulkan backend: no embedded shader variant '" + name + "'");
+    if (b.name == variant) blob = &b;
+  if (!blob) throw Error("vulkan backend: no embedded shader variant '" + variant + "'");
 
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   mi.codeSize = blob->count * sizeof(std::uint32_t);
   mi.pCode = blob->words;
   VkShaderModule module = VK_NULL_HANDLE;
-  ctx_.check(vkCreateShaderModule(ctx_.device(), &mi, nullptr, &module), "vkCreateShaderModule", case_id, name);
+  ctx_.check(vkCreateShaderModule(ctx_.device(), &mi, nullptr, &module), "vkCreateShaderModule", case_id, key);
+
+  const std::array<std::uint32_t, 2> values = {spec.op, spec.mode};
+  const std::array<VkSpecializationMapEntry, 2> entries = {
+      VkSpecializationMapEntry{0, 0, sizeof(std::uint32_t)},
+      VkSpecializationMapEntry{1, sizeof(std::uint32_t), sizeof(std::uint32_t)}};
+  VkSpecializationInfo si{static_cast<std::uint32_t>(entries.size()), entries.data(), sizeof values, values.data()};
 
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   ci.stage.module = module;
   ci.stage.pName = "main";
+  ci.stage.pSpecializationInfo = &si;
   ci.layout = layout_;
   VkPipeline pipeline = VK_NULL_HANDLE;
   VkResult r = vkCreateComputePipelines(ctx_.device(), cache_.handle(), 1, &ci, nullptr, &pipeline);
   vkDestroyShaderModule(ctx_.device(), module, nullptr);  // the pipeline keeps what it needs
-  ctx_.check(r, "vkCreateComputePipelines", case_id, name);
-  pipelines_.emplace(name, pipeline);
+  ctx_.check(r, "vkCreateComputePipelines", case_id, key);
+  pipelines_.emplace(key, pipeline);
   return pipeline;
 }
 
-VkPipeline Pipelines::get(std::string_view family, DType dtype, const std::string& case_id) {
-  std::string name = std::string(family) + "_" + std::string(dtype_name(dtype));
+VkPipeline Pipelines::get(std::string_view family, DType dtype, Spec spec, const std::string& case_id) {
+  std::string variant = std::string(family) + "_" + std::string(dtype_name(dtype));
+  if (!specialize_) spec = Spec{};
+  std::string key = variant;
+  if (spec.op != SPEC_FROM_PUSH || spec.mode != SPEC_FROM_PUSH)
+    key += "/" + std::to_string(spec.op) + "/" + std::to_string(spec.mode);
   std::lock_guard lock(mutex_);
-  auto it = pipelines_.find(name);
+  auto it = pipelines_.find(key);
   if (it != pipelines_.end()) return it->second;
-  return create_locked(name, case_id);
+  return create_locked(key, variant, spec, case_id);
 }
 
 void Pipelines::create_all(bool float64, bool storage16) {
@@ -79,7 +96,7 @@ void Pipelines::create_all(bool float64, bool storage16) {
     bool is64 = name.ends_with("_f64"), is16 = name.ends_with("_f16") || name.ends_with("_bf16");
     if ((is64 && !float64) || (is16 && !storage16)) continue;
     std::lock_guard lock(mutex_);
-    if (!pipelines_.count(name)) create_locked(name, "");
+    if (!pipelines_.count(name)) create_locked(name, name, Spec{}, "");
   }
 }
 

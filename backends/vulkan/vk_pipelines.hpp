@@ -2,11 +2,13 @@
 // Every shader uses one descriptor-set layout (kMaxBindings storage buffers) and one 128-byte
 // push-constant range, so one VkPipelineLayout serves all of them.
 //
-// Pipeline count: one per (shader family, dtype) - 5 families x 4 dtypes at most, of which a
-// run typically touches 5 per dtype. The op inside a family is a push-constant code (a
-// uniform branch) rather than a specialization constant, because lavapipe compiles each
-// pipeline at first dispatch (15-57 ms) and ~50 ops x 4 dtypes x fwd/bwd pipelines would make a
-// cold start take seconds; on a GPU the uniform switch costs a few scalar instructions.
+// The op and mode inside a family are specialization constants (common.glsl), with two
+// policies. Generic: one pipeline per (family, dtype) that reads them from push constants (a
+// uniform switch), for CPU devices: lavapipe compiles each pipeline at first dispatch
+// (15-57 ms) and executes every branch of a switch under a lane mask anyway. Specialized: one
+// pipeline per (family, dtype, op, mode), for GPUs, where the folded constant leaves only the
+// op's own code, so the compiler can unroll its loops and size its registers for it. The
+// default follows the device type; GP_VK_SPECIALIZE=0 or 1 overrides it.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -17,6 +19,7 @@
 #include <unordered_map>
 
 #include "core/dtype.hpp"
+#include "shaders/op_codes.h"  // SPEC_FROM_PUSH
 #include "vk_context.hpp"
 #include "vk_pipeline_cache.hpp"
 
@@ -24,6 +27,11 @@ namespace gp::vk {
 
 inline constexpr std::uint32_t kMaxBindings = 10;
 inline constexpr std::uint32_t kPushConstantBytes = 128;
+
+// Values of a dispatch's specialization constants SPEC_OP and SPEC_MODE.
+struct Spec {
+  std::uint32_t op = SPEC_FROM_PUSH, mode = SPEC_FROM_PUSH;
+};
 
 class Pipelines {
  public:
@@ -33,9 +41,11 @@ class Pipelines {
   Pipelines& operator=(const Pipelines&) = delete;
 
   // The pipeline of `family` ("unary", "binary", "rowwise", "matmul", "copy") for storage
-  // dtype `dtype`; thread-safe, created on first use.
-  VkPipeline get(std::string_view family, DType dtype, const std::string& case_id);
-  // Creates every embedded variant the device supports (start-up measurements, warm-up).
+  // dtype `dtype`, specialized for `spec` or the generic one; thread-safe, created on first use.
+  VkPipeline get(std::string_view family, DType dtype, Spec spec, const std::string& case_id);
+  bool specializes() const { return specialize_; }
+  // Creates the generic pipeline of every embedded variant the device supports (start-up
+  // measurements, warm-up).
   void create_all(bool float64, bool storage16);
   std::size_t created() const;
 
@@ -43,12 +53,13 @@ class Pipelines {
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
 
  private:
-  VkPipeline create_locked(const std::string& name, const std::string& case_id);
+  VkPipeline create_locked(const std::string& key, const std::string& variant, Spec spec, const std::string& case_id);
 
   Context& ctx_;
   PipelineCache& cache_;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  bool specialize_ = false;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, VkPipeline> pipelines_;
 };

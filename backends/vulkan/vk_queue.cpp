@@ -11,7 +11,6 @@ namespace gp::vk {
 
 namespace {
 
-constexpr std::uint32_t kMaxSetsPerCall = 64;
 constexpr VkDeviceSize kReadbackSlot = 2 * kCanaryBytes + 4;  // front + back canary (with padding)
 constexpr std::uint64_t kFenceTimeoutNs = 120ull * 1000 * 1000 * 1000;
 
@@ -23,6 +22,18 @@ void check_buffer(const DeviceBuffer& b, DType dtype, const Shape& shape, const 
 }
 
 }  // namespace
+
+// vkCmdCopyBuffer after everything recorded before it.
+void record_transfer(VkCommandBuffer cmd, const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset,
+                     VkDeviceSize to_offset, VkDeviceSize bytes) {
+  VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  vkCmdPipelineBarrier(cmd, stages, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
+  VkBufferCopy region{from_offset, to_offset, bytes};
+  vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
+}
 
 void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
   switch (op_family(call.kind)) {
@@ -75,12 +86,7 @@ VulkanQueue::VulkanQueue(std::shared_ptr<Shared> shared) : shared_(std::move(sha
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     ctx_.check(vkAllocateCommandBuffers(dev, &ai, &cmd_), "vkAllocateCommandBuffers", "");
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kMaxSetsPerCall * kMaxBindings};
-    VkDescriptorPoolCreateInfo di{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    di.maxSets = kMaxSetsPerCall;
-    di.poolSizeCount = 1;
-    di.pPoolSizes = &size;
-    ctx_.check(vkCreateDescriptorPool(dev, &di, nullptr, &descriptors_), "vkCreateDescriptorPool", "");
+    create_descriptor_pool(kMaxSetsPerCall);
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     ctx_.check(vkCreateFence(dev, &fi, nullptr, &fence_), "vkCreateFence", "");
     dummy_ = std::make_unique<VulkanBuffer>(shared_->ctx, DType::f32, Shape{64}, Placement::host_visible);
@@ -95,6 +101,7 @@ VulkanQueue::~VulkanQueue() { release(); }
 void VulkanQueue::release() noexcept {
   VkDevice dev = ctx_.device();
   dummy_.reset();
+  readback_.reset();
   if (timestamps_) vkDestroyQueryPool(dev, timestamps_, nullptr);
   if (fence_) vkDestroyFence(dev, fence_, nullptr);
   if (descriptors_) vkDestroyDescriptorPool(dev, descriptors_, nullptr);
@@ -105,21 +112,20 @@ void VulkanQueue::release() noexcept {
   pool_ = VK_NULL_HANDLE;
 }
 
-void VulkanQueue::set_timestamps(bool on) {
-  if (on && !timestamps_) {
-    if (ctx_.facts().timestamp_valid_bits == 0) throw Error("vulkan backend: the queue family has no timestamps");
-    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    qi.queryCount = 2;
-    ctx_.check(vkCreateQueryPool(ctx_.device(), &qi, nullptr, &timestamps_), "vkCreateQueryPool", "");
-  } else if (!on && timestamps_) {
-    vkDestroyQueryPool(ctx_.device(), timestamps_, nullptr);
-    timestamps_ = VK_NULL_HANDLE;
-  }
+void VulkanQueue::create_descriptor_pool(std::uint32_t sets) {
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, sets * kMaxBindings};
+  VkDescriptorPoolCreateInfo di{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  di.maxSets = sets;
+  di.poolSizeCount = 1;
+  di.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  ctx_.check(vkCreateDescriptorPool(ctx_.device(), &di, nullptr, &pool), "vkCreateDescriptorPool", "");
+  if (descriptors_) vkDestroyDescriptorPool(ctx_.device(), descriptors_, nullptr);
+  descriptors_ = pool;
 }
 
 void VulkanQueue::run(const std::string& case_id, const std::function<void(Recorder&)>& body,
-                      const std::function<void(VkCommandBuffer)>& transfers) {
+                      const std::function<void(VkCommandBuffer)>& transfers, std::uint32_t reps) {
   ctx_.ensure_alive(case_id);
   VkDevice dev = ctx_.device();
   ctx_.check(vkResetDescriptorPool(dev, descriptors_, 0), "vkResetDescriptorPool", case_id);
@@ -129,13 +135,13 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
 
   Recorder rec(*shared_, cmd_, descriptors_, *dummy_, case_id);
   std::vector<const VulkanBuffer*> unmapped;
-  std::unique_ptr<VulkanBuffer> readback;
   try {
     if (timestamps_) {
       vkCmdResetQueryPool(cmd_, timestamps_, 0, 2);
       vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps_, 0);
     }
-    if (body) body(rec);
+    if (body)
+      for (std::uint32_t r = 0; r < reps; ++r) body(rec);
     if (transfers) transfers(cmd_);
 
     for (const VulkanBuffer* b : rec.written())
@@ -144,17 +150,18 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     if (!unmapped.empty()) {  // copy the canaries of device-local outputs to host memory
       auto words = static_cast<std::int64_t>(unmapped.size() * kReadbackSlot / 4);
-      readback =
-          std::make_unique<VulkanBuffer>(shared_->ctx, DType::f32, Shape{words}, Placement::host_visible, case_id);
+      if (!readback_ || readback_->shape().numel() < words)  // kept: an allocation per call costs
+        readback_ =
+            std::make_unique<VulkanBuffer>(shared_->ctx, DType::f32, Shape{words}, Placement::host_visible, case_id);
       mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
       vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                            VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
       for (std::size_t i = 0; i < unmapped.size(); ++i) {
-        VkDeviceSize dst = readback->data_offset() + i * kReadbackSlot;
+        VkDeviceSize dst = readback_->data_offset() + i * kReadbackSlot;
         VkBufferCopy regions[2] = {
             {0, dst, kCanaryBytes},
             {unmapped[i]->back_canary_offset(), dst + kCanaryBytes, unmapped[i]->back_canary_bytes()}};
-        vkCmdCopyBuffer(cmd_, unmapped[i]->handle(), readback->handle(), 2, regions);
+        vkCmdCopyBuffer(cmd_, unmapped[i]->handle(), readback_->handle(), 2, regions);
       }
     }
     mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;  // results are read through mapped memory
@@ -184,7 +191,8 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
     std::uint32_t bits = ctx_.facts().timestamp_valid_bits;
     std::uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
     std::uint64_t ticks = ((t[1] & mask) - (t[0] & mask)) & mask;
-    last_device_seconds_ = static_cast<double>(ticks) * ctx_.facts().props.limits.timestampPeriod * 1e-9;
+    last_device_seconds_ =
+        static_cast<double>(ticks) * ctx_.facts().props.limits.timestampPeriod * 1e-9 / static_cast<double>(reps);
   }
 
   std::vector<const VulkanBuffer*> seen;
@@ -197,8 +205,9 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
     } else {
       auto i = static_cast<std::size_t>(std::find(unmapped.begin(), unmapped.end(), b) - unmapped.begin());
       auto* base =
-          reinterpret_cast<const std::uint8_t*>(readback->mapped() + readback->data_offset()) + i * kReadbackSlot;
+          reinterpret_cast<const std::uint8_t*>(readback_->mapped() + readback_->data_offset()) + i * kReadbackSlot;
       damage = b->describe_canary_damage(base, base + kCanaryBytes);
+      if (damage) const_cast<VulkanBuffer*>(b)->disarm_canaries();  // reported once
     }
     if (damage) shared_->add_canary_violation("[" + case_id + "] " + *damage);
   }
@@ -206,15 +215,7 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
 
 void VulkanQueue::staged_copy(const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset,
                               VkDeviceSize to_offset, VkDeviceSize bytes, const std::string& case_id) {
-  run(case_id, {}, [&](VkCommandBuffer cmd) {
-    VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-    mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    VkPipelineStageFlags stages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-    vkCmdPipelineBarrier(cmd, stages, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, nullptr, 0, nullptr);
-    VkBufferCopy region{from_offset, to_offset, bytes};
-    vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
-  });
+  run(case_id, {}, [&](VkCommandBuffer cmd) { record_transfer(cmd, from, to, from_offset, to_offset, bytes); });
 }
 
 void VulkanQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
@@ -259,10 +260,13 @@ void VulkanQueue::forward(const OpCall& call, std::span<const DeviceBuffer* cons
   }
   check_buffer(out, call.dtype, call.output_shape, "output", call.case_id);
   VulkanBuffer& o = as_vulkan(out);
-  run(call.case_id, [&](Recorder& rec) {
-    rec.writes(o);
-    record_forward(rec, call, in, o);
-  });
+  run(
+      call.case_id,
+      [&](Recorder& rec) {
+        rec.writes(o);
+        record_forward(rec, call, in, o);
+      },
+      {}, repeat_);
 }
 
 void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
@@ -281,29 +285,16 @@ void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* con
   }
   check_buffer(out, call.dtype, call.output_shape, "forward output", call.case_id);
   check_buffer(dout, call.dtype, call.output_shape, "output gradient", call.case_id);
-  run(call.case_id, [&](Recorder& rec) {
-    for (auto* b : g)
-      if (b) rec.writes(*b);
-    record_backward(rec, call, in, as_vulkan(out), as_vulkan(dout), g);
-  });
+  run(
+      call.case_id,
+      [&](Recorder& rec) {
+        for (auto* b : g)
+          if (b) rec.writes(*b);
+        record_backward(rec, call, in, as_vulkan(out), as_vulkan(dout), g);
+      },
+      {}, repeat_);
 }
 
 void VulkanQueue::finish() { ctx_.ensure_alive("finish"); }  // every call already waited for its fence
-
-void VulkanQueue::copy_shader(const DeviceBuffer& src, DeviceBuffer& dst) {
-  const VulkanBuffer& s = as_vulkan(src);
-  VulkanBuffer& d = as_vulkan(dst);
-  if (s.dtype() != d.dtype() || s.shape().numel() != d.shape().numel()) throw Error("copy_shader: buffers differ");
-  if (s.data_bytes() > ctx_.facts().props.limits.maxStorageBufferRange)
-    throw Error("copy_shader: " + std::to_string(s.data_bytes()) + " bytes exceed maxStorageBufferRange");
-  CopyPlan plan;
-  plan.count = static_cast<std::uint32_t>(s.shape().numel());
-  plan.dims[3] = plan.count;
-  plan.src_stride[3] = plan.dst_stride[3] = 1;
-  run("copy_shader", [&](Recorder& rec) {
-    rec.writes(d);
-    record_copy(rec, s.dtype(), s, d, plan);
-  });
-}
 
 }  // namespace gp::vk

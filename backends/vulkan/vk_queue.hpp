@@ -18,6 +18,10 @@
 
 namespace gp::vk {
 
+// vkCmdCopyBuffer of `bytes`, after a barrier against everything recorded before it.
+void record_transfer(VkCommandBuffer cmd, const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset,
+                     VkDeviceSize to_offset, VkDeviceSize bytes);
+
 class VulkanQueue final : public Queue {
  public:
   explicit VulkanQueue(std::shared_ptr<Shared> shared);
@@ -31,14 +35,23 @@ class VulkanQueue final : public Queue {
   void finish() override;
 
   void set_timestamps(bool on);
+  // Benchmarks: record each forward/backward/copy `n` times into its one command buffer (with
+  // the usual barriers between), so that last_device_seconds() is a steady-state mean per call.
+  void set_repeat(std::uint32_t n);
   double last_device_seconds() const { return last_device_seconds_; }
   void copy_shader(const DeviceBuffer& src, DeviceBuffer& dst);
+  void copy_transfer(const DeviceBuffer& src, DeviceBuffer& dst);  // vkCmdCopyBuffer, for comparison
+  // Test hook: sets one canary byte as an out-of-bounds write would (through the mapping, or
+  // with vkCmdUpdateBuffer of its 4-byte word on device-local memory).
+  void corrupt_canary(DeviceBuffer& buffer, long offset, std::uint8_t value);
 
  private:
-  // Records `body` into the command buffer, submits once and waits; then reads timestamps and
+  static constexpr std::uint32_t kMaxSetsPerCall = 64;  // descriptor sets of one recorded call
+  // Records `body` (`reps` times) into the command buffer, submits once and waits; then reads timestamps and
   // checks the canaries of every written buffer.
   void run(const std::string& case_id, const std::function<void(Recorder&)>& body,
-           const std::function<void(VkCommandBuffer)>& transfers = {});
+           const std::function<void(VkCommandBuffer)>& transfers = {}, std::uint32_t reps = 1);
+  void create_descriptor_pool(std::uint32_t sets);
   void release() noexcept;
   void staged_copy(const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset, VkDeviceSize to_offset,
                    VkDeviceSize bytes, const std::string& case_id);
@@ -51,7 +64,9 @@ class VulkanQueue final : public Queue {
   VkFence fence_ = VK_NULL_HANDLE;
   VkQueryPool timestamps_ = VK_NULL_HANDLE;
   std::unique_ptr<VulkanBuffer> dummy_;
+  std::unique_ptr<VulkanBuffer> readback_;  // canaries of device-local outputs, host-visible
   double last_device_seconds_ = 0;
+  std::uint32_t repeat_ = 1;
 };
 
 }  // namespace gp::vk

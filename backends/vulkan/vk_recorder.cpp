@@ -8,12 +8,15 @@
 
 namespace gp::vk {
 
+// gx * gy >= groups with gx <= 65535, the least gy, and gx as small as that allows: the excess
+// groups exit at once, but on a GPU each still has to be launched (64Ki groups as 65535 x 2
+// launched 65534 empty ones).
 std::pair<std::uint32_t, std::uint32_t> Recorder::grid(std::uint64_t groups) {
   constexpr std::uint64_t kMaxX = 65535;  // the minimum maxComputeWorkGroupCount[0]
   if (groups == 0) groups = 1;
-  std::uint64_t gx = groups < kMaxX ? groups : kMaxX;
-  std::uint64_t gy = (groups + gx - 1) / gx;
+  std::uint64_t gy = (groups + kMaxX - 1) / kMaxX;
   if (gy > kMaxX) throw Error("vulkan backend: " + std::to_string(groups) + " work groups exceed the grid");
+  std::uint64_t gx = (groups + gy - 1) / gy;
   return {static_cast<std::uint32_t>(gx), static_cast<std::uint32_t>(gy)};
 }
 
@@ -42,10 +45,10 @@ VulkanBuffer& Recorder::scratch(DType dtype, std::int64_t count) {
   return *scratch_.back();
 }
 
-void Recorder::record(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const void* push,
-                      std::size_t push_bytes, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) {
+void Recorder::record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds,
+                      const void* push, std::size_t push_bytes, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) {
   Context& c = *shared_.ctx;
-  VkPipeline pipeline = shared_.pipelines->get(family, dtype, case_id_);
+  VkPipeline pipeline = shared_.pipelines->get(family, dtype, spec, case_id_);
 
   VkDescriptorSetLayout layout = shared_.pipelines->set_layout();
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "shaders/op_codes.h"  // ELEMS_PER_INVOCATION
 #include "vk_memory.hpp"
 #include "vk_shared.hpp"
 
@@ -31,6 +32,8 @@ class Recorder {
   const std::string& case_id() const { return case_id_; }
   Context& ctx() { return *shared_.ctx; }
 
+  // Every Push type has a `Spec spec_of(const Push&)` beside it (found by argument-dependent
+  // lookup): the op and mode that select a specialized pipeline.
   // One dispatch of `family`'s pipeline for `dtype` with a linear number of work groups
   // (spread over a 2-D grid when it exceeds 65535; shaders use group_linear()).
   template <typename Push>
@@ -38,20 +41,22 @@ class Recorder {
                        std::uint64_t groups) {
     static_assert(sizeof(Push) <= kPushConstantBytes);
     auto [gx, gy] = grid(groups);
-    record(family, dtype, binds, &push, sizeof(Push), gx, gy, 1);
+    record(family, dtype, spec_of(push), binds, &push, sizeof(Push), gx, gy, 1);
   }
-  // One invocation per item, `local` invocations per work group.
+  // The elementwise shaders (common.glsl's item()): ELEMS_PER_INVOCATION items per invocation,
+  // `local` invocations per work group.
   template <typename Push>
   void dispatch_items(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
                       std::uint64_t items, std::uint32_t local = 256) {
-    dispatch_groups(family, dtype, binds, push, (items + local - 1) / local);
+    const std::uint64_t per_group = std::uint64_t{local} * ELEMS_PER_INVOCATION;
+    dispatch_groups(family, dtype, binds, push, (items + per_group - 1) / per_group);
   }
   // A 3-D grid as given (matmul tiles x, y and the batch in z).
   template <typename Push>
   void dispatch_3d(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
                    std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) {
     static_assert(sizeof(Push) <= kPushConstantBytes);
-    record(family, dtype, binds, &push, sizeof(Push), gx, gy, gz);
+    record(family, dtype, spec_of(push), binds, &push, sizeof(Push), gx, gy, gz);
   }
 
   // Declares that the next dispatches write `b` (canaries are checked after the submit; for
@@ -64,7 +69,7 @@ class Recorder {
 
  private:
   static std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups);
-  void record(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const void* push,
+  void record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds, const void* push,
               std::size_t push_bytes, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz);
   void barrier();
 

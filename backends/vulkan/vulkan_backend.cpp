@@ -92,11 +92,15 @@ void vulkan_set_timestamps(Queue& queue, bool on) { as_vulkan_queue(queue).set_t
 double vulkan_last_device_seconds(const Queue& queue) {
   return as_vulkan_queue(const_cast<Queue&>(queue)).last_device_seconds();
 }
+void vulkan_set_repeat(Queue& queue, std::uint32_t n) { as_vulkan_queue(queue).set_repeat(n); }
 void vulkan_copy_shader(Queue& queue, const DeviceBuffer& src, DeviceBuffer& dst) {
   as_vulkan_queue(queue).copy_shader(src, dst);
 }
-void vulkan_corrupt_canary_for_testing(DeviceBuffer& buffer, long offset, std::uint8_t value) {
-  vk::as_vulkan(buffer).corrupt_canary_for_testing(offset, value);
+void vulkan_copy_transfer(Queue& queue, const DeviceBuffer& src, DeviceBuffer& dst) {
+  as_vulkan_queue(queue).copy_transfer(src, dst);
+}
+void vulkan_corrupt_canary_for_testing(Queue& queue, DeviceBuffer& buffer, long offset, std::uint8_t value) {
+  as_vulkan_queue(queue).corrupt_canary(buffer, offset, value);
 }
 
 }  // namespace gp

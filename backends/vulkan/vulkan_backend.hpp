@@ -69,12 +69,16 @@ class VulkanBackend final : public Backend {
 void vulkan_set_timestamps(Queue& queue, bool on);
 // Device time in seconds of the queue's last submitted command buffer (timestamps on).
 double vulkan_last_device_seconds(const Queue& queue);
+// Records each call `n` times into its one command buffer; the device time is the mean per call.
+void vulkan_set_repeat(Queue& queue, std::uint32_t n);
 // dst = src through the copy compute shader (not vkCmdCopyBuffer), one submit.
 void vulkan_copy_shader(Queue& queue, const DeviceBuffer& src, DeviceBuffer& dst);
+// dst = src through vkCmdCopyBuffer, one submit (the transfer engine, for comparison).
+void vulkan_copy_transfer(Queue& queue, const DeviceBuffer& src, DeviceBuffer& dst);
 // Test hook: overwrites one canary byte `offset` bytes from the data start (negative: before
 // it; >= data size: after it), as an out-of-bounds write would; the next submit that writes the
-// buffer reports it.
-void vulkan_corrupt_canary_for_testing(DeviceBuffer& buffer, long offset, std::uint8_t value = 0);
+// buffer reports it. Works on mapped and device-local buffers (through `queue`).
+void vulkan_corrupt_canary_for_testing(Queue& queue, DeviceBuffer& buffer, long offset, std::uint8_t value = 0);
 
 BackendProvider make_vulkan_provider();
 

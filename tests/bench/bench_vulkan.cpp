@@ -4,6 +4,8 @@
 //
 // Sizes: --vk_mib=N or GP_VK_BENCH_MIB=N sets the main tensor size in MiB (default 1, lavapipe is
 // a CPU). 256 or more on a GPU: e.g. bench_vulkan --vk_mib=256 --benchmark_filter=copy.
+// --vk_repeat=N (GP_VK_BENCH_REPEAT) records each call N times into one command buffer and
+// reports the mean: the steady state, without the gaps between submits.
 // Registers nothing when no Vulkan device exists. Not run by ctest.
 #include <benchmark/benchmark.h>
 
@@ -21,6 +23,14 @@ namespace gp {
 namespace {
 
 std::unique_ptr<VulkanBackend> g_backend;
+std::uint32_t g_repeat = 1;
+
+std::unique_ptr<Queue> timed_queue() {
+  auto q = g_backend->create_queue();
+  vulkan_set_timestamps(*q, true);
+  vulkan_set_repeat(*q, g_repeat);
+  return q;
+}
 
 struct Spec {
   std::string name;
@@ -47,8 +57,7 @@ void run_op(benchmark::State& state, const Spec& spec, DType dt, bool backward) 
     state.SkipWithError(s.reason.c_str());
     return;
   }
-  auto q = g_backend->create_queue();
-  vulkan_set_timestamps(*q, true);
+  auto q = timed_queue();
   std::vector<std::unique_ptr<DeviceBuffer>> in, grads;
   std::vector<const DeviceBuffer*> in_ptrs;
   std::vector<DeviceBuffer*> grad_ptrs;
@@ -79,15 +88,16 @@ void run_op(benchmark::State& state, const Spec& spec, DType dt, bool backward) 
         benchmark::Counter(flops * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 
-void run_copy(benchmark::State& state, std::int64_t n) try {
-  auto q = g_backend->create_queue();
-  vulkan_set_timestamps(*q, true);
+// The copy compute shader (the bandwidth baseline) or, for comparison, vkCmdCopyBuffer.
+void run_copy(benchmark::State& state, std::int64_t n, bool shader) try {
+  auto q = timed_queue();
   auto src = g_backend->allocate(DType::f32, {n});
   auto dst = g_backend->allocate(DType::f32, {n});
   q->upload(*src, filled(DType::f32, {n}, 0, 1));
-  vulkan_copy_shader(*q, *src, *dst);
+  auto copy = shader ? vulkan_copy_shader : vulkan_copy_transfer;
+  copy(*q, *src, *dst);
   for (auto _ : state) {
-    vulkan_copy_shader(*q, *src, *dst);
+    copy(*q, *src, *dst);
     state.SetIterationTime(vulkan_last_device_seconds(*q));
   }
   state.SetBytesProcessed(state.iterations() * n * 8);  // read + write
@@ -128,10 +138,13 @@ void register_all(double mib) {
       }
     }
   }
-  benchmark::RegisterBenchmark(("vulkan/copy_shader/f32/" + std::to_string(static_cast<long>(mib)) + "MiB").c_str(),
-                               [n](benchmark::State& s) { run_copy(s, n); })
-      ->UseManualTime()
-      ->Unit(benchmark::kMicrosecond);
+  for (bool shader : {true, false}) {
+    std::string name = std::string("vulkan/") + (shader ? "copy_shader" : "copy_transfer") + "/f32/" +
+                       std::to_string(static_cast<long>(mib)) + "MiB";
+    benchmark::RegisterBenchmark(name.c_str(), [n, shader](benchmark::State& s) { run_copy(s, n, shader); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
 }
 
 }  // namespace
@@ -140,10 +153,13 @@ void register_all(double mib) {
 int main(int argc, char** argv) {
   double mib = 1;
   if (const char* env = std::getenv("GP_VK_BENCH_MIB")) mib = std::atof(env);
+  if (const char* env = std::getenv("GP_VK_BENCH_REPEAT")) gp::g_repeat = static_cast<std::uint32_t>(std::atoi(env));
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (std::strncmp(argv[i], "--vk_mib=", 9) == 0)
       mib = std::atof(argv[i] + 9);
+    else if (std::strncmp(argv[i], "--vk_repeat=", 12) == 0)
+      gp::g_repeat = static_cast<std::uint32_t>(std::atoi(argv[i] + 12));
     else
       args.push_back(argv[i]);
   }

@@ -1,8 +1,10 @@
 #version 450
 // Binary elementwise ops with NumPy broadcasting (strides from core's broadcast_plan, 4-D,
 // stride 0 on broadcast dims). Gradient of an input = sum over the output elements that read
-// it: per-thread loop when each gradient element has few terms, else one work group per
-// gradient element with a shared-memory tree sum (the bias-add case [B,N] + [N]).
+// it: per-thread loop when each gradient element has few terms; else, when the innermost dim
+// is kept (the bias-add case [B,N] + [N]), tiles of neighbouring gradient elements times chunks
+// of terms with partial sums in a scratch buffer and a second pass that adds them; else one
+// work group per gradient element with a subgroup + shared-memory sum.
 #define WG 256
 #define LOCAL_X WG
 #include "common.glsl"
@@ -13,6 +15,7 @@ BUF(0, a_)
 BUF(1, b_)
 BUF(2, g_)
 BUF(3, r_)  // forward: z; backward: the gradient of input `which`
+layout(std430, set = 0, binding = 4) buffer Buf4 { C partials_[]; };  // [chunks][count]
 
 layout(push_constant) uniform Push {
   uint op;
@@ -20,15 +23,20 @@ layout(push_constant) uniform Push {
   uint which;  // 0: gradient of a, 1: gradient of b
   uint count;  // forward: output elements; backward: gradient elements
   uint terms;  // backward: output elements summed into each gradient element
-  uint pad0, pad1, pad2;
+  uint chunks;       // BMODE_GRAD_COLUMNS: chunks of terms (partial sums per gradient element)
+  uint chunk_terms;  // terms per chunk
+  uint pad;
   uvec4 out_dims;
   uvec4 a_stride;
   uvec4 b_stride;
   uvec4 grad_dims;    // the gradient target's dims (1 on its broadcast dims)
   uvec4 reduce_dims;  // out_dims on the target's broadcast dims, else 1
 } pc;
+#define OP SPEC_OR_PUSH(SPEC_OP, pc.op)
+#define MODE SPEC_OR_PUSH(SPEC_MODE, pc.mode)
 
-shared C partial[WG];
+#include "reduce.glsl"
+shared C column_partials[WG / COLUMN_TILE][COLUMN_TILE];
 
 C f(uint op, C a, C b) {
   switch (op) {
@@ -57,42 +65,87 @@ C partial_derivative(uint op, uint which, C a, C b) {
   return K(0.0);
 }
 
-// Term t of gradient element j: g at the output coordinate times the partial derivative there.
-C grad_term(uvec4 kept, uint t) {
+// Term t of gradient element j: the operands and g at the output coordinate.
+void load_term(uvec4 kept, uint t, out C a, out C b, out C g) {
   uvec4 o = kept + unravel4(t, pc.reduce_dims);
-  uint oi = dot4(o, row_major_strides(pc.out_dims));
-  C a = TO_C(a_[dot4(o, pc.a_stride)]);
-  C b = TO_C(b_[dot4(o, pc.b_stride)]);
-  return TO_C(g_[oi]) * partial_derivative(pc.op, pc.which, a, b);
+  a = TO_C(a_[dot4(o, pc.a_stride)]);
+  b = TO_C(b_[dot4(o, pc.b_stride)]);
+  g = TO_C(g_[dot4(o, row_major_strides(pc.out_dims))]);
+}
+
+C grad_term(uvec4 kept, uint t) {
+  C a, b, g;
+  load_term(kept, t, a, b, g);
+  return g * partial_derivative(OP, pc.which, a, b);
 }
 
 void main() {
-  if (pc.mode == BMODE_FORWARD) {
-    uint i = global_linear();
-    if (i >= pc.count) return;
-    uvec4 o = unravel4(i, pc.out_dims);
-    r_[i] = FROM_C(f(pc.op, TO_C(a_[dot4(o, pc.a_stride)]), TO_C(b_[dot4(o, pc.b_stride)])));
-  } else if (pc.mode == BMODE_GRAD_PER_THREAD) {
-    uint j = global_linear();
-    if (j >= pc.count) return;
-    uvec4 kept = unravel4(j, pc.grad_dims);
+  if (MODE == BMODE_FORWARD) {
+    C a[ELEMS_PER_INVOCATION], b[ELEMS_PER_INVOCATION];
+    [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+      uint i = item(k);
+      a[k] = b[k] = K(0.0);
+      if (i < pc.count) {
+        uvec4 o = unravel4(i, pc.out_dims);
+        a[k] = TO_C(a_[dot4(o, pc.a_stride)]);
+        b[k] = TO_C(b_[dot4(o, pc.b_stride)]);
+      }
+    }
+    [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+      uint i = item(k);
+      if (i >= pc.count) break;
+      r_[i] = FROM_C(f(OP, PICK(a, k), PICK(b, k)));
+    }
+  } else if (MODE == BMODE_GRAD_PER_THREAD) {
+    // Term 0 of every element up front (for inputs of the output's shape it is the only one).
+    C a[ELEMS_PER_INVOCATION], b[ELEMS_PER_INVOCATION], g[ELEMS_PER_INVOCATION];
+    [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+      uint j = item(k);
+      a[k] = b[k] = g[k] = K(0.0);
+      if (j < pc.count) load_term(unravel4(j, pc.grad_dims), 0u, a[k], b[k], g[k]);
+    }
+    [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+      uint j = item(k);
+      if (j >= pc.count) break;
+      uvec4 kept = unravel4(j, pc.grad_dims);
+      C s = PICK(g, k) * partial_derivative(OP, pc.which, PICK(a, k), PICK(b, k));
+      for (uint t = 1u; t < pc.terms; ++t) s += grad_term(kept, t);
+      r_[j] = FROM_C(s);
+    }
+  } else if (MODE == BMODE_GRAD_COLUMNS) {
+    uint tiles = (pc.count + COLUMN_TILE - 1u) / COLUMN_TILE;
+    uint chunk = group_linear() / tiles;  // uniform per group, like the tile
+    uint lx = gl_LocalInvocationID.x % COLUMN_TILE, ly = gl_LocalInvocationID.x / COLUMN_TILE;
+    uint j = (group_linear() % tiles) * COLUMN_TILE + lx;
+    bool mine = j < pc.count && chunk < pc.chunks;
     C s = K(0.0);
-    for (uint t = 0u; t < pc.terms; ++t) s += grad_term(kept, t);
-    r_[j] = FROM_C(s);
+    if (mine) {
+      uvec4 kept = unravel4(j, pc.grad_dims);
+      uint end = min((chunk + 1u) * pc.chunk_terms, pc.terms);
+      for (uint t = chunk * pc.chunk_terms + ly; t < end; t += WG / COLUMN_TILE) s += grad_term(kept, t);
+    }
+    column_partials[ly][lx] = s;
+    barrier();
+    if (ly == 0u && mine) {
+      for (uint y = 1u; y < WG / COLUMN_TILE; ++y) s += column_partials[y][lx];
+      partials_[chunk * pc.count + j] = s;
+    }
+  } else if (MODE == BMODE_SUM_CHUNKS) {
+    [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+      uint j = item(k);
+      if (j >= pc.count) break;
+      C s = partials_[j];
+      for (uint c = 1u; c < pc.chunks; ++c) s += partials_[c * pc.count + j];
+      r_[j] = FROM_C(s);
+    }
   } else {
     uint j = group_linear();  // uniform per group: every invocation reaches the barriers
-    uint lid = gl_LocalInvocationID.x;
     C s = K(0.0);
     if (j < pc.count) {
       uvec4 kept = unravel4(j, pc.grad_dims);
-      for (uint t = lid; t < pc.terms; t += WG) s += grad_term(kept, t);
+      for (uint t = gl_LocalInvocationID.x; t < pc.terms; t += WG) s += grad_term(kept, t);
     }
-    partial[lid] = s;
-    barrier();
-    for (uint w = WG / 2u; w > 0u; w >>= 1) {
-      if (lid < w) partial[lid] += partial[lid + w];
-      barrier();
-    }
-    if (lid == 0u && j < pc.count) r_[j] = FROM_C(partial[0]);
+    s = group_sum(s);
+    if (gl_LocalInvocationID.x == 0u && j < pc.count) r_[j] = FROM_C(s);
   }
 }

@@ -37,6 +37,20 @@
 #error "define one of DT_F32, DT_F64, DT_F16, DT_BF16"
 #endif
 
+// Raw storage values held in registers (copies move bits, not values): 16-bit storage types
+// cannot be local variables, so they travel as uint.
+#if defined(DT_F16) || defined(DT_BF16)
+#define RAW uint
+#define RAW_ZERO 0u
+#define TO_RAW(v) uint(v)
+#define FROM_RAW(v) uint16_t(v)
+#else
+#define RAW S
+#define RAW_ZERO S(0)
+#define TO_RAW(v) (v)
+#define FROM_RAW(v) (v)
+#endif
+
 #define BUF(binding_, name_) \
   layout(std430, set = 0, binding = binding_) buffer Buf##binding_ { S name_[]; };
 #define IBUF(binding_, name_) \
@@ -72,6 +86,17 @@ uint f32_to_bf16(float f) {
 #define ATTR(bits, f) (f)
 #endif
 
+// Which op and mode (forward/backward, copy mode) a dispatch runs: specialization constants
+// whose default, SPEC_FROM_PUSH, makes the generic pipeline that reads them from push constants
+// (one pipeline per family and dtype: what lavapipe gets, since it compiles every pipeline at
+// first dispatch). On a GPU each (op, mode) gets its own pipeline: the constant folds the other
+// ops' code away, so registers and loops are sized for the one op (vk_pipelines.hpp).
+// Shaders define OP and MODE with SPEC_OR_PUSH over their push-constant fields.
+#include "op_codes.h"
+layout(constant_id = 0) const uint SPEC_OP = SPEC_FROM_PUSH;
+layout(constant_id = 1) const uint SPEC_MODE = SPEC_FROM_PUSH;
+#define SPEC_OR_PUSH(spec, field) ((spec) == SPEC_FROM_PUSH ? (field) : (spec))
+
 // The local size is declared here, before any use of gl_WorkGroupSize (a constant that is only
 // right after the declaration). Shaders #define LOCAL_X (and LOCAL_Y) before including this.
 #ifndef LOCAL_Y
@@ -80,11 +105,28 @@ uint f32_to_bf16(float f) {
 layout(local_size_x = LOCAL_X, local_size_y = LOCAL_Y) in;
 
 uint group_linear() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
-uint global_linear() { return group_linear() * gl_WorkGroupSize.x + gl_LocalInvocationID.x; }
+
+// Elementwise shaders: invocation element k (k < ELEMS_PER_INVOCATION) of the group's block,
+// LOCAL_X apart so that every load of a subgroup is coalesced. They load all their elements
+// before the first store: the compiler must assume that the buffers alias, so a store would hold
+// the next load back, and one load in flight per invocation does not cover a GPU's memory
+// latency (on an H200 it capped a copy at 1.7 of 4 TB/s). The computation then runs in a loop
+// that is not unrolled, taking its operands with PICK, so an op's code is compiled once.
+#include "op_codes.h"
+uint item(uint k) {
+  return (group_linear() * ELEMS_PER_INVOCATION + k) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+}
+#define PICK(v, k) ((k) == 0u ? v[0] : (k) == 1u ? v[1] : (k) == 2u ? v[2] : v[3])
 
 // 4-D index helpers (component x is the outermost dimension, w the innermost).
 uvec4 unravel4(uint idx, uvec4 d) {
   uvec4 c;
+  if (d.x == 1u && d.y == 1u) {  // uniform; rank <= 2 needs one division, not three
+    c.xy = uvec2(0u);
+    c.z = idx / d.w;
+    c.w = idx - c.z * d.w;
+    return c;
+  }
   c.w = idx % d.w;
   idx /= d.w;
   c.z = idx % d.z;

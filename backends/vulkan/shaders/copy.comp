@@ -19,15 +19,36 @@ layout(push_constant) uniform Push {
   uvec4 src_stride;
   uvec4 dst_stride;
 } pc;
+#define MODE SPEC_OR_PUSH(SPEC_MODE, pc.mode)
+
+// The contiguous case has its own loop, not a select inside the index: a select would still
+// evaluate unravel4's divisions (scalarised per lane by lavapipe, about 20 instructions each on
+// a GPU).
+void copy_contiguous() {
+  RAW v[ELEMS_PER_INVOCATION];
+  [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    if (i < pc.count) v[k] = TO_RAW(src_[pc.src_base + i]);
+  }
+  [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    if (i < pc.count) dst_[pc.dst_base + i] = FROM_RAW(v[k]);
+  }
+}
 
 void main() {
-  uint i = global_linear();
-  if (i >= pc.count) return;
-  uvec4 c = unravel4(i, pc.dims);
-  uint d = pc.dst_base + dot4(c, pc.dst_stride);
-  if (pc.mode == CMODE_FILL_ZERO) {
-    dst_[d] = FROM_C(K(0.0));
-  } else {
-    dst_[d] = src_[pc.src_base + dot4(c, pc.src_stride)];
+  if (MODE == CMODE_CONTIGUOUS) {
+    copy_contiguous();
+    return;
+  }
+  RAW v[ELEMS_PER_INVOCATION];
+  [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    v[k] = RAW_ZERO;  // +0.0 in every storage type
+    if (MODE != CMODE_FILL_ZERO && i < pc.count) v[k] = TO_RAW(src_[pc.src_base + dot4(unravel4(i, pc.dims), pc.src_stride)]);
+  }
+  [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    if (i < pc.count) dst_[pc.dst_base + dot4(unravel4(i, pc.dims), pc.dst_stride)] = FROM_RAW(v[k]);
   }
 }

@@ -3,6 +3,14 @@
 #ifndef GP_VK_OP_CODES_H
 #define GP_VK_OP_CODES_H
 
+// The default of the specialization constants SPEC_OP and SPEC_MODE (common.glsl): read the op
+// and mode from push constants.
+#define SPEC_FROM_PUSH 0xFFFFFFFFu
+
+// Elements per invocation of the elementwise shaders (unary, binary, copy): the recorder sizes
+// their grids by it. common.glsl's PICK assumes 4.
+#define ELEMS_PER_INVOCATION 4u
+
 // unary.comp: elementwise y = f(x) and dx = g * f'(x)
 #define UOP_NEG 0u
 #define UOP_SQUARE 1u
@@ -41,6 +49,10 @@
 #define BMODE_FORWARD 0u
 #define BMODE_GRAD_PER_THREAD 1u  // one invocation per gradient element, loops over its terms
 #define BMODE_GRAD_PER_GROUP 2u   // one work group per gradient element, shared-memory sum
+#define BMODE_GRAD_COLUMNS 3u     // innermost dim kept: a group sums a chunk of terms for a tile
+                                  // of COLUMN_TILE neighbours, so its loads are coalesced
+#define BMODE_SUM_CHUNKS 4u       // adds the chunk partials of BMODE_GRAD_COLUMNS, in order
+#define COLUMN_TILE 32u
 
 // rowwise.comp: one work group per row of the [outer, n, inner] view
 #define ROP_SUM 0u
@@ -61,5 +73,6 @@
 // copy.comp modes
 #define CMODE_COPY 0u
 #define CMODE_FILL_ZERO 1u
+#define CMODE_CONTIGUOUS 2u  // both sides contiguous: no index arithmetic
 
 #endif

@@ -1,8 +1,8 @@
 #version 450
 // Reductions, row-wise ops and losses on the [outer, n, inner] view of core's split_at_axis:
 // one work group per row (outer * inner rows; element j of row (o, i) sits at
-// (o * n + j) * inner + i); invocations stride over the row and combine through shared-memory
-// tree reductions. Backward passes recompute row statistics in C precision instead of reading
+// (o * n + j) * inner + i); invocations stride over the row and combine through subgroup and
+// shared-memory reductions (reduce.glsl). Backward passes recompute row statistics in C precision instead of reading
 // the stored (possibly 16-bit) forward output.
 //
 // Every op runs the same three phases - an optional row max, up to two stages of paired sums
@@ -40,40 +40,12 @@ layout(push_constant) uniform Push {
   float eps_f;
   float tau_f;
 } pc;
+#define OP SPEC_OR_PUSH(SPEC_OP, pc.op)
+#define BWD (SPEC_OR_PUSH(SPEC_MODE, pc.backward) != 0u)
 
-#if defined(IS_F64)
-#define C2 dvec2
-#else
-#define C2 vec2
-#endif
+#include "reduce.glsl"
 
-shared C2 red[WG];
 uint lid, row;
-bool bwd;
-
-C2 group_sum2(C2 v) {
-  red[lid] = v;
-  barrier();
-  [[dont_unroll]] for (uint s = WG / 2u; s > 0u; s >>= 1) {
-    if (lid < s) red[lid] += red[lid + s];
-    barrier();
-  }
-  C2 r = red[0];
-  barrier();  // everyone has read red[0] before the next reduction overwrites it
-  return r;
-}
-
-C group_max(C v) {
-  red[lid].x = v;
-  barrier();
-  [[dont_unroll]] for (uint s = WG / 2u; s > 0u; s >>= 1) {
-    if (lid < s) red[lid].x = max(red[lid].x, red[lid + s].x);
-    barrier();
-  }
-  C r = red[0].x;
-  barrier();
-  return r;
-}
 
 uint row_base, row_stride;  // element j of this row is at row_base + j * row_stride
 uint at(uint j) { return row_base + j * row_stride; }
@@ -82,11 +54,11 @@ C G(uint j) { return TO_C(g_[at(j)]); }
 C tau() { return ATTR(pc.tau_bits, pc.tau_f); }
 
 // The row's value before normalisation: gumbel_softmax adds the noise and divides by tau.
-C V(uint j) { return pc.op == ROP_GUMBEL_SOFTMAX ? (X(j) + TO_C(w_[at(j)])) / tau() : X(j); }
+C V(uint j) { return OP == ROP_GUMBEL_SOFTMAX ? (X(j) + TO_C(w_[at(j)])) / tau() : X(j); }
 
 bool needs_max() {
-  switch (pc.op) {
-    case ROP_MAX: return !bwd;
+  switch (OP) {
+    case ROP_MAX: return !BWD;
     case ROP_LOGSUMEXP:
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX:
@@ -97,22 +69,22 @@ bool needs_max() {
 }
 
 bool needs_stage1() {
-  switch (pc.op) {
+  switch (OP) {
     case ROP_SUM:
     case ROP_MEAN:
     case ROP_MSE:
-    case ROP_BCE: return !bwd;
+    case ROP_BCE: return !BWD;
     case ROP_MAX: return false;
   }
   return true;
 }
 
 bool needs_stage2() {
-  switch (pc.op) {
-    case ROP_VARIANCE: return !bwd;
+  switch (OP) {
+    case ROP_VARIANCE: return !BWD;
     case ROP_LAYER_NORM: return true;
     case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX: return bwd;
+    case ROP_GUMBEL_SOFTMAX: return BWD;
   }
   return false;
 }
@@ -121,7 +93,7 @@ C bce_term(C x, C t) { return max(x, K(0.0)) - x * t + m_log1p(m_exp(-abs(x))); 
 
 // Stage 1: terms summed over the row (two at a time).
 C2 stage1(uint j, C m) {
-  switch (pc.op) {
+  switch (OP) {
     case ROP_SUM:
     case ROP_MEAN:
     case ROP_VARIANCE: return C2(X(j), K(0.0));
@@ -129,8 +101,8 @@ C2 stage1(uint j, C m) {
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX:
     case ROP_CROSS_ENTROPY_ROWS: return C2(m_exp(V(j) - m), K(0.0));
-    case ROP_LOG_SOFTMAX: return C2(m_exp(V(j) - m), bwd ? G(j) : K(0.0));
-    case ROP_LAYER_NORM: return C2(X(j), bwd ? G(j) * TO_C(w_[j]) : K(0.0));
+    case ROP_LOG_SOFTMAX: return C2(m_exp(V(j) - m), BWD ? G(j) : K(0.0));
+    case ROP_LAYER_NORM: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
     case ROP_LAYER_NORM_PARAMS: {  // j = data row; this group's "row" is a column
       uint idx = j * pc.inner + row;
       C gv = TO_C(g_[idx]);
@@ -149,14 +121,14 @@ C2 stage1(uint j, C m) {
 // Stage 2: terms that need stage 1 (m: row max, s1: stage-1 sums, mean = s1.x / n).
 C2 stage2(uint j, C m, C2 s1) {
   C mean = s1.x / C(pc.n);
-  switch (pc.op) {
+  switch (OP) {
     case ROP_VARIANCE: {
       C d = X(j) - mean;
       return C2(d * d, K(0.0));
     }
     case ROP_LAYER_NORM: {
       C d = X(j) - mean;
-      return C2(d * d, bwd ? G(j) * TO_C(w_[j]) * d : K(0.0));
+      return C2(d * d, BWD ? G(j) * TO_C(w_[j]) * d : K(0.0));
     }
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX: return C2(G(j) * m_exp(V(j) - m) / s1.x, K(0.0));
@@ -167,10 +139,10 @@ C2 stage2(uint j, C m, C2 s1) {
 void forward_writes(C m, C2 s1, C2 s2) {
   C n = C(pc.n);
   C mean = s1.x / n;
-  switch (pc.op) {
+  switch (OP) {
     case ROP_SUM:
     case ROP_MEAN:
-      if (lid == 0u) y_[row] = FROM_C(pc.op == ROP_MEAN ? mean : s1.x);
+      if (lid == 0u) y_[row] = FROM_C(OP == ROP_MEAN ? mean : s1.x);
       return;
     case ROP_MAX:
       if (lid == 0u) y_[row] = FROM_C(m);
@@ -187,7 +159,7 @@ void forward_writes(C m, C2 s1, C2 s2) {
       C lse = m + m_log(s1.x);
       for (uint j = lid; j < pc.n; j += WG) {
         C v = V(j);
-        y_[at(j)] = FROM_C(pc.op == ROP_LOG_SOFTMAX ? v - lse : m_exp(v - m) / s1.x);
+        y_[at(j)] = FROM_C(OP == ROP_LOG_SOFTMAX ? v - lse : m_exp(v - m) / s1.x);
       }
       return;
     }
@@ -213,10 +185,10 @@ void forward_writes(C m, C2 s1, C2 s2) {
 void backward_writes(C m, C2 s1, C2 s2) {
   C n = C(pc.n);
   C mean = s1.x / n;
-  switch (pc.op) {
+  switch (OP) {
     case ROP_SUM:
     case ROP_MEAN: {
-      C gv = TO_C(g_[row]) / (pc.op == ROP_MEAN ? n : K(1.0));
+      C gv = TO_C(g_[row]) / (OP == ROP_MEAN ? n : K(1.0));
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv);
       return;
     }
@@ -237,7 +209,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
     }
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
-      C scale = pc.op == ROP_GUMBEL_SOFTMAX ? K(1.0) / tau() : K(1.0);
+      C scale = OP == ROP_GUMBEL_SOFTMAX ? K(1.0) / tau() : K(1.0);
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / s1.x * (G(j) - s2.x));
       return;
     }
@@ -294,8 +266,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
 void main() {
   lid = gl_LocalInvocationID.x;
   row = group_linear();  // uniform per group, so barriers are reached by all or none
-  bwd = pc.backward != 0u;
-  uint rows = pc.op == ROP_LAYER_NORM_PARAMS ? pc.inner : pc.outer * pc.inner;
+  uint rows = OP == ROP_LAYER_NORM_PARAMS ? pc.inner : pc.outer * pc.inner;
   if (row >= rows) return;
   row_base = (row / pc.inner) * pc.n * pc.inner + row % pc.inner;
   row_stride = pc.inner;
@@ -317,6 +288,6 @@ void main() {
     for (uint j = lid; j < pc.n; j += WG) acc += stage2(j, m, s1);
     s2 = group_sum2(acc);
   }
-  if (bwd) backward_writes(m, s1, s2);
+  if (BWD) backward_writes(m, s1, s2);
   else forward_writes(m, s1, s2);
 }

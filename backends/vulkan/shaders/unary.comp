@@ -24,6 +24,8 @@ layout(push_constant) uniform Push {
   float p_f;
   float alpha_f;
 } pc;
+#define OP SPEC_OR_PUSH(SPEC_OP, pc.op)
+#define MODE SPEC_OR_PUSH(SPEC_MODE, pc.backward)
 
 // f(x) when !bwd, f'(x) when bwd. Each op computes its transcendental primitives once for both
 // (one inlined copy per call site is what lavapipe's JIT has to compile).
@@ -90,14 +92,21 @@ C eval(uint op, C x, bool bwd, C p, C alpha) {
 }
 
 void main() {
-  uint i = global_linear();
-  if (i >= pc.n) return;
   C p = ATTR(pc.p_bits, pc.p_f);
   C alpha = ATTR(pc.alpha_bits, pc.alpha_f);
-  C x = TO_C(x_[i]);
-  if (pc.backward == 0u) {
-    y_[i] = FROM_C(eval(pc.op, x, false, p, alpha));
-  } else {
-    dx_[i] = FROM_C(TO_C(g_[i]) * eval(pc.op, x, true, p, alpha));
+  bool bwd = MODE != 0u;
+  C x[ELEMS_PER_INVOCATION], g[ELEMS_PER_INVOCATION];
+  [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    x[k] = i < pc.n ? TO_C(x_[i]) : K(0.0);
+    g[k] = bwd && i < pc.n ? TO_C(g_[i]) : K(0.0);
+  }
+  [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    if (i >= pc.n) break;
+    if (bwd)
+      dx_[i] = FROM_C(PICK(g, k) * eval(OP, PICK(x, k), true, p, alpha));
+    else
+      y_[i] = FROM_C(eval(OP, PICK(x, k), false, p, alpha));
   }
 }

@@ -1,0 +1,38 @@
+// Work-group reductions for shaders that #define WG (their local size) before including this:
+// subgroupAdd / subgroupMax inside each subgroup, then every invocation combines the subgroup
+// partials in subgroup order. Two barriers instead of a shared-memory tree's log2(WG) + 1, and a
+// fixed order, so a result does not depend on timing (the stress runs compare bit for bit). The
+// backend requires subgroup arithmetic in compute shaders of the device. Callers must be in
+// uniform control flow: every invocation of the group reaches the barriers.
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+
+#if defined(IS_F64)
+#define C2 dvec2
+#else
+#define C2 vec2
+#endif
+
+shared C2 subgroup_partials[WG];  // one per subgroup; WG covers a subgroup size of 1
+
+C2 group_sum2(C2 v) {
+  v = subgroupAdd(v);
+  if (subgroupElect()) subgroup_partials[gl_SubgroupID] = v;
+  barrier();
+  C2 r = subgroup_partials[0];
+  for (uint k = 1u; k < gl_NumSubgroups; ++k) r += subgroup_partials[k];
+  barrier();  // every invocation has read the partials before the next reduction writes them
+  return r;
+}
+
+C group_sum(C v) { return group_sum2(C2(v, K(0.0))).x; }
+
+C group_max(C v) {
+  v = subgroupMax(v);
+  if (subgroupElect()) subgroup_partials[gl_SubgroupID].x = v;
+  barrier();
+  C r = subgroup_partials[0].x;
+  for (uint k = 1u; k < gl_NumSubgroups; ++k) r = max(r, subgroup_partials[k].x);
+  barrier();
+  return r;
+}
