@@ -2,7 +2,9 @@
 // decisions, buffer allocation and the canary violation log.
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <map>
 
 #include "backends/opencl/detail.hpp"
 #include "backends/opencl/program_cache.hpp"
@@ -26,9 +28,10 @@ std::string variant_define(DType d) {
   }
 }
 
-std::string build_options(DType d) {
+std::string build_options(DType d, bool generic_elementwise) {
   std::string o = "-cl-std=CL1.2 -D" + variant_define(d) + " -DGP_WG=" + std::to_string(kWorkGroup) +
                   " -DGP_TILE=" + std::to_string(kTile) + " -DGP_EW_ITEMS=" + std::to_string(kElementwiseItems);
+  if (generic_elementwise) o += " -DGP_GENERIC_ELEMENTWISE";
   // Without this, a literal such as 0.5 would promote float arithmetic to double.
   if (d != DType::f64) o += " -cl-single-precision-constant";
   return o;
@@ -69,6 +72,9 @@ ClBackend::ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, 
   context_ = cl::Context(device_);
   std::string ext = device_.getInfo<CL_DEVICE_EXTENSIONS>();
   has_fp64_ = ext.find("cl_khr_fp64") != std::string::npos;
+  generic_elementwise_ = (device_.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
+  if (const char* env = std::getenv("GP_CL_GENERIC"); env && (!std::strcmp(env, "0") || !std::strcmp(env, "1")))
+    generic_elementwise_ = env[0] == '1';
   std::size_t align = device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
   guard_bytes_ = std::max<std::size_t>(256, align);
   cache_dir_ = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir + "/opencl";
@@ -99,7 +105,7 @@ void ClBackend::warm_up(DType dtype) {
 
 cl::Program ClBackend::build_variant(DType dtype, const std::string& case_id) {
   auto t0 = std::chrono::steady_clock::now();
-  const std::string options = build_options(dtype);
+  const std::string options = build_options(dtype, generic_elementwise_);
   const std::string& src = program_source();
   const std::string key =
       "gradparity-opencl-cache v1\ndevice=" + device_.getInfo<CL_DEVICE_NAME>() +
@@ -148,6 +154,35 @@ cl::Program ClBackend::build_variant(DType dtype, const std::string& case_id) {
   }
   finish_stats(&ProgramStats::built_from_source);
   return p;
+}
+
+int kernel_op_index(std::string_view list, std::string_view op) {
+  // The lists, read once from the embedded sources: "#define LIST(X) X(a) X(b) ... \" lines.
+  static const std::map<std::string, std::vector<std::string>, std::less<>> lists = [] {
+    std::map<std::string, std::vector<std::string>, std::less<>> out;
+    for (const auto& [file, text] : kernel_sources()) {
+      for (std::size_t at = text.find("#define GP_"); at != std::string_view::npos;
+           at = text.find("#define GP_", at + 1)) {
+        std::size_t name_end = text.find("(X)", at);
+        std::size_t line_end = text.find('\n', at);
+        if (name_end == std::string_view::npos || name_end > line_end) continue;
+        std::string name(text.substr(at + 8, name_end - at - 8));
+        std::size_t end = at;  // the definition ends at the first line without a continuation
+        do {
+          end = text.find('\n', end + 1);
+        } while (end != std::string_view::npos && text[end - 1] == '\\');
+        std::string_view body = text.substr(name_end + 3, end - name_end - 3);
+        for (std::size_t x = body.find("X("); x != std::string_view::npos; x = body.find("X(", x + 2))
+          out[name].emplace_back(body.substr(x + 2, body.find(')', x) - x - 2));
+      }
+    }
+    return out;
+  }();
+  auto it = lists.find(list);
+  if (it == lists.end()) return -1;
+  for (std::size_t i = 0; i < it->second.size(); ++i)
+    if (it->second[i] == op) return static_cast<int>(i);
+  return -1;
 }
 
 bool binary_cache_capture_enabled(bool cpu_device) {

@@ -41,6 +41,7 @@ decltype(auto) translate_errors(const std::string& case_id, F&& fn) {
 
 // --- program sources and cache -----------------------------------------------------------------
 const std::vector<std::pair<std::string_view, std::string_view>>& kernel_sources();  // generated
+
 std::uint64_t fnv1a64(const void* data, std::size_t n, std::uint64_t h = 1469598103934665603ull);
 std::string hex64(std::uint64_t v);
 
@@ -82,6 +83,10 @@ class ClBackend final : public OpenclBackend {
   const cl::Context& context() const { return context_; }
   const cl::Device& device() const { return device_; }
   bool has_fp64() const { return has_fp64_; }
+  // Elementwise ops through one kernel per direction that takes the op as an argument
+  // (GP_GENERIC_ELEMENTWISE): on CPU devices, where every kernel costs a compile at its first
+  // launch. GP_CL_GENERIC=0 or 1 overrides the choice.
+  bool generic_elementwise() const { return generic_elementwise_; }
   std::size_t guard_bytes() const { return guard_bytes_; }
   // The built program of dtype's variant (built or loaded on first use).
   const cl::Program& program(DType dtype, const std::string& case_id);
@@ -105,6 +110,7 @@ class ClBackend final : public OpenclBackend {
   cl::Context context_;
   DeviceInfo info_;
   bool has_fp64_ = false;
+  bool generic_elementwise_ = false;
   std::size_t guard_bytes_ = 256;
   std::string cache_dir_;
   std::array<Variant, 4> variants_;
@@ -142,6 +148,7 @@ class ClQueue final : public OpenclQueue {
 
   // --- used by the dispatchers ---
   DType dtype() const { return dtype_; }
+  bool generic_elementwise() const { return backend_.generic_elementwise(); }
   const std::string& case_id() const { return case_id_; }
   std::size_t real_size() const { return dtype_ == DType::f64 ? 8 : 4; }
   // A device buffer of `count` reals (the arithmetic type) for intermediate results.

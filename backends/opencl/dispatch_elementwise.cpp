@@ -12,6 +12,20 @@ std::string unary_kernel_op(const OpCall& call) {
   return std::string(op_name(call.kind));
 }
 
+// The kernel of `family` ("unary_fwd", "binary_bwd", ...) for `op`, and the op argument: the
+// generic kernel and the op's index in `list`, or the op's own kernel.
+struct ElementwiseKernel {
+  std::string name;
+  int op = 0;
+};
+ElementwiseKernel elementwise_kernel(const ClQueue& q, std::string_view family, std::string_view list,
+                                     const std::string& op) {
+  if (!q.generic_elementwise()) return {std::string(family) + "_" + op, 0};
+  int index = kernel_op_index(list, op);
+  if (index < 0) throw Error("opencl: op " + op + " is missing from " + std::string(list) + " in the kernels");
+  return {std::string(family) + "_any", index};
+}
+
 cl_int4 int4_of(const std::int64_t* v) {
   cl_int4 r;
   for (int i = 0; i < 4; ++i) r.s[i] = static_cast<cl_int>(v[i]);
@@ -27,23 +41,24 @@ cl_int4 padded_dims(const Shape& s) {
 
 void forward_unary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const std::int64_t n = call.output_shape.numel() + testing::unary_overrun_elements.load();
-  const std::string name = "unary_fwd_" + unary_kernel_op(call);
-  q.run_elementwise_wide(name.c_str(), n, as_cl(in[0]), out, n, RealArg{call.attrs.p}, RealArg{call.attrs.alpha});
+  auto k = elementwise_kernel(q, "unary_fwd", "GP_UNARY_OPS", unary_kernel_op(call));
+  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, n, RealArg{call.attrs.p}, RealArg{call.attrs.alpha},
+                         k.op);
 }
 
 void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
   if (!grads[0]) return;
   const std::int64_t n = call.output_shape.numel();
-  const std::string name = "unary_bwd_" + unary_kernel_op(call);
-  q.run_elementwise_wide(name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{call.attrs.p},
-                         RealArg{call.attrs.alpha});
+  auto k = elementwise_kernel(q, "unary_bwd", "GP_UNARY_OPS", unary_kernel_op(call));
+  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{call.attrs.p},
+                         RealArg{call.attrs.alpha}, k.op);
 }
 
 void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
-  const std::string name = "binary_fwd_" + std::string(op_name(call.kind));
-  q.run_elementwise(name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), out, int4_of(p.out_dims), int4_of(p.a_stride),
-                    int4_of(p.b_stride), p.numel);
+  auto k = elementwise_kernel(q, "binary_fwd", "GP_BINARY_OPS", std::string(op_name(call.kind)));
+  q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), out, int4_of(p.out_dims),
+                         int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
 }
 
 // Both partial gradients are computed at output size in `real`, then each is either converted
@@ -51,9 +66,9 @@ void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
 void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
   cl::Buffer partial[2] = {q.scratch(static_cast<std::size_t>(p.numel)), q.scratch(static_cast<std::size_t>(p.numel))};
-  const std::string name = "binary_bwd_" + std::string(op_name(call.kind));
-  q.run_elementwise(name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, partial[0], partial[1],
-                    int4_of(p.out_dims), int4_of(p.a_stride), int4_of(p.b_stride), p.numel);
+  auto k = elementwise_kernel(q, "binary_bwd", "GP_BINARY_OPS", std::string(op_name(call.kind)));
+  q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, partial[0], partial[1],
+                         int4_of(p.out_dims), int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
   for (int k = 0; k < 2; ++k) {
     if (!grads[k]) continue;
     ClBuffer& g = as_cl(grads[k]);

@@ -4,7 +4,9 @@
 // functions: value, d/da and d/db times g; the kernels are written once and instantiated by
 // GP_BINARY_OPS. The backward writes both partial gradients at output size in `real`; the host
 // then sums them over the broadcast dims with bcast_reduce (a work-group reduction) or converts
-// them with cast_real when an input was not broadcast.
+// them with cast_real when an input was not broadcast. Each work item handles GP_EW_ITEMS
+// elements, loaded before the first store (as the unary kernels). GP_GENERIC_ELEMENTWISE: one
+// kernel per direction, binary_fwd_any / binary_bwd_any, switching on `op` (see unary.cl).
 
 inline real fb_add(real a, real b) { return a + b; }
 inline real da_add(real a, real b, real g) { return g; }
@@ -43,23 +45,70 @@ inline int bcast_offset(int i, int4 d, int4 s) {
 
 #define GP_DEFINE_BINARY(NAME)                                                                 \
   __kernel void binary_fwd_##NAME(__global const store_t* a, __global const store_t* b,        \
-                                  __global store_t* y, int4 dims, int4 sa, int4 sb, int n) {   \
-    const int i = get_global_id(0);                                                            \
-    if (i < n) STORE(y, i, fb_##NAME(LOAD(a, bcast_offset(i, dims, sa)),                       \
-                                     LOAD(b, bcast_offset(i, dims, sb))));                     \
+                                  __global store_t* y, int4 dims, int4 sa, int4 sb, int n,     \
+                                  int op) {                                                    \
+    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS];                                                     \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
+      const int i = GP_EW_INDEX(k);                                                            \
+      av[k] = i < n ? LOAD(a, bcast_offset(i, dims, sa)) : R(0);                               \
+      bv[k] = i < n ? LOAD(b, bcast_offset(i, dims, sb)) : R(0);                               \
+    }                                                                                          \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
+      const int i = GP_EW_INDEX(k);                                                            \
+      if (i < n) STORE(y, i, fb_##NAME(av[k], bv[k]));                                         \
+    }                                                                                          \
   }                                                                                            \
   __kernel void binary_bwd_##NAME(__global const store_t* a, __global const store_t* b,        \
                                   __global const store_t* g, __global real* ga,                \
-                                  __global real* gb, int4 dims, int4 sa, int4 sb, int n) {     \
-    const int i = get_global_id(0);                                                            \
-    if (i >= n) return;                                                                        \
-    real av = LOAD(a, bcast_offset(i, dims, sa)), bv = LOAD(b, bcast_offset(i, dims, sb));     \
-    real gv = LOAD(g, i);                                                                      \
-    ga[i] = da_##NAME(av, bv, gv);                                                             \
-    gb[i] = db_##NAME(av, bv, gv);                                                             \
+                                  __global real* gb, int4 dims, int4 sa, int4 sb, int n,       \
+                                  int op) {                                                    \
+    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                    \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
+      const int i = GP_EW_INDEX(k);                                                            \
+      av[k] = i < n ? LOAD(a, bcast_offset(i, dims, sa)) : R(0);                               \
+      bv[k] = i < n ? LOAD(b, bcast_offset(i, dims, sb)) : R(0);                               \
+      gv[k] = i < n ? LOAD(g, i) : R(0);                                                       \
+    }                                                                                          \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
+      const int i = GP_EW_INDEX(k);                                                            \
+      if (i >= n) return;                                                                      \
+      ga[i] = da_##NAME(av[k], bv[k], gv[k]);                                                  \
+      gb[i] = db_##NAME(av[k], bv[k], gv[k]);                                                  \
+    }                                                                                          \
   }
 
+#ifdef GP_GENERIC_ELEMENTWISE
+#define GP_BINARY_ID(NAME) GP_BOP_##NAME,
+enum gp_binary_op { GP_BINARY_OPS(GP_BINARY_ID) };
+/* NAME is pasted at once: one more macro level would expand PoCL's `#define pow _cl_pow` */
+#define GP_BINARY_F_CASE(NAME) \
+  case GP_BOP_##NAME:          \
+    return fb_##NAME(a, b);
+#define GP_BINARY_DA_CASE(NAME) \
+  case GP_BOP_##NAME:           \
+    return da_##NAME(a, b, g);
+#define GP_BINARY_DB_CASE(NAME) \
+  case GP_BOP_##NAME:           \
+    return db_##NAME(a, b, g);
+inline real fb_switch(int op, real a, real b) {
+  switch (op) { GP_BINARY_OPS(GP_BINARY_F_CASE) }
+  return R(0);
+}
+inline real da_switch(int op, real a, real b, real g) {
+  switch (op) { GP_BINARY_OPS(GP_BINARY_DA_CASE) }
+  return R(0);
+}
+inline real db_switch(int op, real a, real b, real g) {
+  switch (op) { GP_BINARY_OPS(GP_BINARY_DB_CASE) }
+  return R(0);
+}
+#define fb_any(a, b) fb_switch(op, a, b) /* op: the kernel's argument */
+#define da_any(a, b, g) da_switch(op, a, b, g)
+#define db_any(a, b, g) db_switch(op, a, b, g)
+GP_DEFINE_BINARY(any)
+#else
 GP_BINARY_OPS(GP_DEFINE_BINARY)
+#endif
 
 // dst[j] = sum of src over every output element that broadcasts from input element j. One
 // work-group per input element; `out_dims` and `in_dims` are rank-4 padded, in_dims[d] is 1
