@@ -108,6 +108,7 @@ cat > "$BUNDLE/run.sh" <<'RUN'
 #   GRADPARITY_ARGS      extra arguments for `gradparity run`
 #   SEEDS                extra seeds for summary-only parity runs (e.g. "$(seq 2 20)")
 #   GP_BENCH_MAX_MIB     largest benchmark size in MiB (default 1024)
+#   GP_VK_BENCH_MIB, GP_VK_BENCH_REPEAT   bench_vulkan's tensor size and calls per submit (256, 16)
 #   RUN_TESTS=0 / RUN_BENCH=0 / RUN_STRESS=0 skip the unit tests / benchmarks / stress runs
 #   CONTROL_RUNS, CONTROLS   repetitions and names of the stress positive controls
 #   BENCH_ARGS           extra Google Benchmark arguments (e.g. --benchmark_filter=...)
@@ -168,6 +169,8 @@ fi
 # 6. Benchmarks (device timers; JSON for later comparison).
 if [[ "${RUN_BENCH:-1}" == 1 ]]; then
   export GP_BENCH_MAX_MIB="${GP_BENCH_MAX_MIB:-1024}"
+  # bench_vulkan: 256 MiB tensors, 16 calls per command buffer (the steady state)
+  export GP_VK_BENCH_MIB="${GP_VK_BENCH_MIB:-256}" GP_VK_BENCH_REPEAT="${GP_VK_BENCH_REPEAT:-16}"
   for b in "$HERE"/bin/bench_*; do
     [[ -x "$b" ]] || continue
     "$b" --benchmark_out="$OUT/$(basename "$b").json" --benchmark_out_format=json ${BENCH_ARGS:-} 2>&1 |
