@@ -2,7 +2,10 @@
 # ThreadSanitizer and AddressSanitizer jobs: build the `tsan` and `asan` presets (harness, all
 # three backends, unit tests; no benchmarks), run the unit tests and a short stress run under
 # each. Suppressions cover the drivers' libraries only (ci/tsan.supp, ci/asan.supp).
-# Usage: ci/sanitizers.sh [tsan|asan|both]   (default both). Not part of .ci/run yet.
+# Usage: ci/sanitizers.sh [tsan|asan|both|tsan-ci]   (default both).
+# tsan-ci is the part that CI runs (ci/test.sh), sized for it: the TSan build of the CLI and the
+# unit-test programs with threads, their threaded tests (every StressX test and each backend's
+# queues-on-many-threads test) and the short stress run below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -13,14 +16,25 @@ jobs="$(nproc)"
 stress_args=(stress --backend cpu,opencl,vulkan --op exp,add,softmax,matmul,sum --dtype f32
              --filter '^(?!.*64x128)' --threads 4 --iterations 4 --mode-timeout 300 --no-progress)
 
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+
+# run_preset PRESET [TARGET...]: everything, or only the named targets and their threaded tests.
 run_preset() {
   local preset="$1"
+  shift
   local t0=$SECONDS
-  echo "== $preset: configure + build"
-  cmake --preset "$preset" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
-  cmake --build --preset "$preset" -j "$jobs"
-  echo "== $preset: unit tests"
-  ctest --test-dir "build/$preset" -L unit -j "$jobs" --output-on-failure --timeout 900
+  echo "== $preset: configure + build ${*:-(everything)}"
+  cmake --preset "$preset" "${launcher[@]}"
+  if [[ $# -gt 0 ]]; then
+    cmake --build --preset "$preset" -j "$jobs" --target "$@"
+    echo "== $preset: threaded unit tests"
+    ctest --test-dir "build/$preset" -L unit -R '^Stress|Threads' -j "$jobs" --output-on-failure --timeout 900
+  else
+    cmake --build --preset "$preset" -j "$jobs"
+    echo "== $preset: unit tests"
+    ctest --test-dir "build/$preset" -L unit -j "$jobs" --output-on-failure --timeout 900
+  fi
   echo "== $preset: stress"
   "build/$preset/cli/gradparity" "${stress_args[@]}" --report-dir "build/$preset/stress-report"
   echo "== $preset: done in $((SECONDS - t0)) s"
@@ -35,5 +49,6 @@ case "$which" in
   tsan) run_preset tsan ;;
   asan) run_preset asan ;;
   both) run_preset tsan; run_preset asan ;;
-  *) echo "usage: $0 [tsan|asan|both]" >&2; exit 2 ;;
+  tsan-ci) run_preset tsan gradparity gp_test_stress gp_test_cpu_backend gp_test_opencl_backend gp_test_vulkan_backend ;;
+  *) echo "usage: $0 [tsan|asan|both|tsan-ci]" >&2; exit 2 ;;
 esac
