@@ -12,7 +12,8 @@
 namespace gp {
 
 std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed);
-// A Gaussian cotangent for the output, rounded to the case dtype; `stream` picks another draw.
+// A Gaussian cotangent (mean 1/2, deviation 1) for the output, rounded to the case dtype;
+// `stream` picks another draw.
 HostTensor make_cotangent(const Case& c, std::uint64_t seed, int stream = 0);
 
 }  // namespace gp
