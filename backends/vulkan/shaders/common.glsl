@@ -112,7 +112,6 @@ uint group_linear() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGrou
 // the next load back, and one load in flight per invocation does not cover a GPU's memory
 // latency (on an H200 it capped a copy at 1.7 of 4 TB/s). The computation then runs in a loop
 // that is not unrolled, taking its operands with PICK, so an op's code is compiled once.
-#include "op_codes.h"
 uint item(uint k) {
   return (group_linear() * ELEMS_PER_INVOCATION + k) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
 }

@@ -2,8 +2,8 @@
 // Reductions, row-wise ops and losses on the [outer, n, inner] view of core's split_at_axis:
 // one work group per row (outer * inner rows; element j of row (o, i) sits at
 // (o * n + j) * inner + i); invocations stride over the row and combine through subgroup and
-// shared-memory reductions (reduce.glsl). Backward passes recompute row statistics in C precision instead of reading
-// the stored (possibly 16-bit) forward output.
+// shared-memory reductions (reduce.glsl). Backward passes recompute row statistics in C precision
+// instead of reading the stored (possibly 16-bit) forward output.
 //
 // Every op runs the same three phases - an optional row max, up to two stages of paired sums
 // (stage 2 may use stage 1's results), then per-element / per-row writes - so the shader holds
