@@ -2,7 +2,6 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
-
 #include "cli/commands.hpp"
 #include "reports/summary.hpp"
 

@@ -1,12 +1,14 @@
 // The backend object: context, lazily built programs (with the on-disk cache), support
 // decisions, buffer allocation and the canary violation log.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <map>
+#include <span>
 
 #include "backends/opencl/detail.hpp"
+#include "backends/opencl/kernels/op_lists.h"
 #include "backends/opencl/program_cache.hpp"
 
 namespace gp::opencl {
@@ -157,32 +159,15 @@ cl::Program ClBackend::build_variant(DType dtype, const std::string& case_id) {
 }
 
 int kernel_op_index(std::string_view list, std::string_view op) {
-  // The lists, read once from the embedded sources: "#define LIST(X) X(a) X(b) ... \" lines.
-  static const std::map<std::string, std::vector<std::string>, std::less<>> lists = [] {
-    std::map<std::string, std::vector<std::string>, std::less<>> out;
-    for (const auto& [file, text] : kernel_sources()) {
-      for (std::size_t at = text.find("#define GP_"); at != std::string_view::npos;
-           at = text.find("#define GP_", at + 1)) {
-        std::size_t name_end = text.find("(X)", at);
-        std::size_t line_end = text.find('\n', at);
-        if (name_end == std::string_view::npos || name_end > line_end) continue;
-        std::string name(text.substr(at + 8, name_end - at - 8));
-        std::size_t end = at;  // the definition ends at the first line without a continuation
-        do {
-          end = text.find('\n', end + 1);
-        } while (end != std::string_view::npos && text[end - 1] == '\\');
-        std::string_view body = text.substr(name_end + 3, end - name_end - 3);
-        for (std::size_t x = body.find("X("); x != std::string_view::npos; x = body.find("X(", x + 2))
-          out[name].emplace_back(body.substr(x + 2, body.find(')', x) - x - 2));
-      }
-    }
-    return out;
-  }();
-  auto it = lists.find(list);
-  if (it == lists.end()) return -1;
-  for (std::size_t i = 0; i < it->second.size(); ++i)
-    if (it->second[i] == op) return static_cast<int>(i);
-  return -1;
+#define GP_OP_NAME(NAME) #NAME,
+  static constexpr std::string_view unary[] = {GP_UNARY_OPS(GP_OP_NAME)};
+  static constexpr std::string_view binary[] = {GP_BINARY_OPS(GP_OP_NAME)};
+#undef GP_OP_NAME
+  std::span<const std::string_view> names;
+  if (list == "GP_UNARY_OPS") names = unary;
+  if (list == "GP_BINARY_OPS") names = binary;
+  auto it = std::find(names.begin(), names.end(), op);
+  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
 bool binary_cache_capture_enabled(bool cpu_device) {

@@ -42,6 +42,8 @@ struct CopyPlan {
   std::uint32_t count = 0, src_base = 0, dst_base = 0;
   std::uint32_t dims[4] = {1, 1, 1, 1}, src_stride[4] = {0, 0, 0, 0}, dst_stride[4] = {0, 0, 0, 0};
 };
+// A contiguous copy of n elements.
+CopyPlan flat_plan(std::int64_t n);
 void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan);
 void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::uint32_t count);
 // Gradient of a broadcast binary input (sum over broadcast dims) for op code `bop`.

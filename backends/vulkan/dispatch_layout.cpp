@@ -31,14 +31,6 @@ CopyPlan transpose_plan(const Shape& s) {
   return p;
 }
 
-CopyPlan flat_plan(std::int64_t n) {
-  CopyPlan p;
-  p.count = u32(n);
-  p.dims[3] = u32(n);
-  p.src_stride[3] = p.dst_stride[3] = 1;
-  return p;
-}
-
 // Iterates over [outer, n, inner]; `strided` side moves through a [outer, total, inner] tensor
 // starting at `start` along the axis with `step`, the other side is contiguous.
 CopyPlan axis_plan(const AxisSplit& part, std::int64_t total, std::int64_t start, std::int64_t step,
@@ -68,6 +60,14 @@ bool is_contiguous(const CopyPlan& p) {
 }
 
 }  // namespace
+
+CopyPlan flat_plan(std::int64_t n) {
+  CopyPlan p;
+  p.count = u32(n);
+  p.dims[3] = u32(n);
+  p.src_stride[3] = p.dst_stride[3] = 1;
+  return p;
+}
 
 void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan) {
   CopyPush p{};

@@ -62,8 +62,6 @@ class VulkanBuffer final : public DeviceBuffer {
   // Mapped buffers: checks in place and re-arms damaged canaries so one bug is reported once.
   std::optional<std::string> check_mapped_canaries();
 
-  // Test hook: writes `value` into the canary `offset` bytes past the end of the data (or
-  // before its start when offset < 0), as an out-of-bounds kernel write would.
   // Test hook: the position in the buffer of canary byte `offset` (relative to the data start),
   // or an Error if that byte is not a canary byte.
   VkDeviceSize canary_position_for_testing(long offset) const;

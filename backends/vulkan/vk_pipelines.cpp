@@ -90,16 +90,6 @@ VkPipeline Pipelines::get(std::string_view family, DType dtype, Spec spec, const
   return create_locked(key, variant, spec, case_id);
 }
 
-void Pipelines::create_all(bool float64, bool storage16) {
-  for (const auto& b : embedded_spirv()) {
-    std::string name(b.name);
-    bool is64 = name.ends_with("_f64"), is16 = name.ends_with("_f16") || name.ends_with("_bf16");
-    if ((is64 && !float64) || (is16 && !storage16)) continue;
-    std::lock_guard lock(mutex_);
-    if (!pipelines_.count(name)) create_locked(name, name, Spec{}, "");
-  }
-}
-
 std::size_t Pipelines::created() const {
   std::lock_guard lock(mutex_);
   return pipelines_.size();

@@ -43,10 +43,6 @@ class Pipelines {
   // The pipeline of `family` ("unary", "binary", "rowwise", "matmul", "copy") for storage
   // dtype `dtype`, specialized for `spec` or the generic one; thread-safe, created on first use.
   VkPipeline get(std::string_view family, DType dtype, Spec spec, const std::string& case_id);
-  bool specializes() const { return specialize_; }
-  // Creates the generic pipeline of every embedded variant the device supports (start-up
-  // measurements, warm-up).
-  void create_all(bool float64, bool storage16);
   std::size_t created() const;
 
   VkPipelineLayout layout() const { return layout_; }

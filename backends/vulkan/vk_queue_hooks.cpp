@@ -33,10 +33,7 @@ void VulkanQueue::copy_shader(const DeviceBuffer& src, DeviceBuffer& dst) {
   if (s.dtype() != d.dtype() || s.shape().numel() != d.shape().numel()) throw Error("copy_shader: buffers differ");
   if (s.data_bytes() > ctx_.facts().props.limits.maxStorageBufferRange)
     throw Error("copy_shader: " + std::to_string(s.data_bytes()) + " bytes exceed maxStorageBufferRange");
-  CopyPlan plan;
-  plan.count = static_cast<std::uint32_t>(s.shape().numel());
-  plan.dims[3] = plan.count;
-  plan.src_stride[3] = plan.dst_stride[3] = 1;
+  const CopyPlan plan = flat_plan(s.shape().numel());
   run(
       "copy_shader",
       [&](Recorder& rec) {

@@ -71,11 +71,6 @@ VulkanBackend::PipelineCacheReport VulkanBackend::pipeline_cache_report() const 
 
 bool VulkanBackend::save_pipeline_cache() { return shared_->cache->save(); }
 
-void VulkanBackend::create_all_pipelines() {
-  const auto& f = shared_->ctx->facts();
-  shared_->pipelines->create_all(f.float64, f.storage16);
-}
-
 void VulkanBackend::mark_device_lost_for_testing(const std::string& api_call) {
   shared_->ctx->mark_lost(api_call, "simulated by a test");
 }

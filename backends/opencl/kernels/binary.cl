@@ -2,7 +2,7 @@
 // (core/op.hpp broadcast_plan): `dims` are the output dims (x outermost, w innermost), `sa` and
 // `sb` the element strides of a and b (0 along broadcast dims). Each op is three one-line
 // functions: value, d/da and d/db times g; the kernels are written once and instantiated by
-// GP_BINARY_OPS. The backward writes both partial gradients at output size in `real`; the host
+// GP_BINARY_OPS (op_lists.h). The backward writes both partial gradients at output size in `real`; the host
 // then sums them over the broadcast dims with bcast_reduce (a work-group reduction) or converts
 // them with cast_real when an input was not broadcast. Each work item handles GP_EW_ITEMS
 // elements, loaded before the first store (as the unary kernels). GP_GENERIC_ELEMENTWISE: one
@@ -29,8 +29,6 @@ inline real db_maximum(real a, real b, real g) { return a > b ? R(0) : g; }
 inline real fb_minimum(real a, real b) { return a < b ? a : b; }
 inline real da_minimum(real a, real b, real g) { return a < b ? g : R(0); }
 inline real db_minimum(real a, real b, real g) { return a < b ? R(0) : g; }
-
-#define GP_BINARY_OPS(X) X(add) X(sub) X(mul) X(div) X(pow) X(maximum) X(minimum)
 
 // Offsets of output element i in a and b (strides sa, sb; 0 where broadcast). The coordinates
 // are computed once for both, and rank <= 2 (a uniform branch) needs one division, not three:

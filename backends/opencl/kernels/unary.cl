@@ -2,7 +2,7 @@
 // functions: f_NAME(x, P, A) for the value and d_NAME(x, y, g, P, A) for the VJP, where y is the
 // stored forward value, g the incoming gradient, P the pow_scalar exponent and A the alpha of
 // leaky_relu / elu. The kernels are written once below and instantiated per op by
-// GP_UNARY_OPS; the host names them unary_fwd_NAME / unary_bwd_NAME. With
+// GP_UNARY_OPS (op_lists.h); the host names them unary_fwd_NAME / unary_bwd_NAME. With
 // GP_GENERIC_ELEMENTWISE (CPU devices: PoCL compiles every kernel at its first launch, about
 // 0.15 s each on a 2-core machine) there is instead one kernel per direction, unary_fwd_any /
 // unary_bwd_any, that switches on its `op` argument: the op's position in GP_UNARY_OPS.
@@ -73,11 +73,6 @@ inline real f_ste_round(real x, real P, real A) { return rint(x); } /* half to e
 inline real d_ste_round(real x, real y, real g, real P, real A) { return g; }
 inline real f_ste_hardtanh_gate(real x, real P, real A) { return x > R(0) ? R(1) : R(0); }
 inline real d_ste_hardtanh_gate(real x, real y, real g, real P, real A) { return fabs(x) < R(1) ? g : R(0); }
-
-#define GP_UNARY_OPS(X)                                                                         \
-  X(neg) X(square) X(reciprocal) X(abs) X(exp) X(expm1) X(log) X(log1p) X(sqrt) X(rsqrt)        \
-  X(pow_scalar) X(sin) X(cos) X(tanh) X(sigmoid) X(softplus) X(silu) X(relu) X(leaky_relu)      \
-  X(elu) X(gelu_erf) X(gelu_tanh) X(ste_round) X(ste_hardtanh_gate)
 
 // GP_EW_ITEMS elements per work item (GP_EW_INDEX), all loaded before any store. `op` is read
 // by the generic kernels only.
