@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "vk_errors.hpp"
+#include "vk_layer_lock.hpp"
 #include "vulkan_backend.hpp"  // vk_testing: fault-injection hooks
 
 namespace gp::vk {
@@ -50,6 +51,7 @@ Instance::Instance(bool validation, ValidationLog* log) {
     ci.enabledExtensionCount = 2;
     ci.ppEnabledExtensionNames = extensions;
   }
+  LifecycleGuard lifecycle;  // held until the messenger exists
   check(vkCreateInstance(&ci, nullptr, &instance_), "vkCreateInstance", "");
   if (validation_) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
@@ -63,6 +65,7 @@ Instance::Instance(bool validation, ValidationLog* log) {
 }
 
 Instance::~Instance() {
+  LifecycleGuard lifecycle;
   if (messenger_) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
@@ -165,6 +168,7 @@ std::vector<DeviceFacts> describe_devices(const Instance& instance) {
 Context::Context(const BackendOptions& opts, std::uint32_t index)
     : log_(std::make_unique<ValidationLog>()),
       instance_(std::make_unique<Instance>(validation_requested(opts), log_.get())) {
+  LifecycleGuard lifecycle;  // the layer's instance state is read here and its device state added
   auto devices = describe_devices(*instance_);
   if (index >= devices.size())
     throw DeviceError("vkEnumeratePhysicalDevices", "VK_ERROR_INITIALIZATION_FAILED", "",
@@ -197,7 +201,11 @@ Context::Context(const BackendOptions& opts, std::uint32_t index)
 
 Context::~Context() {
   if (device_) {
-    vkDeviceWaitIdle(device_);  // result ignored: nothing useful to do in a destructor
+    {
+      CallGuard guard(validation_enabled());
+      vkDeviceWaitIdle(device_);  // result ignored: nothing useful to do in a destructor
+    }
+    LifecycleGuard lifecycle;
     vkDestroyDevice(device_, nullptr);
   }
 }

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "vk_errors.hpp"
+#include "vk_layer_lock.hpp"
 
 namespace gp::vk {
 
@@ -38,6 +39,7 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, DType dtype, Shape shap
                            const std::string& case_id)
     : DeviceBuffer(dtype, std::move(shape)), ctx_(std::move(ctx)), id_(next_buffer_id++) {
   ctx_->ensure_alive(case_id);
+  CallGuard guard(ctx_->validation_enabled());
   data_bytes_ = std::max<VkDeviceSize>((bytes() + 3) / 4 * 4, 4);
   VkDevice dev = ctx_->device();
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -88,6 +90,7 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, DType dtype, Shape shap
 }
 
 VulkanBuffer::~VulkanBuffer() {
+  CallGuard guard(ctx_->validation_enabled());
   VkDevice dev = ctx_->device();
   if (mapped_) vkUnmapMemory(dev, memory_);
   vkDestroyBuffer(dev, buffer_, nullptr);

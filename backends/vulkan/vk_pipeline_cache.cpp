@@ -10,6 +10,8 @@
 #include <iterator>
 #include <vector>
 
+#include "vk_layer_lock.hpp"
+
 namespace gp::vk {
 
 namespace {
@@ -82,6 +84,7 @@ PipelineCache::PipelineCache(Context& ctx, const std::string& cache_dir) : ctx_(
     if (!note_.empty()) payload.clear();
   }
 
+  CallGuard guard(ctx_.validation_enabled());
   VkPipelineCacheCreateInfo ci{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   ci.initialDataSize = payload.size();
   ci.pInitialData = payload.empty() ? nullptr : payload.data();
@@ -98,6 +101,7 @@ PipelineCache::PipelineCache(Context& ctx, const std::string& cache_dir) : ctx_(
 }
 
 PipelineCache::~PipelineCache() {
+  CallGuard guard(ctx_.validation_enabled());
   save();
   vkDestroyPipelineCache(ctx_.device(), cache_, nullptr);
 }
@@ -105,6 +109,7 @@ PipelineCache::~PipelineCache() {
 bool PipelineCache::save() noexcept {
   try {
     if (ctx_.lost()) return false;
+    CallGuard guard(ctx_.validation_enabled());
     std::size_t size = 0;
     if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, nullptr) != VK_SUCCESS || size == 0) return false;
     std::vector<std::uint8_t> data(size);

@@ -5,11 +5,13 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "vk_layer_lock.hpp"
 #include "vk_spirv.hpp"
 
 namespace gp::vk {
 
 Pipelines::Pipelines(Context& ctx, PipelineCache& cache) : ctx_(ctx), cache_(cache) {
+  CallGuard guard(ctx_.validation_enabled());
   specialize_ = ctx.facts().props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU;
   if (const char* env = std::getenv("GP_VK_SPECIALIZE"); env && (!std::strcmp(env, "0") || !std::strcmp(env, "1")))
     specialize_ = env[0] == '1';
@@ -39,6 +41,7 @@ Pipelines::Pipelines(Context& ctx, PipelineCache& cache) : ctx_(ctx), cache_(cac
 }
 
 Pipelines::~Pipelines() {
+  CallGuard guard(ctx_.validation_enabled());
   for (auto& [name, p] : pipelines_) vkDestroyPipeline(ctx_.device(), p, nullptr);
   vkDestroyPipelineLayout(ctx_.device(), layout_, nullptr);
   vkDestroyDescriptorSetLayout(ctx_.device(), set_layout_, nullptr);
@@ -46,6 +49,7 @@ Pipelines::~Pipelines() {
 
 VkPipeline Pipelines::create_locked(const std::string& key, const std::string& variant, Spec spec,
                                     const std::string& case_id) {
+  CallGuard guard(ctx_.validation_enabled());
   const SpirvBlob* blob = nullptr;
   for (const auto& b : embedded_spirv())
     if (b.name == variant) blob = &b;

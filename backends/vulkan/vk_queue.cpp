@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "vk_errors.hpp"
+#include "vk_layer_lock.hpp"
 
 namespace gp::vk {
 
@@ -75,6 +76,7 @@ void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
 }
 
 VulkanQueue::VulkanQueue(std::shared_ptr<Shared> shared) : shared_(std::move(shared)), ctx_(*shared_->ctx) {
+  CallGuard guard(ctx_.validation_enabled());
   VkDevice dev = ctx_.device();
   try {
     VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -99,6 +101,7 @@ VulkanQueue::VulkanQueue(std::shared_ptr<Shared> shared) : shared_(std::move(sha
 VulkanQueue::~VulkanQueue() { release(); }
 
 void VulkanQueue::release() noexcept {
+  CallGuard guard(ctx_.validation_enabled());
   VkDevice dev = ctx_.device();
   dummy_.reset();
   readback_.reset();
@@ -126,6 +129,7 @@ void VulkanQueue::create_descriptor_pool(std::uint32_t sets) {
 
 void VulkanQueue::run(const std::string& case_id, const std::function<void(Recorder&)>& body,
                       const std::function<void(VkCommandBuffer)>& transfers, std::uint32_t reps) {
+  CallGuard guard(ctx_.validation_enabled());
   ctx_.ensure_alive(case_id);
   VkDevice dev = ctx_.device();
   ctx_.check(vkResetDescriptorPool(dev, descriptors_, 0), "vkResetDescriptorPool", case_id);

@@ -4,11 +4,13 @@
 
 #include "core/error.hpp"
 #include "dispatch.hpp"
+#include "vk_layer_lock.hpp"
 #include "vk_queue.hpp"
 
 namespace gp::vk {
 
 void VulkanQueue::set_timestamps(bool on) {
+  CallGuard guard(ctx_.validation_enabled());
   if (on && !timestamps_) {
     if (ctx_.facts().timestamp_valid_bits == 0) throw Error("vulkan backend: the queue family has no timestamps");
     VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
@@ -23,6 +25,7 @@ void VulkanQueue::set_timestamps(bool on) {
 
 void VulkanQueue::set_repeat(std::uint32_t n) {
   if (n == 0 || n > 64) throw Error("vulkan backend: repeat count must be 1..64");
+  CallGuard guard(ctx_.validation_enabled());
   create_descriptor_pool(kMaxSetsPerCall * n);
   repeat_ = n;
 }
