@@ -16,6 +16,32 @@ std::string version_string(std::uint32_t v) {
          std::to_string(VK_API_VERSION_PATCH(v));
 }
 
+namespace {
+
+// The loader loads the drivers with each instance and unloads them with the last one. The
+// NVIDIA driver's libnvidia-tls takes static TLS at every load, and glibc's surplus runs out
+// after some dozens of cycles: the next vkCreateInstance then finds "no drivers" (H100, driver
+// 580.159.04: in the 16th test of gp_test_vulkan_backend). One instance without layers, created
+// with the first and never destroyed, keeps the drivers loaded for the life of the process.
+// (Destroying it at exit could run after the drivers' own exit handlers; held in a global, it is
+// reachable, not leaked, for LeakSanitizer.)
+VkInstance driver_anchor = VK_NULL_HANDLE;
+
+void keep_drivers_loaded(std::uint32_t api_version) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.pApplicationName = "gradparity driver anchor";
+    app.apiVersion = api_version;
+    VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ci.pApplicationInfo = &app;
+    // A failure here is reported by the instance that follows.
+    if (vkCreateInstance(&ci, nullptr, &driver_anchor) != VK_SUCCESS) driver_anchor = VK_NULL_HANDLE;
+  });
+}
+
+}  // namespace
+
 Instance::Instance(bool validation, ValidationLog* log) {
   std::uint32_t loader = VK_API_VERSION_1_0;
   if (vkEnumerateInstanceVersion(&loader) != VK_SUCCESS) loader = VK_API_VERSION_1_0;
@@ -52,6 +78,7 @@ Instance::Instance(bool validation, ValidationLog* log) {
     ci.ppEnabledExtensionNames = extensions;
   }
   LifecycleGuard lifecycle;  // held until the messenger exists
+  keep_drivers_loaded(api_version_);
   check(vkCreateInstance(&ci, nullptr, &instance_), "vkCreateInstance", "");
   if (validation_) {
     auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
