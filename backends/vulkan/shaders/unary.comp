@@ -73,8 +73,9 @@ C eval(uint op, C x, bool bwd, C p, C alpha) {
       return bwd ? alpha * m_exp(x) : alpha * m_expm1(x);
     }
     case UOP_GELU_ERF: {
-      C phi = m_phi(x);
-      return bwd ? phi + x * INV_SQRT_2PI * m_exp(K(-0.5) * x * x) : x * phi;
+      C phi, density;
+      m_phi_density(x, phi, density);
+      return bwd ? phi + x * density : x * phi;
     }
     case UOP_GELU_TANH: {  // 0.5 x (1 + tanh u) = x sigmoid(2u): no cancellation for x << 0
       C u = SQRT_2_OVER_PI * (x + GELU_A * x * x * x);
