@@ -24,7 +24,7 @@ struct UnaryPush {
 };
 
 struct BinaryPush {
-  std::uint32_t op, mode, which, count, terms, chunks, chunk_terms, pad;
+  std::uint32_t op, mode, which, count, terms, chunks, chunk_terms, fused;
   std::uint32_t out_dims[4], a_stride[4], b_stride[4], grad_dims[4], reduce_dims[4];
 };
 static_assert(sizeof(BinaryPush) == 112);
@@ -115,8 +115,10 @@ BinaryPush binary_push(std::uint32_t op, const Shape& a, const Shape& b) {
 
 }  // namespace
 
-void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which, const Shape& a, const Shape& b,
-                        const VulkanBuffer& abuf, const VulkanBuffer& bbuf, const VulkanBuffer& g, VulkanBuffer& out) {
+namespace {
+
+// Mode and sizes of the pass that computes the gradient of input `which`.
+BinaryPush binary_grad_push(std::uint32_t bop, int which, const Shape& a, const Shape& b) {
   BinaryPush p = binary_push(bop, a, b);
   p.which = static_cast<std::uint32_t>(which);
   const std::uint32_t* target = which == 0 ? p.a_stride : p.b_stride;
@@ -130,25 +132,51 @@ void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which
   }
   p.count = static_cast<std::uint32_t>(count);
   p.terms = static_cast<std::uint32_t>(terms);
-  auto binds = {Bind{0, &abuf}, Bind{1, &bbuf}, Bind{2, &g}, Bind{3, &out}};
   if (terms < 32) {  // few terms: one invocation sums them
     p.mode = BMODE_GRAD_PER_THREAD;
-    rec.dispatch_items("binary", dtype, binds, p, count);
   } else if (p.reduce_dims[3] == 1) {  // innermost dim kept: coalesced column tiles, two passes
+    p.mode = BMODE_GRAD_COLUMNS;
     const std::uint64_t tiles = (count + COLUMN_TILE - 1) / COLUMN_TILE;
     // about 2048 groups (a few per multiprocessor of a large GPU), at least 64 terms per chunk
     std::uint64_t chunks = std::clamp<std::uint64_t>((2048 + tiles - 1) / tiles, 1, (terms + 63) / 64);
     p.chunk_terms = static_cast<std::uint32_t>((terms + chunks - 1) / chunks);
     p.chunks = static_cast<std::uint32_t>((terms + p.chunk_terms - 1) / p.chunk_terms);
-    VulkanBuffer& partials = rec.scratch(compute_dtype(dtype), static_cast<std::int64_t>(p.chunks * count));
-    p.mode = BMODE_GRAD_COLUMNS;
-    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {4, &partials}}, p, tiles * p.chunks);
-    p.mode = BMODE_SUM_CHUNKS;
-    rec.dispatch_items("binary", dtype, {{3, &out}, {4, &partials}}, p, count);
   } else {  // many terms, innermost dim reduced: one work group per gradient element
     p.mode = BMODE_GRAD_PER_GROUP;
-    rec.dispatch_groups("binary", dtype, binds, p, count);
   }
+  return p;
+}
+
+// `other_full`, when given, receives the other input's gradient, written by the column pass.
+void record_binary_grad(Recorder& rec, DType dtype, BinaryPush p, const VulkanBuffer& abuf, const VulkanBuffer& bbuf,
+                        const VulkanBuffer& g, VulkanBuffer& out, VulkanBuffer* other_full) {
+  const std::uint64_t count = p.count;
+  if (p.mode != BMODE_GRAD_COLUMNS) {
+    auto binds = {Bind{0, &abuf}, Bind{1, &bbuf}, Bind{2, &g}, Bind{3, &out}};
+    if (p.mode == BMODE_GRAD_PER_THREAD)
+      rec.dispatch_items("binary", dtype, binds, p, count);
+    else
+      rec.dispatch_groups("binary", dtype, binds, p, count);
+    return;
+  }
+  const std::uint64_t tiles = (count + COLUMN_TILE - 1) / COLUMN_TILE;
+  VulkanBuffer& partials = rec.scratch(compute_dtype(dtype), static_cast<std::int64_t>(p.chunks * count));
+  p.fused = other_full ? 1 : 0;
+  if (other_full)
+    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {3, other_full}, {4, &partials}}, p,
+                        tiles * p.chunks);
+  else
+    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {4, &partials}}, p, tiles * p.chunks);
+  p.mode = BMODE_SUM_CHUNKS;
+  p.fused = 0;
+  rec.dispatch_items("binary", dtype, {{3, &out}, {4, &partials}}, p, count);
+}
+
+}  // namespace
+
+void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which, const Shape& a, const Shape& b,
+                        const VulkanBuffer& abuf, const VulkanBuffer& bbuf, const VulkanBuffer& g, VulkanBuffer& out) {
+  record_binary_grad(rec, dtype, binary_grad_push(bop, which, a, b), abuf, bbuf, g, out, nullptr);
 }
 
 void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
@@ -164,10 +192,21 @@ void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuf
 
 void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
   if (op_family(call.kind) == OpFamily::binary) {
+    const Shape &a = call.input_shapes[0], &b = call.input_shapes[1];
+    const std::uint32_t bop = binary_code(call.kind);
+    const BinaryPush push[2] = {binary_grad_push(bop, 0, a, b), binary_grad_push(bop, 1, a, b)};
+    // The bias pattern: one gradient is a column sum and the other input has the output's shape.
+    // One pass then reads g once for both.
+    for (int k = 0; k < 2; ++k) {
+      const int other = 1 - k;
+      if (grads[k] && grads[other] && push[k].mode == BMODE_GRAD_COLUMNS &&
+          call.input_shapes[other].numel() == call.output_shape.numel()) {
+        record_binary_grad(rec, call.dtype, push[k], *in[0], *in[1], dout, *grads[k], grads[other]);
+        return;
+      }
+    }
     for (int k = 0; k < 2; ++k)
-      if (grads[k])
-        record_binary_grad(rec, call.dtype, binary_code(call.kind), k, call.input_shapes[0], call.input_shapes[1],
-                           *in[0], *in[1], dout, *grads[k]);
+      if (grads[k]) record_binary_grad(rec, call.dtype, push[k], *in[0], *in[1], dout, *grads[k], nullptr);
     return;
   }
   if (!grads[0]) return;

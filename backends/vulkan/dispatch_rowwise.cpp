@@ -1,5 +1,7 @@
 // Reductions over one axis, softmax / log_softmax / gumbel_softmax, layer_norm and the losses
 // (rowwise.comp: one work group per row of core's split_at_axis view).
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -11,7 +13,7 @@ namespace {
 struct RowPush {
   std::uint32_t op, backward, outer, n, inner;
   std::int32_t correction;
-  std::uint32_t mean_reduction, pad;
+  std::uint32_t mean_reduction, chunk_rows;
   AttrBits eps, tau;
   float eps_f, tau_f;
 };
@@ -140,18 +142,28 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}, {9, in[1]}}, p, rows(p));
       return;
     case OpKind::layer_norm: {
-      VulkanBuffer& stats = rec.scratch(compute_dtype(dt), 2 * static_cast<std::int64_t>(rows(p)));
-      VulkanBuffer& dx = grad_or_scratch(0);
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &dx}, {8, &stats}}, p, rows(p));
-      if (!grads[1] && !grads[2]) return;
-      RowPush q = p;  // dw and db: column sums over the rows, one work group per column
+      const auto data_rows = static_cast<std::uint32_t>(rows(p)), cols = p.n;
+      RowPush q = p;  // dw and db: column tiles x chunks of rows, then the sum of the chunks
       q.op = ROP_LAYER_NORM_PARAMS;
-      q.n = static_cast<std::uint32_t>(rows(p));
-      q.inner = p.n;
-      q.outer = 1;
+      q.n = data_rows;
+      q.inner = cols;
+      const std::uint32_t tiles = (cols + COLUMN_TILE - 1) / COLUMN_TILE;
+      // about 2048 groups (a few per multiprocessor of a large GPU), at least 64 rows per chunk
+      q.outer = std::clamp<std::uint32_t>((2048 + tiles - 1) / tiles, 1, (data_rows + 63) / 64);
+      q.chunk_rows = (data_rows + q.outer - 1) / q.outer;
+      q.outer = (data_rows + q.chunk_rows - 1) / q.chunk_rows;
+      const bool params = grads[1] || grads[2];
+      // the rows' mean and rstd, then (for dw / db) the chunks' partial sums
+      const std::int64_t scratch = 2 * (std::int64_t{data_rows} + (params ? std::int64_t{q.outer} * cols : 0));
+      VulkanBuffer& stats = rec.scratch(compute_dtype(dt), scratch);
+      VulkanBuffer& dx = grad_or_scratch(0);
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &dx}, {8, &stats}}, p, data_rows);
+      if (!params) return;
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {8, &stats}}, q, std::uint64_t{tiles} * q.outer);
+      q.op = ROP_LAYER_NORM_PARAMS_SUM;
       VulkanBuffer& dw = grad_or_scratch(1);
       VulkanBuffer& db = grad_or_scratch(2);
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {6, &dw}, {7, &db}, {8, &stats}}, q, q.inner);
+      rec.dispatch_groups("rowwise", dt, {{6, &dw}, {7, &db}, {8, &stats}}, q, (cols + 255) / 256);  // WG 256
       return;
     }
     default:

@@ -4,7 +4,9 @@
 // it: per-thread loop when each gradient element has few terms; else, when the innermost dim
 // is kept (the bias-add case [B,N] + [N]), tiles of neighbouring gradient elements times chunks
 // of terms with partial sums in a scratch buffer and a second pass that adds them; else one
-// work group per gradient element with a subgroup + shared-memory sum.
+// work group per gradient element with a subgroup + shared-memory sum. Gradients read only the
+// operands their derivative needs (add and sub: neither), and the column pass can also write the
+// gradient of the other input when that one has the output's shape, so g is read once for both.
 #define WG 256
 #define LOCAL_X WG
 #include "common.glsl"
@@ -25,7 +27,7 @@ layout(push_constant) uniform Push {
   uint terms;  // backward: output elements summed into each gradient element
   uint chunks;       // BMODE_GRAD_COLUMNS: chunks of terms (partial sums per gradient element)
   uint chunk_terms;  // terms per chunk
-  uint pad;
+  uint fused;        // BMODE_GRAD_COLUMNS: 1 = also write the other input's gradient (output-shaped) to r_
   uvec4 out_dims;
   uvec4 a_stride;
   uvec4 b_stride;
@@ -36,7 +38,6 @@ layout(push_constant) uniform Push {
 #define MODE SPEC_OR_PUSH(SPEC_MODE, pc.mode)
 
 #include "reduce.glsl"
-shared C column_partials[WG / COLUMN_TILE][COLUMN_TILE];
 
 C f(uint op, C a, C b) {
   switch (op) {
@@ -65,12 +66,26 @@ C partial_derivative(uint op, uint which, C a, C b) {
   return K(0.0);
 }
 
-// Term t of gradient element j: the operands and g at the output coordinate.
-void load_term(uvec4 kept, uint t, out C a, out C b, out C g) {
+// Whether the derivative with respect to input `which` reads a, b (uniform: no divergence).
+bool derivative_reads_a(uint op, uint which) {
+  return op == BOP_POW || op == BOP_MAXIMUM || op == BOP_MINIMUM || (which == 1u && (op == BOP_MUL || op == BOP_DIV));
+}
+bool derivative_reads_b(uint op, uint which) {
+  return op == BOP_POW || op == BOP_MAXIMUM || op == BOP_MINIMUM || op == BOP_DIV || (which == 0u && op == BOP_MUL);
+}
+bool fused() { return MODE == BMODE_GRAD_COLUMNS && pc.fused != 0u; }
+bool loads_a() { return derivative_reads_a(OP, pc.which) || (fused() && derivative_reads_a(OP, 1u - pc.which)); }
+bool loads_b() { return derivative_reads_b(OP, pc.which) || (fused() && derivative_reads_b(OP, 1u - pc.which)); }
+
+// Term t of gradient element j: the operands the derivatives need, g, and g's (the output's)
+// index.
+uint load_term(uvec4 kept, uint t, out C a, out C b, out C g) {
   uvec4 o = kept + unravel4(t, pc.reduce_dims);
-  a = TO_C(a_[dot4(o, pc.a_stride)]);
-  b = TO_C(b_[dot4(o, pc.b_stride)]);
-  g = TO_C(g_[dot4(o, row_major_strides(pc.out_dims))]);
+  uint out_index = dot4(o, row_major_strides(pc.out_dims));
+  a = loads_a() ? TO_C(a_[dot4(o, pc.a_stride)]) : K(0.0);
+  b = loads_b() ? TO_C(b_[dot4(o, pc.b_stride)]) : K(0.0);
+  g = TO_C(g_[out_index]);
+  return out_index;
 }
 
 C grad_term(uvec4 kept, uint t) {
@@ -122,14 +137,15 @@ void main() {
     if (mine) {
       uvec4 kept = unravel4(j, pc.grad_dims);
       uint end = min((chunk + 1u) * pc.chunk_terms, pc.terms);
-      for (uint t = chunk * pc.chunk_terms + ly; t < end; t += WG / COLUMN_TILE) s += grad_term(kept, t);
+      for (uint t = chunk * pc.chunk_terms + ly; t < end; t += WG / COLUMN_TILE) {
+        C a, b, g;
+        uint out_index = load_term(kept, t, a, b, g);
+        s += g * partial_derivative(OP, pc.which, a, b);
+        if (fused()) r_[out_index] = FROM_C(g * partial_derivative(OP, 1u - pc.which, a, b));
+      }
     }
-    column_partials[ly][lx] = s;
-    barrier();
-    if (ly == 0u && mine) {
-      for (uint y = 1u; y < WG / COLUMN_TILE; ++y) s += column_partials[y][lx];
-      partials_[chunk * pc.count + j] = s;
-    }
+    s = column_tile_sum2(C2(s, K(0.0))).x;
+    if (ly == 0u && mine) partials_[chunk * pc.count + j] = s;
   } else if (MODE == BMODE_SUM_CHUNKS) {
     [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
       uint j = item(k);

@@ -64,11 +64,12 @@
 #define ROP_LOG_SOFTMAX 6u
 #define ROP_GUMBEL_SOFTMAX 7u
 #define ROP_LAYER_NORM 8u
-#define ROP_LAYER_NORM_PARAMS 9u  // backward only: dw, db as column sums
+#define ROP_LAYER_NORM_PARAMS 9u  // backward only: dw, db partials over column tiles x row chunks
 #define ROP_CROSS_ENTROPY_ROWS 10u // forward: per-row loss; backward: dlogits
 #define ROP_MSE 11u
 #define ROP_BCE 12u
 #define ROP_CROSS_ENTROPY_MEAN 13u // forward: mean of the per-row losses in scratch
+#define ROP_LAYER_NORM_PARAMS_SUM 14u  // backward only: dw, db from the chunk partials
 
 // copy.comp modes
 #define CMODE_COPY 0u

@@ -13,7 +13,8 @@
 #define C2 vec2
 #endif
 
-shared C2 subgroup_partials[WG];  // one per subgroup; WG covers a subgroup size of 1
+shared C2 subgroup_partials[WG];  // one per subgroup (WG covers a subgroup size of 1), or per
+                                  // invocation in column_tile_sum2
 
 C2 group_sum2(C2 v) {
   v = subgroupAdd(v);
@@ -35,4 +36,16 @@ C group_max(C v) {
   for (uint k = 1u; k < gl_NumSubgroups; ++k) r = max(r, subgroup_partials[k].x);
   barrier();
   return r;
+}
+
+// Column tiles (COLUMN_TILE from op_codes.h): invocation ly * COLUMN_TILE + lx holds a partial
+// sum for column lx of the group's tile. Returns the sum over ly, in order, to the invocations of
+// row ly = 0 (the others get their own input back).
+C2 column_tile_sum2(C2 v) {
+  subgroup_partials[gl_LocalInvocationID.x] = v;
+  barrier();
+  if (gl_LocalInvocationID.x < COLUMN_TILE)
+    for (uint y = 1u; y < WG / COLUMN_TILE; ++y) v += subgroup_partials[y * COLUMN_TILE + gl_LocalInvocationID.x];
+  barrier();
+  return v;
 }

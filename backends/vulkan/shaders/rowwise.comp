@@ -5,6 +5,10 @@
 // shared-memory reductions (reduce.glsl). Backward passes recompute row statistics in C precision
 // instead of reading the stored (possibly 16-bit) forward output.
 //
+// layer_norm's dw and db are column sums over the rows: column tiles as in binary.comp (a group
+// sums a chunk of rows for 32 neighbouring columns, coalesced) into partials, then a pass that
+// adds the chunks in order.
+//
 // Every op runs the same three phases - an optional row max, up to two stages of paired sums
 // (stage 2 may use stage 1's results), then per-element / per-row writes - so the shader holds
 // three reduction sites instead of one per op: lavapipe compiles each barrier site into its
@@ -23,7 +27,8 @@ BUF(4, g_)      // output gradient
 BUF(5, dx_)     // gradient of input 0
 BUF(6, dw_)     // gradient of input 1
 BUF(7, db_)     // gradient of input 2
-layout(std430, set = 0, binding = 8) buffer Buf8 { C scratch_[]; };  // per-row stats / losses
+layout(std430, set = 0, binding = 8) buffer Buf8 { C scratch_[]; };  // per-row stats / losses;
+                                                                     // then layer_norm's dw/db partials
 IBUF(9, target_)  // cross_entropy class indices
 
 layout(push_constant) uniform Push {
@@ -34,7 +39,7 @@ layout(push_constant) uniform Push {
   uint inner;
   int correction;
   uint mean_reduction;  // mse_loss: 1 = mean, 0 = sum
-  uint pad;
+  uint chunk_rows;      // ROP_LAYER_NORM_PARAMS: rows per chunk (n: rows, inner: columns, outer: chunks)
   uvec2 eps_bits;
   uvec2 tau_bits;
   float eps_f;
@@ -103,11 +108,6 @@ C2 stage1(uint j, C m) {
     case ROP_CROSS_ENTROPY_ROWS: return C2(m_exp(V(j) - m), K(0.0));
     case ROP_LOG_SOFTMAX: return C2(m_exp(V(j) - m), BWD ? G(j) : K(0.0));
     case ROP_LAYER_NORM: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
-    case ROP_LAYER_NORM_PARAMS: {  // j = data row; this group's "row" is a column
-      uint idx = j * pc.inner + row;
-      C gv = TO_C(g_[idx]);
-      return C2(gv * (TO_C(x_[idx]) - scratch_[2u * j]) * scratch_[2u * j + 1u], gv);
-    }
     case ROP_CROSS_ENTROPY_MEAN: return C2(scratch_[j], K(0.0));
     case ROP_MSE: {
       C d = TO_C(x_[j]) - TO_C(w_[j]);
@@ -229,12 +229,6 @@ void backward_writes(C m, C2 s1, C2 s2) {
       }
       return;
     }
-    case ROP_LAYER_NORM_PARAMS:
-      if (lid == 0u) {
-        dw_[row] = FROM_C(s1.x);
-        db_[row] = FROM_C(s1.y);
-      }
-      return;
     case ROP_CROSS_ENTROPY_ROWS: {  // dlogits = g / B * (softmax - onehot(target))
       C k = TO_C(g_[0]) / C(pc.outer);
       uint t = uint(target_[row]);
@@ -263,11 +257,52 @@ void backward_writes(C m, C2 s1, C2 s2) {
   }
 }
 
+// dw, db partials of one chunk of rows for one tile of columns: (g xhat, g) summed.
+uint partial_at(uint chunk, uint col) { return 2u * (pc.n + chunk * pc.inner + col); }  // after the stats
+
+void layer_norm_params_tile() {
+  uint tiles = (pc.inner + COLUMN_TILE - 1u) / COLUMN_TILE;
+  uint chunk = row / tiles;  // uniform per group, like the tile
+  uint lx = lid % COLUMN_TILE, ly = lid / COLUMN_TILE;
+  uint col = (row % tiles) * COLUMN_TILE + lx;
+  bool mine = col < pc.inner && chunk < pc.outer;
+  C2 s = C2(K(0.0));
+  if (mine) {
+    uint end = min((chunk + 1u) * pc.chunk_rows, pc.n);
+    for (uint r = chunk * pc.chunk_rows + ly; r < end; r += WG / COLUMN_TILE) {
+      uint idx = r * pc.inner + col;
+      C gv = TO_C(g_[idx]);
+      s += C2(gv * (TO_C(x_[idx]) - scratch_[2u * r]) * scratch_[2u * r + 1u], gv);
+    }
+  }
+  s = column_tile_sum2(s);
+  if (ly == 0u && mine) {
+    scratch_[partial_at(chunk, col)] = s.x;
+    scratch_[partial_at(chunk, col) + 1u] = s.y;
+  }
+}
+
+void layer_norm_params_sum() {
+  uint col = row * WG + lid;
+  if (col >= pc.inner) return;
+  C2 s = C2(K(0.0));
+  for (uint c = 0u; c < pc.outer; ++c) s += C2(scratch_[partial_at(c, col)], scratch_[partial_at(c, col) + 1u]);
+  dw_[col] = FROM_C(s.x);
+  db_[col] = FROM_C(s.y);
+}
+
 void main() {
   lid = gl_LocalInvocationID.x;
   row = group_linear();  // uniform per group, so barriers are reached by all or none
-  uint rows = OP == ROP_LAYER_NORM_PARAMS ? pc.inner : pc.outer * pc.inner;
-  if (row >= rows) return;
+  if (OP == ROP_LAYER_NORM_PARAMS) {
+    layer_norm_params_tile();
+    return;
+  }
+  if (OP == ROP_LAYER_NORM_PARAMS_SUM) {
+    layer_norm_params_sum();
+    return;
+  }
+  if (row >= pc.outer * pc.inner) return;
   row_base = (row / pc.inner) * pc.n * pc.inner + row % pc.inner;
   row_stride = pc.inner;
 
