@@ -4,8 +4,8 @@
 # each. Suppressions cover the drivers' libraries only (ci/tsan.supp, ci/asan.supp).
 # Usage: ci/sanitizers.sh [tsan|asan|both|tsan-ci]   (default both).
 # tsan-ci is the part that CI runs (ci/test.sh), sized for it: the TSan build of the CLI and the
-# unit-test programs with threads, their threaded tests (every StressX test and each backend's
-# queues-on-many-threads test) and the short stress run below.
+# unit-test programs with threads, their threaded tests (every StressX test, each backend's
+# queues-on-many-threads test and the Vulkan layer lock's) and the short stress run below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -63,7 +63,7 @@ run_preset() {
   if [[ $# -gt 0 ]]; then
     cmake --build --preset "$preset" -j "$jobs" --target "$@"
     echo "== $preset: threaded unit tests"
-    unit_tests "$preset" -R '^Stress|Threads'
+    unit_tests "$preset" -R '^Stress|Threads|VulkanLayerLock'
   else
     cmake --build --preset "$preset" -j "$jobs"
     echo "== $preset: unit tests"
@@ -84,6 +84,7 @@ case "$which" in
   tsan) run_preset tsan ;;
   asan) run_preset asan ;;
   both) run_preset tsan; run_preset asan ;;
-  tsan-ci) run_preset tsan gradparity gp_test_stress gp_test_cpu_backend gp_test_opencl_backend gp_test_vulkan_backend ;;
+  tsan-ci) run_preset tsan gradparity gp_test_stress gp_test_cpu_backend gp_test_opencl_backend gp_test_vulkan_backend \
+           gp_test_vulkan_layer_lock ;;
   *) echo "usage: $0 [tsan|asan|both|tsan-ci]" >&2; exit 2 ;;
 esac

@@ -1,4 +1,5 @@
-// transpose, reshape, concat, slice and their gradients: strided copies (copy.comp).
+// transpose, reshape, concat, slice and their gradients: strided copies (copy.comp); transpose
+// through shared-memory tiles.
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -17,18 +18,6 @@ Spec spec_of(const CopyPush& p) { return {0, p.mode}; }
 template <typename T>
 std::uint32_t u32(T v) {
   return static_cast<std::uint32_t>(v);
-}
-
-// Copy of a tensor of shape `s` (rank 2 or 3) into its transpose (last two axes swapped).
-CopyPlan transpose_plan(const Shape& s) {
-  std::int64_t b = s.rank() == 3 ? s[0] : 1, r = s[s.rank() - 2], c = s[s.rank() - 1];
-  CopyPlan p;
-  p.count = u32(b * r * c);
-  std::uint32_t dims[4] = {1, u32(b), u32(c), u32(r)};  // iterate over the output [b, c, r]
-  std::uint32_t src[4] = {0, u32(r * c), 1, u32(c)};
-  std::uint32_t dst[4] = {0, u32(r * c), u32(r), 1};
-  for (int i = 0; i < 4; ++i) p.dims[i] = dims[i], p.src_stride[i] = src[i], p.dst_stride[i] = dst[i];
-  return p;
 }
 
 // Iterates over [outer, n, inner]; `strided` side moves through a [outer, total, inner] tensor
@@ -57,6 +46,17 @@ bool is_contiguous(const CopyPlan& p) {
     expect *= p.dims[i];
   }
   return true;
+}
+
+// `s` (rank 2 or 3) into its transpose (last two axes swapped), through shared-memory tiles.
+void record_transpose(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const Shape& s) {
+  const std::int64_t b = s.rank() == 3 ? s[0] : 1, r = s[s.rank() - 2], c = s[s.rank() - 1];
+  CopyPush p{};
+  p.mode = CMODE_TRANSPOSE;
+  p.count = u32(b * r * c);
+  p.dims[0] = 1, p.dims[1] = u32(b), p.dims[2] = u32(r), p.dims[3] = u32(c);
+  const std::int64_t tiles = ((r + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE) * ((c + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE);
+  rec.dispatch_groups("copy", dtype, {{0, &src}, {1, &dst}}, p, static_cast<std::uint64_t>(b * tiles));
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
   DType dt = call.dtype;
   switch (call.kind) {
     case OpKind::transpose:
-      record_copy(rec, dt, *in[0], out, transpose_plan(call.input_shapes[0]));
+      record_transpose(rec, dt, *in[0], out, call.input_shapes[0]);
       return;
     case OpKind::reshape:
       record_copy(rec, dt, *in[0], out, flat_plan(call.output_shape.numel()));
@@ -123,7 +123,7 @@ void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
   DType dt = call.dtype;
   switch (call.kind) {
     case OpKind::transpose:
-      if (grads[0]) record_copy(rec, dt, dout, *grads[0], transpose_plan(call.output_shape));
+      if (grads[0]) record_transpose(rec, dt, dout, *grads[0], call.output_shape);
       return;
     case OpKind::reshape:
       if (grads[0]) record_copy(rec, dt, dout, *grads[0], flat_plan(call.output_shape.numel()));

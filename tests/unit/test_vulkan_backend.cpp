@@ -284,6 +284,26 @@ TEST_F(VulkanBackendTest, LayoutOps) {
   expect_near_all(rs.grads[0], {0, 10, 0, 20, 0, 30, 0}, 0, "slice grad");
 }
 
+// Several tiles in both axes, partial tiles at both edges, a batch, and the 16-bit storage path:
+// every element must land in its transposed place, forward and backward.
+TEST_F(VulkanBackendTest, TransposeTilesCoverEdgesAndBatches) {
+  const std::int64_t B = 3, R = 40, C = 70;
+  for (DType dt : {DType::f32, DType::f16}) {
+    std::vector<double> v(static_cast<std::size_t>(B * R * C)), gv(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i % 2000), gv[i] = -v[i];
+    HostTensor g = tensor(dt, {B, C, R}, gv);
+    auto r = run(*backend_, call(OpKind::transpose, dt, {{B, R, C}}), {tensor(dt, {B, R, C}, v)}, &g);
+    for (std::int64_t b = 0; b < B; ++b)
+      for (std::int64_t i = 0; i < R; ++i)
+        for (std::int64_t j = 0; j < C; ++j) {
+          ASSERT_EQ(r.out.get((b * C + j) * R + i), v[static_cast<std::size_t>((b * R + i) * C + j)])
+              << dtype_name(dt) << " b=" << b << " i=" << i << " j=" << j;
+          ASSERT_EQ(r.grads[0].get((b * R + i) * C + j), gv[static_cast<std::size_t>((b * C + j) * R + i)])
+              << dtype_name(dt) << " gradient b=" << b << " i=" << i << " j=" << j;
+        }
+  }
+}
+
 TEST_F(VulkanBackendTest, Losses) {
   HostTensor logits = tensor(DType::f64, {2, 3}, {1, 2, 3, 1, 1, 1});
   HostTensor targets(DType::i32, {2});

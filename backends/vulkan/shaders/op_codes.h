@@ -75,5 +75,7 @@
 #define CMODE_COPY 0u
 #define CMODE_FILL_ZERO 1u
 #define CMODE_CONTIGUOUS 2u  // both sides contiguous: no index arithmetic
+#define CMODE_TRANSPOSE 3u   // [b, r, c] -> [b, c, r] through shared-memory tiles
+#define TRANSPOSE_TILE 32u
 
 #endif
