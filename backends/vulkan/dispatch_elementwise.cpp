@@ -113,10 +113,6 @@ BinaryPush binary_push(std::uint32_t op, const Shape& a, const Shape& b) {
   return p;
 }
 
-}  // namespace
-
-namespace {
-
 // Mode and sizes of the pass that computes the gradient of input `which`.
 BinaryPush binary_grad_push(std::uint32_t bop, int which, const Shape& a, const Shape& b) {
   BinaryPush p = binary_push(bop, a, b);

@@ -257,9 +257,10 @@ void backward_writes(C m, C2 s1, C2 s2) {
   }
 }
 
-// dw, db partials of one chunk of rows for one tile of columns: (g xhat, g) summed.
-uint partial_at(uint chunk, uint col) { return 2u * (pc.n + chunk * pc.inner + col); }  // after the stats
+// Where chunk `chunk`'s (dw, db) partials of column `col` sit in scratch_: after the row stats.
+uint partial_at(uint chunk, uint col) { return 2u * (pc.n + chunk * pc.inner + col); }
 
+// dw, db partials of one chunk of rows for one tile of columns: (g xhat, g) summed.
 void layer_norm_params_tile() {
   uint tiles = (pc.inner + COLUMN_TILE - 1u) / COLUMN_TILE;
   uint chunk = row / tiles;  // uniform per group, like the tile
