@@ -19,10 +19,10 @@ stress_args=(stress --op exp,add,softmax,matmul,sum --dtype f32
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 
-# LeakSanitizer cannot attribute what Vulkan drivers and layers allocate: the loader unloads
-# them before the report, so their frames read "<unknown module>" and no suppression matches
-# (the first full ASan run: 36 Vulkan tests failed so, every leak indirect, every other test
-# clean). Under ASan the Vulkan tests and stress runs therefore go without the leak check;
+# LeakSanitizer cannot attribute what the Vulkan validation layer allocates: the loader unloads
+# it with the last instance that enabled it, before the report, so its frames read
+# "<unknown module>" and no suppression matches (the first full ASan run: 36 Vulkan tests failed
+# so, every leak indirect, every other test clean; the drivers now stay loaded, the layer not). Under ASan the Vulkan tests and stress runs therefore go without the leak check;
 # address errors still fail them, and a Vulkan object the project does not destroy is reported
 # by the validation layer that those tests run under.
 split_vulkan() {

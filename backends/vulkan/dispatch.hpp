@@ -46,6 +46,15 @@ struct CopyPlan {
 CopyPlan flat_plan(std::int64_t n);
 void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan);
 void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::uint32_t count);
+// Column sums as tiles (binary.comp's bias-type gradients, rowwise.comp's layer_norm dw/db): a
+// work group sums one chunk of the terms for COLUMN_TILE neighbouring columns, so its loads are
+// coalesced; a second pass adds the chunks in order.
+struct ColumnTiles {
+  std::uint32_t tiles = 0, chunks = 0, chunk_terms = 0;
+  std::uint64_t groups() const { return std::uint64_t{tiles} * chunks; }
+};
+// About 2048 groups (a few per multiprocessor of a large GPU), at least 64 terms per chunk.
+ColumnTiles column_tiles(std::uint64_t columns, std::uint64_t terms);
 // Gradient of a broadcast binary input (sum over broadcast dims) for op code `bop`.
 void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which, const Shape& a, const Shape& b,
                         const VulkanBuffer& abuf, const VulkanBuffer& bbuf, const VulkanBuffer& g, VulkanBuffer& out);

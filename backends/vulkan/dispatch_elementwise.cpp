@@ -15,6 +15,15 @@ AttrBits double_bits(double v) {
   return {static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(u >> 32)};
 }
 
+ColumnTiles column_tiles(std::uint64_t columns, std::uint64_t terms) {
+  ColumnTiles t;
+  t.tiles = static_cast<std::uint32_t>((columns + COLUMN_TILE - 1) / COLUMN_TILE);
+  const std::uint64_t chunks = std::clamp<std::uint64_t>((2048 + t.tiles - 1) / t.tiles, 1, (terms + 63) / 64);
+  t.chunk_terms = static_cast<std::uint32_t>((terms + chunks - 1) / chunks);
+  t.chunks = static_cast<std::uint32_t>((terms + t.chunk_terms - 1) / t.chunk_terms);
+  return t;
+}
+
 namespace {
 
 struct UnaryPush {
@@ -132,11 +141,9 @@ BinaryPush binary_grad_push(std::uint32_t bop, int which, const Shape& a, const 
     p.mode = BMODE_GRAD_PER_THREAD;
   } else if (p.reduce_dims[3] == 1) {  // innermost dim kept: coalesced column tiles, two passes
     p.mode = BMODE_GRAD_COLUMNS;
-    const std::uint64_t tiles = (count + COLUMN_TILE - 1) / COLUMN_TILE;
-    // about 2048 groups (a few per multiprocessor of a large GPU), at least 64 terms per chunk
-    std::uint64_t chunks = std::clamp<std::uint64_t>((2048 + tiles - 1) / tiles, 1, (terms + 63) / 64);
-    p.chunk_terms = static_cast<std::uint32_t>((terms + chunks - 1) / chunks);
-    p.chunks = static_cast<std::uint32_t>((terms + p.chunk_terms - 1) / p.chunk_terms);
+    const ColumnTiles t = column_tiles(count, terms);
+    p.chunks = t.chunks;
+    p.chunk_terms = t.chunk_terms;
   } else {  // many terms, innermost dim reduced: one work group per gradient element
     p.mode = BMODE_GRAD_PER_GROUP;
   }
@@ -155,14 +162,13 @@ void record_binary_grad(Recorder& rec, DType dtype, BinaryPush p, const VulkanBu
       rec.dispatch_groups("binary", dtype, binds, p, count);
     return;
   }
-  const std::uint64_t tiles = (count + COLUMN_TILE - 1) / COLUMN_TILE;
+  const std::uint64_t groups = column_tiles(count, p.terms).groups();
   VulkanBuffer& partials = rec.scratch(compute_dtype(dtype), static_cast<std::int64_t>(p.chunks * count));
   p.fused = other_full ? 1 : 0;
   if (other_full)
-    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {3, other_full}, {4, &partials}}, p,
-                        tiles * p.chunks);
+    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {3, other_full}, {4, &partials}}, p, groups);
   else
-    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {4, &partials}}, p, tiles * p.chunks);
+    rec.dispatch_groups("binary", dtype, {{0, &abuf}, {1, &bbuf}, {2, &g}, {4, &partials}}, p, groups);
   p.mode = BMODE_SUM_CHUNKS;
   p.fused = 0;
   rec.dispatch_items("binary", dtype, {{3, &out}, {4, &partials}}, p, count);

@@ -1,7 +1,5 @@
 // Reductions over one axis, softmax / log_softmax / gumbel_softmax, layer_norm and the losses
 // (rowwise.comp: one work group per row of core's split_at_axis view).
-#include <algorithm>
-
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -147,11 +145,9 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       q.op = ROP_LAYER_NORM_PARAMS;
       q.n = data_rows;
       q.inner = cols;
-      const std::uint32_t tiles = (cols + COLUMN_TILE - 1) / COLUMN_TILE;
-      // about 2048 groups (a few per multiprocessor of a large GPU), at least 64 rows per chunk
-      q.outer = std::clamp<std::uint32_t>((2048 + tiles - 1) / tiles, 1, (data_rows + 63) / 64);
-      q.chunk_rows = (data_rows + q.outer - 1) / q.outer;
-      q.outer = (data_rows + q.chunk_rows - 1) / q.chunk_rows;
+      const ColumnTiles tiles = column_tiles(cols, data_rows);
+      q.outer = tiles.chunks;
+      q.chunk_rows = tiles.chunk_terms;
       const bool params = grads[1] || grads[2];
       // the rows' mean and rstd, then (for dw / db) the chunks' partial sums
       const std::int64_t scratch = 2 * (std::int64_t{data_rows} + (params ? std::int64_t{q.outer} * cols : 0));
@@ -159,7 +155,7 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       VulkanBuffer& dx = grad_or_scratch(0);
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &dx}, {8, &stats}}, p, data_rows);
       if (!params) return;
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {8, &stats}}, q, std::uint64_t{tiles} * q.outer);
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {8, &stats}}, q, tiles.groups());
       q.op = ROP_LAYER_NORM_PARAMS_SUM;
       VulkanBuffer& dw = grad_or_scratch(1);
       VulkanBuffer& db = grad_or_scratch(2);

@@ -6,7 +6,8 @@
 // (KhronosGroup/Vulkan-ValidationLayers#4391). A thread that creates a device while another
 // records commands can find its own entry missing mid-rehash; the layer then makes an empty one
 // and dereferences null. The stress runner's per-thread mode (each thread its own instance and
-// device, 16 threads x 100 iterations on lavapipe) crashed so in 2 of 12 runs.
+// device, 16 threads x 100 iterations on lavapipe) crashed so in 4 of 25 runs; 0 of 40 with
+// this lock.
 //
 // So the backend brackets its Vulkan work:
 // - CallGuard, shared, around every entry point that calls into a device with the layer on

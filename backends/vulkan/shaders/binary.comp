@@ -128,16 +128,14 @@ void main() {
       r_[j] = FROM_C(s);
     }
   } else if (MODE == BMODE_GRAD_COLUMNS) {
-    uint tiles = (pc.count + COLUMN_TILE - 1u) / COLUMN_TILE;
-    uint chunk = group_linear() / tiles;  // uniform per group, like the tile
-    uint lx = gl_LocalInvocationID.x % COLUMN_TILE, ly = gl_LocalInvocationID.x / COLUMN_TILE;
-    uint j = (group_linear() % tiles) * COLUMN_TILE + lx;
-    bool mine = j < pc.count && chunk < pc.chunks;
+    ColumnTile tile = column_tile(pc.count);
+    uint j = tile.column;
+    bool mine = j < pc.count && tile.chunk < pc.chunks;
     C s = K(0.0);
     if (mine) {
       uvec4 kept = unravel4(j, pc.grad_dims);
-      uint end = min((chunk + 1u) * pc.chunk_terms, pc.terms);
-      for (uint t = chunk * pc.chunk_terms + ly; t < end; t += WG / COLUMN_TILE) {
+      uint end = min((tile.chunk + 1u) * pc.chunk_terms, pc.terms);
+      for (uint t = tile.chunk * pc.chunk_terms + tile.lane; t < end; t += COLUMN_LANES) {
         C a, b, g;
         uint out_index = load_term(kept, t, a, b, g);
         s += g * partial_derivative(OP, pc.which, a, b);
@@ -145,7 +143,7 @@ void main() {
       }
     }
     s = column_tile_sum2(C2(s, K(0.0))).x;
-    if (ly == 0u && mine) partials_[chunk * pc.count + j] = s;
+    if (tile.lane == 0u && mine) partials_[tile.chunk * pc.count + j] = s;
   } else if (MODE == BMODE_SUM_CHUNKS) {
     [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
       uint j = item(k);

@@ -38,9 +38,23 @@ C group_max(C v) {
   return r;
 }
 
-// Column tiles (COLUMN_TILE from op_codes.h): invocation ly * COLUMN_TILE + lx holds a partial
-// sum for column lx of the group's tile. Returns the sum over ly, in order, to the invocations of
-// row ly = 0 (the others get their own input back).
+// Column tiles (COLUMN_TILE from op_codes.h, host side ColumnTiles in dispatch.hpp): group g
+// sums chunk g / tiles of the terms for tile g % tiles of the columns. Invocation
+// lane * COLUMN_TILE + x takes column x of the tile and every COLUMN_LANES-th term of the chunk,
+// from `lane` on. `chunk` is uniform per group.
+const uint COLUMN_LANES = WG / COLUMN_TILE;
+struct ColumnTile {
+  uint chunk, column, lane;
+};
+ColumnTile column_tile(uint columns) {
+  uint tiles = (columns + COLUMN_TILE - 1u) / COLUMN_TILE;
+  uint x = gl_LocalInvocationID.x % COLUMN_TILE;
+  return ColumnTile(group_linear() / tiles, (group_linear() % tiles) * COLUMN_TILE + x,
+                    gl_LocalInvocationID.x / COLUMN_TILE);
+}
+
+// Each invocation holds a partial sum for its column of the group's tile. Returns the sum over
+// the lanes, in order, to the invocations of lane 0 (the others get their own input back).
 C2 column_tile_sum2(C2 v) {
   subgroup_partials[gl_LocalInvocationID.x] = v;
   barrier();

@@ -262,22 +262,20 @@ uint partial_at(uint chunk, uint col) { return 2u * (pc.n + chunk * pc.inner + c
 
 // dw, db partials of one chunk of rows for one tile of columns: (g xhat, g) summed.
 void layer_norm_params_tile() {
-  uint tiles = (pc.inner + COLUMN_TILE - 1u) / COLUMN_TILE;
-  uint chunk = row / tiles;  // uniform per group, like the tile
-  uint lx = lid % COLUMN_TILE, ly = lid / COLUMN_TILE;
-  uint col = (row % tiles) * COLUMN_TILE + lx;
+  ColumnTile tile = column_tile(pc.inner);
+  uint chunk = tile.chunk, col = tile.column;
   bool mine = col < pc.inner && chunk < pc.outer;
   C2 s = C2(K(0.0));
   if (mine) {
     uint end = min((chunk + 1u) * pc.chunk_rows, pc.n);
-    for (uint r = chunk * pc.chunk_rows + ly; r < end; r += WG / COLUMN_TILE) {
+    for (uint r = chunk * pc.chunk_rows + tile.lane; r < end; r += COLUMN_LANES) {
       uint idx = r * pc.inner + col;
       C gv = TO_C(g_[idx]);
       s += C2(gv * (TO_C(x_[idx]) - scratch_[2u * r]) * scratch_[2u * r + 1u], gv);
     }
   }
   s = column_tile_sum2(s);
-  if (ly == 0u && mine) {
+  if (tile.lane == 0u && mine) {
     scratch_[partial_at(chunk, col)] = s.x;
     scratch_[partial_at(chunk, col) + 1u] = s.y;
   }
