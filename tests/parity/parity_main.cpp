@@ -1,14 +1,21 @@
 // The parity suite: one gtest per (device, case), registered at run time from the case
 // registry. `--gp-backend=LIST` picks the devices (default: every provider), `--gp-seed=N` the
-// seed, `--gp-list-ctest` prints the table that tests/parity/register.cmake turns into ctest
-// entries with labels per backend, family and op. Verdicts map onto gtest: FAIL, ERROR and
-// MISTRUSTED fail the test (a check that proves nothing must not pass), SKIP is GTEST_SKIP.
+// seed, `--gp-case=ID` the one case whose id equals ID (ctest entries use it: gtest filters read
+// '-' and ':' as operators, so ids like `softmax(axis=-1,...)` selected nothing through them),
+// `--gp-list-ctest` prints the table that tests/parity/register.cmake turns into ctest entries,
+// and `--gp-check-selection=FILE` replays the registered entries' arguments (one entry a line:
+// name, then arguments, tab-separated; tests/parity/check_selection.py writes it from ctest)
+// and proves that each selects exactly its own case on its own device.
+// Verdicts map onto gtest: FAIL, ERROR and MISTRUSTED fail the test (a check that proves nothing
+// must not pass), SKIP is GTEST_SKIP.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "backends/registry.hpp"
@@ -20,7 +27,9 @@ namespace {
 struct Options {
   std::vector<std::string> backends;
   std::uint64_t seed = 1;
+  std::optional<std::string> case_id;  // --gp-case: exact id
   bool list_ctest = false;
+  std::string check_selection;  // --gp-check-selection=FILE
 };
 
 std::vector<std::string> split(const std::string& s) {
@@ -45,8 +54,12 @@ Options take_options(int& argc, char** argv) {
       o.backends = split(a.substr(13));
     else if (a.rfind("--gp-seed=", 0) == 0)
       o.seed = std::stoull(a.substr(10));
+    else if (a.rfind("--gp-case=", 0) == 0)
+      o.case_id = a.substr(10);
     else if (a == "--gp-list-ctest")
       o.list_ctest = true;
+    else if (a.rfind("--gp-check-selection=", 0) == 0)
+      o.check_selection = a.substr(21);
     else
       argv[kept++] = argv[i];
   }
@@ -118,6 +131,58 @@ class ParityTest : public ::testing::Test {
   std::uint64_t seed_;
 };
 
+// The cases a run registers: every case, or exactly those whose id equals --gp-case.
+std::vector<const gp::Case*> cases_to_register(const Options& o) {
+  std::vector<const gp::Case*> out;
+  for (const auto& c : gp::all_cases())
+    if (!o.case_id || c.id == *o.case_id) out.push_back(&c);
+  return out;
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t tab; (tab = line.find('\t', start)) != std::string::npos; start = tab + 1)
+    out.push_back(line.substr(start, tab - start));
+  out.push_back(line.substr(start));
+  return out;
+}
+
+// Replays each registered entry's arguments through the same parsing and case selection as a
+// real run. An entry passes when nothing is left over for gtest (a --gtest_filter would be) and
+// it selects one device and one case, those its name says.
+int check_selection(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "gp_parity_tests: cannot read %s\n", file.c_str());
+    return 2;
+  }
+  std::int64_t entries = 0, wrong = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    std::vector<std::string> args = split_tabs(line);
+    const std::string name = args[0];
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    int argc = static_cast<int>(argv.size());
+    Options o = take_options(argc, argv.data());
+    const std::size_t slash = name.find('/');
+    const std::string device = name.substr(0, slash), case_id = name.substr(slash + 1);
+    const auto cases = cases_to_register(o);
+    const bool ok =
+        argc == 1 && o.backends == std::vector<std::string>{device} && cases.size() == 1 && cases[0]->id == case_id;
+    ++entries;
+    if (!ok) {
+      ++wrong;
+      std::fprintf(stderr, "%s: selects %zu case(s) on %zu device(s), %d argument(s) left for gtest\n", name.c_str(),
+                   cases.size(), o.backends.size(), argc - 1);
+    }
+  }
+  std::printf("%lld ctest entries replayed, %lld select other than exactly their own case\n",
+              static_cast<long long>(entries), static_cast<long long>(wrong));
+  return wrong == 0 && entries > 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,6 +204,13 @@ int main(int argc, char** argv) {
                     std::string(gp::op_name(c.decl.op)).c_str());
     return 0;
   }
+  if (!opts.check_selection.empty()) return check_selection(opts.check_selection);
+  const std::vector<const gp::Case*> cases = cases_to_register(opts);
+  if (opts.case_id && cases.size() != 1) {
+    std::fprintf(stderr, "gp_parity_tests: --gp-case=%s matches %zu cases, not exactly one\n", opts.case_id->c_str(),
+                 cases.size());
+    return 1;
+  }
   static std::vector<std::unique_ptr<Device>> devices;
   for (auto& s : selected) {
     devices.push_back(std::make_unique<Device>());
@@ -146,13 +218,20 @@ int main(int argc, char** argv) {
   }
   ::testing::InitGoogleTest(&argc, argv);
   for (auto& d : devices) {
-    for (const auto& c : gp::all_cases()) {
+    for (const gp::Case* cp : cases) {
       Device* dev = d.get();
-      const gp::Case* cp = &c;
       std::uint64_t seed = opts.seed;
-      ::testing::RegisterTest(suite_name(d->selected.id).c_str(), c.id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+      ::testing::RegisterTest(suite_name(d->selected.id).c_str(), cp->id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                               [=]() -> ::testing::Test* { return new ParityTest(dev, cp, seed); });
     }
   }
-  return RUN_ALL_TESTS();
+  const int status = RUN_ALL_TESTS();
+  // A ctest entry names one case on one device: anything else (a --gtest_filter that deselects
+  // it, a device list of two) must not pass as an empty run.
+  const int ran = ::testing::UnitTest::GetInstance()->test_to_run_count();
+  if (opts.case_id && ran != 1) {
+    std::fprintf(stderr, "gp_parity_tests: --gp-case=%s ran %d tests, not exactly one\n", opts.case_id->c_str(), ran);
+    return 1;
+  }
+  return status;
 }
