@@ -83,6 +83,10 @@ HostTensor widen(const ref::RefTensor& t) {
   return h;
 }
 
+// A tensor the backend produced. Inputs without a gradient, and everything of a backend that
+// skipped the case, hold a default tensor: shape () but no bytes, not a scalar.
+bool produced(const HostTensor& t) { return t.bytes() > 0; }
+
 int exit_code(const std::vector<CheckResult>& checks) {
   for (const auto& r : checks)
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error) return 1;
@@ -100,10 +104,10 @@ int repro_command(const OneCaseCommand& cmd) {
                r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.tolerance);
     if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
   }
-  if (one.outputs.output.numel() > 0) {
+  if (produced(one.outputs.output)) {
     print_worst("the output", one.data.output, one.outputs.output, cmd.worst);
     for (std::size_t k = 0; k < one.outputs.grads.size(); ++k)
-      if (one.outputs.grads[k].numel() > 0)
+      if (produced(one.outputs.grads[k]))
         print_worst("the gradient of input " + std::to_string(k), one.data.grads[k], one.outputs.grads[k], cmd.worst);
   }
   return exit_code(one.checks);
@@ -127,9 +131,9 @@ int dump_command(const OneCaseCommand& cmd) {
   std::replace(tag.begin(), tag.end(), ':', '_');
   for (std::size_t k = 0; k < one.data.grads.size(); ++k)
     if (!one.data.grads[k].v.empty()) put("reference_grad" + std::to_string(k) + ".npy", widen(one.data.grads[k]));
-  if (one.outputs.output.numel() > 0) put(tag + "_output.npy", one.outputs.output);
+  if (produced(one.outputs.output)) put(tag + "_output.npy", one.outputs.output);
   for (std::size_t k = 0; k < one.outputs.grads.size(); ++k)
-    if (one.outputs.grads[k].numel() > 0) put(tag + "_grad" + std::to_string(k) + ".npy", one.outputs.grads[k]);
+    if (produced(one.outputs.grads[k])) put(tag + "_grad" + std::to_string(k) + ".npy", one.outputs.grads[k]);
   std::ofstream meta(dir / "README.txt");
   meta << "case " << one.c->id << "\nbackend " << one.device.id << " (" << one.device.entry.info.name << ")\nseed "
        << cmd.common.seed << "\nreference arrays: the long-double reference rounded to float64\nfiles:\n";
