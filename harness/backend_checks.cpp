@@ -8,6 +8,8 @@
 #include "harness/compare.hpp"
 #include "harness/device_calls.hpp"
 #include "harness/numerical.hpp"
+#include "harness/poison.hpp"
+#include "harness/text.hpp"
 #include "harness/tolerance.hpp"
 
 namespace gp {
@@ -55,6 +57,19 @@ void apply(CheckResult& r, const Comparison& cmp, const ref::RefTensor& expected
       r.reason = why;
     }
   }
+}
+
+// A second backward into the same gradient buffers, not poisoned again, must give the same
+// bits: a kernel that accumulates into its gradient across calls, or keeps state between them,
+// does not.
+void require_repeatable(CheckResult& r, const HostTensor& first, const HostTensor& again) {
+  const std::int64_t i = first_bitwise_difference(first, again);
+  if (i < 0) return;
+  std::string why = "gradient not overwritten: second backward differs at index " + std::to_string(i);
+  if (i < first.numel() && i < again.numel())
+    why += " (first " + format_g(first.get(i)) + ", second " + format_g(again.get(i)) + ")";
+  r.reason = r.verdict == Verdict::fail ? why + "; " + r.reason : why;
+  r.verdict = Verdict::fail;
 }
 
 // Numerical check (b) for input k: the backend's gradient against differences of its own
@@ -177,8 +192,10 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
     for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
       if (!input_is_differentiable(c.decl.op, k)) continue;
       const HostTensor& g = run.grads[static_cast<std::size_t>(k)];
+      const HostTensor& g_again = run.grads_again[static_cast<std::size_t>(k)];
       if (c.decl.surrogate) {
         out.push_back(surrogate_check(c, device_id, data, g, k, seed));
+        require_repeatable(out.back(), g, g_again);
         continue;
       }
       CheckResult b = blank_result(c, device_id, Direction::backward, k, seed);
@@ -186,6 +203,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
       apply(b, compare_to_reference(expected, g, bt, c.dtype, dy_max, inputs_at(c, data)), expected, c.decl.op);
       b.tolerance = bt.describe();
       b.time_ms = run_ms;
+      require_repeatable(b, g, g_again);
       out.push_back(std::move(b));
       if (dtype_size(c.dtype) == 2) {
         CheckResult n = blank_result(c, device_id, Direction::numerical_backend, k, seed);

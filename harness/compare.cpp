@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "harness/poison.hpp"
 #include "harness/text.hpp"
 
 namespace gp {
@@ -21,7 +22,7 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     return c;
   }
   double err2 = 0, ref2 = 0;
-  std::int64_t worst = -1;
+  std::int64_t worst = -1, poisoned = 0, first_poisoned = -1;
   for (std::int64_t i = 0; i < got.numel(); ++i) {
     const double e = static_cast<double>(expected.v[static_cast<std::size_t>(i)]);
     const double g = got.get(i);
@@ -38,6 +39,7 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     }
     if (!std::isfinite(g) && std::isfinite(e)) {
       ++m.nonfinite;
+      if (is_poison(got, i) && poisoned++ == 0) first_poisoned = i;
       if (worst < 0 || std::isfinite(m.margin)) {
         worst = i;
         m.margin = std::numeric_limits<double>::infinity();
@@ -66,7 +68,12 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     m.worst.bound = m.bound;
     if (inputs_at) m.worst.inputs = inputs_at(worst);
   }
-  if (m.nonfinite > 0) {
+  if (poisoned > 0) {
+    c.verdict = Verdict::fail;
+    c.reason = std::to_string(poisoned) +
+               " element(s) still hold the harness's poison NaN: never written, or accumulated into (first at index " +
+               std::to_string(first_poisoned) + ")";
+  } else if (m.nonfinite > 0) {
     c.verdict = Verdict::fail;
     c.reason = std::to_string(m.nonfinite) + " non-finite value(s) where the reference is finite (first at index " +
                std::to_string(worst) + ")";

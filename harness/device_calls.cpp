@@ -1,5 +1,7 @@
 #include "harness/device_calls.hpp"
 
+#include "harness/poison.hpp"
+
 namespace gp {
 
 std::vector<std::unique_ptr<DeviceBuffer>> DeviceCalls::upload_all(const std::vector<HostTensor>& inputs, int k,
@@ -13,6 +15,12 @@ std::vector<std::unique_ptr<DeviceBuffer>> DeviceCalls::upload_all(const std::ve
   return bufs;
 }
 
+std::unique_ptr<DeviceBuffer> DeviceCalls::poisoned(DType dtype, const Shape& shape) {
+  auto b = backend_.allocate(dtype, shape);
+  queue_.upload(*b, poison_tensor(dtype, shape));
+  return b;
+}
+
 namespace {
 std::vector<const DeviceBuffer*> views(const std::vector<std::unique_ptr<DeviceBuffer>>& bufs) {
   std::vector<const DeviceBuffer*> v;
@@ -23,7 +31,7 @@ std::vector<const DeviceBuffer*> views(const std::vector<std::unique_ptr<DeviceB
 
 HostTensor DeviceCalls::run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement) {
   auto in = upload_all(inputs, k, replacement);
-  auto out = backend_.allocate(c_.dtype, c_.call.output_shape);
+  auto out = poisoned(c_.dtype, c_.call.output_shape);
   queue_.forward(c_.call, views(in), *out);
   HostTensor y = queue_.download(*out);
   queue_.finish();
@@ -37,7 +45,7 @@ HostTensor DeviceCalls::forward_with(const std::vector<HostTensor>& inputs, int 
 DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent) {
   auto in = upload_all(inputs);
   auto in_views = views(in);
-  auto out = backend_.allocate(c_.dtype, c_.call.output_shape);
+  auto out = poisoned(c_.dtype, c_.call.output_shape);
   queue_.forward(c_.call, in_views, *out);
   auto dout = backend_.allocate(c_.dtype, c_.call.output_shape);
   queue_.upload(*dout, cotangent);
@@ -45,7 +53,7 @@ DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>&
   std::vector<DeviceBuffer*> grad_views;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     if (input_is_differentiable(c_.decl.op, static_cast<int>(k))) {
-      grads.push_back(backend_.allocate(inputs[k].dtype(), inputs[k].shape()));
+      grads.push_back(poisoned(inputs[k].dtype(), inputs[k].shape()));
     } else {
       grads.push_back(nullptr);
     }
@@ -55,6 +63,8 @@ DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>&
   Result r;
   r.output = queue_.download(*out);
   for (const auto& g : grads) r.grads.push_back(g ? queue_.download(*g) : HostTensor());
+  queue_.backward(c_.call, in_views, *out, *dout, grad_views);
+  for (const auto& g : grads) r.grads_again.push_back(g ? queue_.download(*g) : HostTensor());
   queue_.finish();
   return r;
 }

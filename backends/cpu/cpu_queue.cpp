@@ -98,7 +98,7 @@ void run_backward(const OpCall& call, const Bound& b, const CpuBuffer& out, cons
     // Inputs without a gradient (i32 targets, gumbel noise) still get fully written buffers.
     bool differentiable = !labels && input_is_differentiable(call.kind, static_cast<int>(k));
     if (grad && !differentiable) std::memset(grad->data(), 0, grad->bytes());
-    args.dx.push_back(grad && differentiable ? staging.zeroed_output(*grad) : nullptr);
+    args.dx.push_back(grad && differentiable ? staging.output(*grad) : nullptr);
   }
   args.y = staging.input(out);
   args.dy = staging.input(dout);

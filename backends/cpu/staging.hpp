@@ -19,25 +19,19 @@ class Staging {
   const T* input(const CpuBuffer& b) {
     if (in_place(b)) return reinterpret_cast<const T*>(b.data());
     auto& copy = scratch_.emplace_back(count(b));
-    const auto* bits = reinterpret_cast<const std::uint16_t*>(b.data());
-    for (std::size_t i = 0; i < copy.size(); ++i)
-      copy[i] = b.dtype() == DType::f16 ? f16_to_float(bits[i]) : bf16_to_float(bits[i]);
+    widen(b, copy);
     return copy.data();
   }
 
-  // An output the kernel writes completely (forward results).
+  // An output the kernel writes. A staged copy starts from the buffer's current values, so a
+  // kernel that reads its output before writing it (accumulates) sees what an in-place kernel
+  // would: the harness's poison, not a friendly zero.
   T* output(CpuBuffer& b) {
     if (in_place(b)) return reinterpret_cast<T*>(b.data());
     auto& copy = scratch_.emplace_back(count(b));
+    widen(b, copy);
     pending_.push_back({&b, copy.data()});
     return copy.data();
-  }
-
-  // An output that starts at zero, for kernels that accumulate (gradients).
-  T* zeroed_output(CpuBuffer& b) {
-    T* p = output(b);
-    if (in_place(b)) std::memset(b.data(), 0, b.bytes());  // scratch is value-initialised already
-    return p;
   }
 
   // Rounds every staged output into its 16-bit buffer.
@@ -55,6 +49,11 @@ class Staging {
   static bool in_place(const CpuBuffer& b) {
     return (b.dtype() == DType::f32 && std::is_same_v<T, float>) ||
            (b.dtype() == DType::f64 && std::is_same_v<T, double>);
+  }
+  static void widen(const CpuBuffer& b, std::vector<T>& copy) {
+    const auto* bits = reinterpret_cast<const std::uint16_t*>(b.data());
+    for (std::size_t i = 0; i < copy.size(); ++i)
+      copy[i] = b.dtype() == DType::f16 ? f16_to_float(bits[i]) : bf16_to_float(bits[i]);
   }
   static std::size_t count(const CpuBuffer& b) { return static_cast<std::size_t>(b.shape().numel()); }
 

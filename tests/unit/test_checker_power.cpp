@@ -35,25 +35,32 @@ struct Outcome {
   }
 };
 
-// Runs `case_id` on the fake backend, with the backward result passed through `mutate`.
-Outcome run_with(const std::string& case_id, GradMutation mutate) {
+using BackwardFn = std::function<void(const OpCall&, std::span<const DeviceBuffer* const>, const DeviceBuffer&,
+                                      const DeviceBuffer&, std::span<DeviceBuffer* const>)>;
+
+// Runs `case_id` on the fake backend with `backward` as its VJP kernel.
+Outcome run_with_backward(const std::string& case_id, BackwardFn backward) {
   const Case* c = find_case(case_id);
   if (!c) throw Error("missing case " + case_id);
   FakeBackend backend;
   NiceMock<MockQueue> queue;
   EXPECT_CALL(queue, forward(_, _, _)).Times(AtLeast(1));
-  EXPECT_CALL(queue, backward(_, _, _, _, _))
-      .Times(AtLeast(1))
-      .WillRepeatedly(Invoke([&](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
-                                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
-        exact_backward(call, in, out, dout, grads);
-        if (mutate) mutate(grads);
-      }));
+  EXPECT_CALL(queue, backward(_, _, _, _, _)).Times(AtLeast(1)).WillRepeatedly(Invoke(backward));
   const std::uint64_t seed = 7;
   ReferenceData data = prepare_reference(*c, seed);
   Outcome o;
   o.checks = check_on_backend(*c, "fake", backend, queue, data, seed);
   return o;
+}
+
+// Runs `case_id` on the fake backend, with the backward result passed through `mutate`.
+Outcome run_with(const std::string& case_id, GradMutation mutate) {
+  return run_with_backward(
+      case_id, [mutate](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                        const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        exact_backward(call, in, out, dout, grads);
+        if (mutate) mutate(grads);
+      });
 }
 
 void for_each_grad(std::span<DeviceBuffer* const> grads, const std::function<void(HostTensor&)>& f) {

@@ -64,8 +64,8 @@ void forward_loop(const ForwardArgs<T>& a) {
   for_each_broadcast(plan, [&](std::int64_t o, std::int64_t i, std::int64_t j) { z[o] = Op::f(x[i], y[j]); });
 }
 
-// Gradients of broadcast operands accumulate over the broadcast dims (the dispatcher has
-// zero-filled dx), which is exactly the sum the contract asks for.
+// Gradients of broadcast operands accumulate over the broadcast dims, from zero, which is
+// exactly the sum the contract asks for.
 template <typename Op, typename T>
 void backward_loop(const BackwardArgs<T>& a) {
   const T* x = a.x[0];
@@ -73,6 +73,8 @@ void backward_loop(const BackwardArgs<T>& a) {
   T* dx = a.dx[0];
   T* dy = a.dx[1];
   auto plan = broadcast_plan(a.call.input_shapes[0], a.call.input_shapes[1]);
+  clear_gradient(dx, a.call.input_shapes[0].numel());
+  clear_gradient(dy, a.call.input_shapes[1].numel());
   for_each_broadcast(plan, [&](std::int64_t o, std::int64_t i, std::int64_t j) {
     T z = a.y[o], g = a.dy[o];
     if (dx) dx[i] += Op::dx(x[i], y[j], z, g);

@@ -5,6 +5,7 @@
 // One entry point per family; each family file instantiates it for float and double.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -29,10 +30,17 @@ struct BackwardArgs {
   const std::int32_t* labels = nullptr;
   const T* y = nullptr;   // forward result for these inputs
   const T* dy = nullptr;  // incoming gradient, call.output_shape
-  // One per input; nullptr where no gradient is wanted. The dispatcher zero-fills every
-  // non-null buffer before the kernel runs, so kernels may accumulate into them.
+  // One per input; nullptr where no gradient is wanted. Every non-null buffer arrives with
+  // whatever it held (the harness poisons it) and must be written completely: a kernel that
+  // accumulates clears its gradient first (clear_gradient).
   std::vector<T*> dx{};
 };
+
+// Sets a gradient to zero before a kernel accumulates into it; a no-op for nullptr.
+template <typename T>
+void clear_gradient(T* dx, std::int64_t n) {
+  if (dx) std::fill_n(dx, n, T(0));
+}
 
 // A bad call or bad data: gp::Error naming the case.
 [[noreturn]] inline void fail(const OpCall& call, const std::string& what) {

@@ -155,7 +155,8 @@ void linalg_layout_backward(const BackwardArgs<T>& a) {
         if (a.dx[k]) std::copy_n(a.dy + out, count, a.dx[k] + in);
       });
       return;
-    case OpKind::slice:  // scatter into the zero-filled gradient
+    case OpKind::slice:  // scatter into a cleared gradient
+      clear_gradient(dx, call.input_shapes[0].numel());
       if (dx) for_each_sliced(call, [&](std::int64_t src, std::int64_t dst) { dx[src] = a.dy[dst]; });
       return;
     default:

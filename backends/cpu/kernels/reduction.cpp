@@ -80,6 +80,7 @@ void reduction_backward(const BackwardArgs<T>& a) {
   AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
   T n = static_cast<T>(s.n);
   T divisor = call.kind == OpKind::variance ? variance_divisor<T>(call, s.n) : T(1);
+  if (call.kind == OpKind::max) clear_gradient(a.dx[0], call.input_shapes[0].numel());
   for_each_lane(s, [&](std::int64_t out, std::int64_t first) {
     Lane<const T*> v = lane_at(a.x[0], s, first);
     Lane<T*> d = lane_at(a.dx[0], s, first);
@@ -93,7 +94,7 @@ void reduction_backward(const BackwardArgs<T>& a) {
         break;
       case OpKind::max:
         d[lane_argmax(v)] = g;
-        break;  // the rest stays zero
+        break;  // the rest was cleared above
       case OpKind::logsumexp:
         for (std::int64_t j = 0; j < v.n; ++j) d[j] = g * std::exp(v[j] - a.y[out]);
         break;

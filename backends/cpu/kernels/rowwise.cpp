@@ -49,6 +49,8 @@ void layer_norm_backward(const BackwardArgs<T>& a) {
   const T* w = a.x[1];
   T eps = static_cast<T>(a.call.attrs.eps);
   T *dw = a.dx[1], *db = a.dx[2];
+  clear_gradient(dw, n);
+  clear_gradient(db, n);
   std::vector<T> xhat(static_cast<std::size_t>(n)), h(static_cast<std::size_t>(n));
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* x = a.x[0] + r * n;
