@@ -31,6 +31,10 @@ struct DeviceInfo {
   std::string api_version;
   std::vector<DType> dtypes;       // dtypes the device can run at all
   std::vector<std::string> notes;  // extensions, features worth showing in reports
+  // Whether a kernel's float results below the smallest normal number may become zero (Vulkan
+  // shaders without the DenormPreserve execution mode; OpenCL float without CL_FP_DENORM). The
+  // tolerance model then allows an absolute error of the smallest normal number.
+  bool may_flush_subnormals = false;
 };
 
 struct Support {

@@ -24,6 +24,8 @@ struct Domain {
     class_index,        // integers in [0, classes), i32
     gumbel_noise,       // -log(-log(U)), U in (0, 1)
     probability,        // U[0, 1] (targets of bce)
+    normal,             // mean + sd N(0, 1): rows with a large mean and a small spread
+    magnitude,          // |x| log-uniform in [lo, hi], either sign: tiny arguments (expm1 near 0)
   };
   Kind kind = Kind::uniform;
   double lo = -1, hi = 1;
@@ -33,11 +35,25 @@ struct Domain {
   // True when lo/hi are where the op stops being defined or smooth (log1p's -0.9 guards its
   // pole at -1): finite-difference steps then stay inside. Other edges only bound sampling.
   bool hard_edges = false;
+  double mean = 0, sd = 0;  // Kind::normal
+  // The length over which the op changes, which sets finite-difference steps. 0 derives it: |x|
+  // where the domain keeps away from zero (a pole or kink there), else 1. A normal domain's is
+  // its spread (rows at 1000 +- 0.01 change over 0.01); logits at 100..130 have no pole at
+  // zero and change over 1.
+  double fd_length = 0;
 
   static Domain range(double lo, double hi) { return {Kind::uniform, lo, hi}; }
   static Domain away_from_zero(double lo, double hi, double m) { return {Kind::uniform, lo, hi, m, m}; }
   static Domain of(Kind k, double lo, double hi, double m = 0) { return {k, lo, hi, 0, m}; }
   static Domain classes_of(int c) { return {Kind::class_index, 0, double(c), 0, 0, c}; }
+  static Domain normal(double mean, double sd) {
+    Domain d{Kind::normal, mean - 8 * sd, mean + 8 * sd};
+    d.mean = mean;
+    d.sd = sd;
+    d.fd_length = sd;
+    return d;
+  }
+  static Domain magnitude(double lo, double hi) { return {Kind::magnitude, lo, hi}; }
 };
 
 struct InputSpec {

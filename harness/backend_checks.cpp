@@ -74,13 +74,13 @@ void require_repeatable(CheckResult& r, const HostTensor& first, const HostTenso
 
 // Numerical check (b) for input k: the backend's gradient against differences of its own
 // forward in the case dtype, with rounding bounded by the forward error model.
-CheckResult numerical_backend_check(const Case& c, const std::string& device_id, DeviceCalls& dev,
+CheckResult numerical_backend_check(const Case& c, const std::string& device_id, bool ftz, DeviceCalls& dev,
                                     const ReferenceData& data, const HostTensor& grad, int k, std::uint64_t seed,
                                     const NumericalOptions& opts, EvalCounter* counter) {
   CheckResult r = blank_result(c, device_id, Direction::numerical_backend, k, seed);
   auto t0 = Clock::now();
   const std::string kind = backend_kind(device_id);
-  const Tolerance fwd = tolerance_for(c, kind, false), bwd = tolerance_for(c, kind, true);
+  const Tolerance fwd = tolerance_for(c, kind, false, ftz), bwd = tolerance_for(c, kind, true, ftz);
   const double dy_max = max_abs_of(data.cotangent);
   const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
   const std::vector<double> xd = x.to_doubles();
@@ -105,15 +105,14 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
       fs.S += vi * dyi;
       magnitude += std::fabs(vi * dyi);
       const auto ii = static_cast<std::size_t>(i);
-      rounding.add(std::fabs(vi) * 2 *
-                   fwd.bound(static_cast<double>(data.output.scale[ii]), static_cast<double>(data.output.v[ii])));
+      rounding.add(std::fabs(vi) * 2 * fwd.bound(data.output.scale[ii], static_cast<double>(data.output.v[ii])));
     }
     for (std::int64_t j = 0; j < x.numel(); ++j) {
       const double d = plus.get(j) - minus.get(j);  // the step actually taken, after rounding
       fs.A += grad.get(j) * d;
       magnitude += std::fabs(grad.get(j) * d);
       const auto jj = static_cast<std::size_t>(j);
-      allowed.add(std::fabs(d) * bwd.bound(static_cast<double>(gscale[jj]), static_cast<double>(gref[jj]), dy_max));
+      allowed.add(std::fabs(d) * bwd.bound(gscale[jj], static_cast<double>(gref[jj]), dy_max));
     }
     fs.R = rounding.bound() + magnitude * static_cast<double>(yp.numel() + x.numel()) * 0x1p-53;
     fs.G = allowed.bound();
@@ -141,12 +140,22 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
   }
   r.verdict = v;
   r.reason = reason;
+  // Where the forward's own rounding noise (its error model) or truncation swamps the signal at
+  // every step tried, differences in the case dtype cannot judge the gradient (layer_norm of
+  // rows at 1000 +- 0.01 in f32: the forward's condition number is 1e5). The backward check
+  // against the reference still does; this check says why it stands aside.
+  if (v == Verdict::mistrusted) {
+    r.verdict = Verdict::skip;
+    r.reason = "finite differences of the " + std::string(dtype_name(c.dtype)) +
+               " forward cannot resolve this gradient at any step tried (" + reason +
+               "): it is judged against the reference alone";
+  }
   r.tolerance = "forward and backward error models (" + fwd.describe() + ")";
   r.time_ms = ms_since(t0);
   return r;
 }
 
-CheckResult surrogate_check(const Case& c, const std::string& device_id, const ReferenceData& data,
+CheckResult surrogate_check(const Case& c, const std::string& device_id, bool ftz, const ReferenceData& data,
                             const HostTensor& grad, int k, std::uint64_t seed) {
   CheckResult r = blank_result(c, device_id, Direction::surrogate, k, seed);
   ref::RefTensor expected;
@@ -157,7 +166,7 @@ CheckResult surrogate_check(const Case& c, const std::string& device_id, const R
     expected.v.push_back(g);
     expected.scale.push_back(std::fabs(g));
   }
-  Tolerance tol = tolerance_for(c, backend_kind(device_id), true);
+  Tolerance tol = tolerance_for(c, backend_kind(device_id), true, ftz);
   Comparison cmp = compare_to_reference(expected, grad, tol, c.dtype, 1.0);
   apply(r, cmp, expected, c.decl.op);
   r.reason = (r.reason.empty() ? "" : r.reason + "; ") + c.decl.surrogate_note;
@@ -172,6 +181,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
                                           EvalCounter* counter, BackendOutputs* keep) {
   std::vector<CheckResult> out;
   const std::string kind = backend_kind(device_id);
+  const bool ftz = backend.info().may_flush_subnormals;
   DeviceCalls dev(c, backend, queue);
   try {
     auto t0 = Clock::now();
@@ -179,7 +189,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
     const double run_ms = ms_since(t0);
 
     CheckResult f = blank_result(c, device_id, Direction::forward, -1, seed);
-    Tolerance ft = tolerance_for(c, kind, false);
+    Tolerance ft = tolerance_for(c, kind, false, ftz);
     apply(f, compare_to_reference(data.output, run.output, ft, c.dtype, 1.0, inputs_at(c, data)), data.output,
           c.decl.op);
     f.tolerance = ft.describe();
@@ -187,14 +197,14 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
     if (!ft.loosened.empty() && f.verdict == Verdict::pass) f.reason = "tolerance loosened: " + ft.loosened;
     out.push_back(std::move(f));
 
-    Tolerance bt = tolerance_for(c, kind, true);
+    Tolerance bt = tolerance_for(c, kind, true, ftz);
     const double dy_max = max_abs_of(data.cotangent);
     for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
       if (!input_is_differentiable(c.decl.op, k)) continue;
       const HostTensor& g = run.grads[static_cast<std::size_t>(k)];
       const HostTensor& g_again = run.grads_again[static_cast<std::size_t>(k)];
       if (c.decl.surrogate) {
-        out.push_back(surrogate_check(c, device_id, data, g, k, seed));
+        out.push_back(surrogate_check(c, device_id, ftz, data, g, k, seed));
         require_repeatable(out.back(), g, g_again);
         continue;
       }
@@ -213,7 +223,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
                    "): this gradient is checked against the reference only";
         out.push_back(std::move(n));
       } else {
-        out.push_back(numerical_backend_check(c, device_id, dev, data, g, k, seed, opts, counter));
+        out.push_back(numerical_backend_check(c, device_id, ftz, dev, data, g, k, seed, opts, counter));
       }
     }
     for (const auto& v : backend.take_canary_violations()) {

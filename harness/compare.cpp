@@ -24,12 +24,13 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
   double err2 = 0, ref2 = 0;
   std::int64_t worst = -1, poisoned = 0, first_poisoned = -1;
   for (std::int64_t i = 0; i < got.numel(); ++i) {
-    const double e = static_cast<double>(expected.v[static_cast<std::size_t>(i)]);
+    const auto e_exact = expected.v[static_cast<std::size_t>(i)];  // may exceed double's range
+    const double e = static_cast<double>(e_exact);
     const double g = got.get(i);
-    const double b = tol.bound(static_cast<double>(expected.scale[static_cast<std::size_t>(i)]), e, weight_abs);
+    const double b = tol.bound(expected.scale[static_cast<std::size_t>(i)], e, weight_abs);
     // A reference value beyond the dtype's range must come back as the infinity it rounds to.
     const double e_rounded = round_to(dtype, e);
-    if (std::isinf(e_rounded) && std::isfinite(e)) {
+    if (std::isinf(e_rounded) && std::isfinite(e_exact)) {
       if (g != e_rounded && !(std::isfinite(g) && std::fabs(g) >= std::fabs(e) * (1 - 4 * unit_roundoff(dtype)))) {
         ++m.nonfinite;
         worst = i;

@@ -28,12 +28,20 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
       case Domain::Kind::probability:
         x = rng.uniform();
         break;
+      case Domain::Kind::normal:
+        x = d.mean + d.sd * rng.normal();
+        break;
+      case Domain::Kind::magnitude:
+        x = std::exp(rng.uniform(std::log(d.lo), std::log(d.hi)));
+        if (rng.uniform() < 0.5) x = -x;
+        break;
       default:
         x = rng.uniform(d.lo, d.hi);
         break;
     }
     x = round_to(t, x);
     bool ok = std::fabs(x) >= d.min_abs && x >= d.lo && x <= d.hi;
+    if (d.kind == Domain::Kind::magnitude) ok = std::fabs(x) >= d.lo && std::fabs(x) <= d.hi;
     if (d.kind == Domain::Kind::half_integer_free) ok = ok && std::fabs(x - (std::floor(x) + 0.5)) >= d.margin;
     if (d.kind == Domain::Kind::gate) ok = ok && std::fabs(x) >= d.margin && std::fabs(std::fabs(x) - 1) >= d.margin;
     if (d.kind == Domain::Kind::gumbel_noise || d.kind == Domain::Kind::probability) ok = true;

@@ -89,14 +89,15 @@ double fd_step(double u) { return std::min(2 * std::cbrt(u), 0.25); }
 std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>& x, double h, std::uint64_t seed,
                                  const std::string& purpose) {
   const Domain& d = c.decl.inputs.at(static_cast<std::size_t>(k)).domain;
-  const bool relative_only = d.min_abs > 0 || d.lo > 0;  // a pole or kink at zero
+  const bool relative_only = d.fd_length == 0 && (d.min_abs > 0 || d.lo > 0);  // a pole or kink at zero
   Rng rng = Rng::for_case(seed, c.id, purpose + std::to_string(k));
   std::vector<double> delta(x.size());
   for (std::size_t j = 0; j < x.size(); ++j) {
     double u = std::clamp(rng.normal(), -3.0, 3.0);
-    // The length over which the op changes: |x| near a pole or kink at zero, else 1 (a
-    // relative step of a large |x| would leave the asymptotic regime of periodic ops).
-    double scale = relative_only ? std::fabs(x[j]) : 1.0;
+    // The length over which the op changes: the domain's own (Domain::fd_length), |x| near a
+    // pole or kink at zero, else 1 (a relative step of a large |x| would leave the asymptotic
+    // regime of periodic ops).
+    double scale = d.fd_length > 0 ? d.fd_length : relative_only ? std::fabs(x[j]) : 1.0;
     double step = h * scale * u;
     double limit = std::numeric_limits<double>::infinity();
     if (d.hard_edges) limit = std::min(x[j] - d.lo, d.hi - x[j]) / 2;

@@ -61,8 +61,10 @@ struct Evaluator {
     FdSample s;
     s.S = static_cast<double>(S);
     s.A = static_cast<double>(A);
-    s.R = static_cast<double>(R) * kReferenceBudget * kUnitLongDouble;
-    s.G = static_cast<double>(G) * kReferenceBudget * kUnitLongDouble;
+    // Scaled in long double first: near double's overflow (exp(708)) the sums of scales
+    // exceed double's range, their products with u do not.
+    s.R = static_cast<double>(R * kReferenceBudget * kUnitLongDouble);
+    s.G = static_cast<double>(G * kReferenceBudget * kUnitLongDouble);
     return s;
   }
 };

@@ -13,6 +13,7 @@
 // written reason, which every report prints.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -43,18 +44,24 @@ struct Tolerance {
   double floor = 0;      // subnormal spacing of the storage type: results there round absolutely
   bool exact = false;    // layout ops: values are moved, any difference is a bug
   std::string loosened;  // the case's reason for extra budget, if any
-  // `weight` scales the absolute allowance (the cotangent's size for gradients).
-  double bound(double scale, double value, double weight = 1.0) const {
+  // `weight` scales the absolute terms (the cotangent's size for gradients): an absolute
+  // error of an intermediate value (a function specified in absolute error, a subnormal result
+  // rounded or flushed) reaches a gradient multiplied by the cotangent.
+  // The scale is taken in long double: near double's overflow (exp(708)) a scale exceeds
+  // double's range where the bound, a small multiple of u times it, does not.
+  double bound(long double scale, double value, double weight = 1.0) const {
     if (exact) return 0.0;
-    return (k_compute * u_compute + k_storage * u_storage) * scale + k_storage_value * u_storage * std::fabs(value) +
-           abs_allowance * weight + floor;
+    const long double relative = static_cast<long double>(k_compute * u_compute + k_storage * u_storage) * scale;
+    return static_cast<double>(relative) + k_storage_value * u_storage * std::fabs(value) + abs_allowance * weight +
+           floor * std::max(1.0, weight);
   }
   std::string describe() const;
 };
 
 // The tolerance of a case on a backend kind. `backward` widens the chain allowance for the
-// extra arithmetic of a VJP.
-Tolerance tolerance_for(const Case& c, const std::string& backend_kind, bool backward);
+// extra arithmetic of a VJP. `flushes_subnormals`: the device may flush subnormal results to
+// zero (DeviceInfo::may_flush_subnormals), so the floor is the smallest normal number.
+Tolerance tolerance_for(const Case& c, const std::string& backend_kind, bool backward, bool flushes_subnormals = false);
 
 // The backend kind of a device id: "opencl:1" -> "opencl".
 std::string backend_kind(const std::string& device_id);

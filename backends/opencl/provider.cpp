@@ -43,6 +43,8 @@ DeviceInfo describe(const Found& f) {
   for (const char* e : {"cl_khr_fp64", "cl_khr_fp16", "cl_khr_subgroups", "cl_khr_int64_base_atomics"})
     if (ext.find(e) != std::string::npos) info.notes.push_back(e);
   if (ext.find("cl_khr_fp16") == std::string::npos) info.notes.push_back("f16/bf16 as storage only (f32 arithmetic)");
+  info.may_flush_subnormals = !(f.device.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_DENORM);
+  if (info.may_flush_subnormals) info.notes.push_back("float subnormals may flush to zero (no CL_FP_DENORM)");
   info.notes.push_back("compute units " + std::to_string(f.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()));
   info.notes.push_back("global memory " + std::to_string(f.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>() >> 20) + " MiB");
   info.notes.push_back("max work-group " + std::to_string(f.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()));

@@ -165,6 +165,9 @@ DeviceFacts describe(VkPhysicalDevice pd, std::uint32_t instance_api) {
   info.driver += " (driverVersion " + std::to_string(f.props.driverVersion) + ")";
   info.api_version = version_string(f.props.apiVersion);
   info.dtypes.push_back(DType::f32);
+  // The shaders declare no DenormPreserve execution mode: subnormal results are the driver's
+  // choice (lavapipe flushes them).
+  info.may_flush_subnormals = true;
   if (f.float64) info.dtypes.push_back(DType::f64);
   if (f.storage16) {
     info.dtypes.push_back(DType::f16);

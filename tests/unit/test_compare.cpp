@@ -40,6 +40,19 @@ Tolerance relative_only() {
   return t;
 }
 
+// A reference beyond double's range (long double holds exp(709.5) * 2) must come back as the
+// infinity it rounds to; a finite answer there is wrong.
+TEST(Compare, ReferenceBeyondDoubleRangeWantsInfinity) {
+  ref::RefTensor r = reference({1.0});
+  r.v[0] = 3e308L;
+  r.scale[0] = 3e308L;
+  Tolerance t = relative_only();
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {kInf}), t, DType::f64, 1.0).verdict, Verdict::pass);
+  const Comparison finite = compare_to_reference(r, host(DType::f64, {1e308}), t, DType::f64, 1.0);
+  EXPECT_EQ(finite.verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {-kInf}), t, DType::f64, 1.0).verdict, Verdict::fail);
+}
+
 TEST(Compare, ExactMatchPassesWithZeroMargin) {
   const std::vector<double> v = {1.0, -2.5, 0.0, 0x1p-9, 0x1.8p20};  // representable in f32
   for (DType t : {DType::f32, DType::f64}) {

@@ -125,6 +125,26 @@ TEST(Tolerance, FloorIsTheStorageSubnormalSpacing) {
   EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f16), "cpu", false).floor, 2 * 0x1p-24);
 }
 
+// A device that may flush subnormal results (Vulkan without DenormPreserve) errs by up to the
+// smallest normal number there; the floor also reaches gradients through the cotangent.
+TEST(Tolerance, FloorOfAFlushingDeviceIsTheSmallestNormal) {
+  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "vulkan", false, true).floor, 2 * 0x1p-126);
+  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "vulkan", true, true).floor, 4 * 0x1p-126);
+  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f16), "vulkan", false, true).floor, 2 * 0x1p-14);
+  const Tolerance t = tolerance_for(make_case(OpKind::neg, DType::f32), "cpu", true);
+  EXPECT_EQ(t.bound(0.0, 0.0, 8.0), 8 * t.floor);
+  EXPECT_EQ(t.bound(0.0, 0.0, 0.5), t.floor);
+}
+
+// Scales beyond double's range (exp near 709) still give the finite bound they imply.
+TEST(Tolerance, BoundOfAScaleBeyondDoubleRangeIsFinite) {
+  const Tolerance t = tolerance_for(make_case(OpKind::exp, DType::f64), "cpu", false);
+  const long double scale = 1e310L;
+  const double b = t.bound(scale, 1e307);
+  EXPECT_TRUE(std::isfinite(b));
+  EXPECT_NEAR(b / static_cast<double>(scale / 1e300L), t.k_compute * t.u_compute * 1e300, 1e286);
+}
+
 TEST(Tolerance, BoundFormulaOnAHandExample) {
   Tolerance t;
   t.k_compute = 5;

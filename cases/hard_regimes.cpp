@@ -1,0 +1,141 @@
+// Hard regimes: the same ops at inputs where an unstable formulation breaks and a stable one
+// does not (saturating logits, logits that overflow exp without the max subtracted, exp near
+// overflow and expm1 near 0, erf/gelu tails, rows with a large mean and a small spread, long
+// dot products). Their ids carry a variant word; the bounds are the ordinary ones.
+#include "cases/registry.hpp"
+
+namespace gp {
+
+namespace {
+
+const std::vector<DType> kNarrow = {DType::f32, DType::f16, DType::bf16};
+
+Domain hard(Domain d) {
+  d.hard_edges = true;
+  return d;
+}
+
+// One declaration per dtype group, since the regime's edges depend on the dtype's range.
+void add(CaseList& list, OpKind op, std::vector<InputSpec> inputs, std::vector<DType> dtypes, std::string variant,
+         OpAttrs attrs = {}) {
+  CaseDecl c;
+  c.op = op;
+  c.attrs = attrs;
+  c.inputs = std::move(inputs);
+  c.dtypes = std::move(dtypes);
+  c.variant = std::move(variant);
+  list.add(std::move(c));
+}
+
+OpAttrs with_gelu(GeluApprox g) {
+  OpAttrs a;
+  a.gelu = g;
+  return a;
+}
+
+// Saturating logits: |x| up to 30 in f32 and 16-bit, 80 in f64.
+void saturating(CaseList& list) {
+  struct Group {
+    std::vector<DType> dtypes;
+    double edge;
+  };
+  for (const Group& g : {Group{kNarrow, 30}, Group{{DType::f64}, 80}}) {
+    const Domain logits = Domain::range(-g.edge, g.edge);
+    for (OpKind op : {OpKind::sigmoid, OpKind::softplus, OpKind::silu})
+      for (const Shape& s : {Shape{127}, Shape{64, 128}}) add(list, op, {{s, logits}}, g.dtypes, "saturating");
+    for (OpKind op : {OpKind::softmax, OpKind::log_softmax, OpKind::logsumexp})
+      for (const Shape& s : {Shape{16, 33}, Shape{64, 128}}) add(list, op, {{s, logits}}, g.dtypes, "saturating");
+    for (const Shape& s : {Shape{7}, Shape{64, 128}})
+      add(list, OpKind::bce_with_logits, {{s, logits}, {s, Domain::of(Domain::Kind::probability, 0, 1)}}, g.dtypes,
+          "saturating");
+    for (const Shape& s : {Shape{16, 10}, Shape{64, 128}})
+      add(list, OpKind::cross_entropy, {{s, logits}, {Shape{s[0]}, Domain::classes_of(static_cast<int>(s[1]))}},
+          g.dtypes, "saturating");
+    OpAttrs tau;
+    tau.tau = 0.5;
+    for (const Shape& s : {Shape{16, 33}, Shape{64, 128}})
+      add(list, OpKind::gumbel_softmax, {{s, logits}, {s, Domain::of(Domain::Kind::gumbel_noise, 0, 1)}}, g.dtypes,
+          "saturating", tau);
+  }
+}
+
+// Logits whose exp overflows unless the row maximum is subtracted first: exp(100) is past
+// float's range, exp(720) past double's.
+void overflowing(CaseList& list) {
+  struct Group {
+    std::vector<DType> dtypes;
+    double lo, hi;
+  };
+  for (const Group& g : {Group{kNarrow, 100, 130}, Group{{DType::f64}, 720, 760}}) {
+    Domain logits = Domain::range(g.lo, g.hi);
+    logits.fd_length = 1;  // softmax changes over a unit of its logits, wherever they sit
+    for (OpKind op : {OpKind::softmax, OpKind::log_softmax, OpKind::logsumexp})
+      add(list, op, {{Shape{16, 33}, logits}}, g.dtypes, "overflowing");
+    add(list, OpKind::cross_entropy, {{Shape{16, 10}, logits}, {Shape{16}, Domain::classes_of(10)}}, g.dtypes,
+        "overflowing");
+  }
+}
+
+// exp and expm1 just below overflow, and expm1 at tiny arguments where exp(x) - 1 cancels.
+void exponentials(CaseList& list) {
+  struct Group {
+    std::vector<DType> dtypes;
+    // Below overflow (f32 and bf16 at 88.72, f16 at 11.09, f64 at 709.78), with room for the
+    // gradient dy exp(x) at |dy| up to 5: within a factor of 5 of the largest finite value.
+    double lo, hi;
+    double tiny_lo, tiny_hi;
+  };
+  for (const Group& g : {Group{{DType::f32, DType::bf16}, 80, 87, 1e-8, 1e-3}, Group{{DType::f16}, 7, 9.4, 1e-4, 1e-2},
+                         Group{{DType::f64}, 700, 708, 1e-12, 1e-3}}) {
+    Domain high = hard(Domain::range(g.lo, g.hi));
+    high.fd_length = 1;  // exp changes over a unit of its argument, not over |x| = 700
+    for (OpKind op : {OpKind::exp, OpKind::expm1}) {
+      add(list, op, {{Shape{127}, high}}, g.dtypes, "near_overflow");
+      add(list, op, {{Shape{127}, Domain::magnitude(g.tiny_lo, g.tiny_hi)}}, g.dtypes, "near_zero");
+    }
+  }
+}
+
+// Left tails of gelu, where x * Phi(x) is tiny and 1 + erf(x / sqrt 2) cancels.
+void gelu_tails(CaseList& list) {
+  const std::vector<DType> all = {DType::f32, DType::f64, DType::f16, DType::bf16};
+  for (GeluApprox a : {GeluApprox::erf, GeluApprox::tanh})
+    for (const Shape& s : {Shape{127}, Shape{64, 128}})
+      add(list, OpKind::gelu, {{s, Domain::range(-10, -3)}}, all, "tail", with_gelu(a));
+}
+
+// Rows at 1000 + N(0, 1e-2): a one-pass variance E[x^2] - E[x]^2 loses every digit. 16-bit
+// storage cannot hold such rows (1000's spacing is 0.5 in f16), so f32 and f64 only.
+void large_mean(CaseList& list) {
+  const Domain rows = Domain::normal(1000, 1e-2);
+  const std::vector<DType> wide = {DType::f32, DType::f64};
+  for (const Shape& s : {Shape{16, 33}, Shape{64, 128}}) {
+    add(list, OpKind::variance, {{s, rows}}, wide, "large_mean");
+    Shape row{s[1]};
+    add(list, OpKind::layer_norm, {{s, rows}, {row, Domain::range(0.5, 2)}, {row, Domain::range(-1, 1)}}, wide,
+        "large_mean");
+  }
+}
+
+// Long dot products of zero-mean inputs: sums of thousands of terms that cancel to about
+// sqrt(n) of their magnitude.
+void long_dots(CaseList& list) {
+  const Domain d = Domain::range(-1, 1);
+  for (std::int64_t k : {1024, 4096})
+    add(list, OpKind::matmul, {{Shape{8, k}, d}, {Shape{k, 5}, d}}, {DType::f32, DType::f64}, "long");
+  add(list, OpKind::linear, {{Shape{4, 4096}, d}, {Shape{3, 4096}, d}, {Shape{3}, d}}, {DType::f32, DType::f64},
+      "long");
+}
+
+}  // namespace
+
+void declare_hard_regimes_cases(CaseList& list) {
+  saturating(list);
+  overflowing(list);
+  exponentials(list);
+  gelu_tails(list);
+  large_mean(list);
+  long_dots(list);
+}
+
+}  // namespace gp
