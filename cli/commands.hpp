@@ -52,7 +52,17 @@ struct StressCommand {
   std::string child_out;  // stress-child only: where the child writes its result
 };
 
+// `gradparity selftest`: the checks' detection power, through a perturbing decorator.
+struct SelftestCommand {
+  CommonOptions common;
+  Selection selection;     // --op, --dtype, --filter as in run
+  int sample = 0;          // --sample N: every k-th selected case, N in all; 0 = all
+  std::string report_dir;  // --report-dir: DIR/selftest.json
+  bool progress = true;
+};
+
 int list_command(const std::string& what, const BackendOptions& opts);
+int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);
 int dump_command(const OneCaseCommand& cmd);

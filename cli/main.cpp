@@ -91,6 +91,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 86400.0));
   stress_child->add_option("--out", stress.child_out, "result file")->required();
 
+  gp::cli::SelftestCommand self;
+  auto* self_cmd = app.add_subcommand(
+      "selftest",
+      "the checks' detection power: cases run through injected faults; exit 1 if a must-catch one is missed");
+  add_common(self_cmd, self.common, false);
+  self_cmd->add_option("--op", self.selection.ops, "ops to run (comma-separated)")->delimiter(',');
+  self_cmd->add_option("--dtype", self.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
+  self_cmd->add_option("--filter", self.selection.filter, "regex searched in case ids");
+  self_cmd->add_option("--sample", self.sample, "every k-th selected case, N in all (0: all)")
+      ->check(CLI::Range(0, 1000000));
+  self_cmd->add_option("--report-dir", self.report_dir, "write DIR/selftest.json");
+  self_cmd->add_flag("!--no-progress", self.progress, "no progress output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -101,7 +114,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;
   }
-  run.common.command_line = one.common.command_line = stress.common.command_line = command_line;
+  run.common.command_line = one.common.command_line = stress.common.command_line = self.common.command_line =
+      command_line;
   try {
     if (list->parsed()) return gp::cli::list_command(list_what, list_opts);
     if (run_cmd->parsed()) return gp::cli::run_command(run);
@@ -109,6 +123,7 @@ int main(int argc, char** argv) {
     if (dump->parsed()) return gp::cli::dump_command(one);
     if (stress_cmd->parsed()) return gp::cli::stress_command(stress);
     if (stress_child->parsed()) return gp::cli::stress_child_command(stress);
+    if (self_cmd->parsed()) return gp::cli::selftest_command(self);
   } catch (const gp::UsageError& e) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;

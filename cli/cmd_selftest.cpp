@@ -1,0 +1,130 @@
+// `gradparity selftest`: how much a green run proves. Every selected case runs on one device
+// through a perturbing decorator, once per fault class; the table says, per class, how many
+// cases caught it, and per op family the detection threshold eps* of gradient x (1 + eps).
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "harness/selftest.hpp"
+
+namespace gp::cli {
+
+namespace {
+
+std::string fault_label(const Fault& f) {
+  std::string s(fault_class_name(f.kind));
+  if (f.epsilon > 0) s += fmt::format("({:g})", f.epsilon);
+  return s;
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(std::lround(q * static_cast<double>(v.size() - 1)))];
+}
+
+struct Tally {
+  int applies = 0, caught = 0, missed_must = 0;
+  bool must = false;
+};
+
+nlohmann::json to_json(const SelectedDevice& d, const std::vector<CaseSelftest>& results) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto& r : results) {
+    nlohmann::json faults = nlohmann::json::array();
+    for (const auto& f : r.faults)
+      faults.push_back({{"fault", fault_label(f.fault)},
+                        {"applies", f.applies},
+                        {"must_catch", f.must_catch},
+                        {"caught", f.caught},
+                        {"evidence", f.evidence}});
+    nlohmann::json c = {{"case_id", r.c->id}, {"family", r.c->family()}, {"faults", faults}};
+    if (!r.baseline_problem.empty()) c["baseline_problem"] = r.baseline_problem;
+    c["epsilon_star"] = std::isinf(r.epsilon_star) ? nlohmann::json("inf") : nlohmann::json(r.epsilon_star);
+    cases.push_back(std::move(c));
+  }
+  return {{"device", d.id}, {"device_name", d.entry.info.name}, {"cases", cases}};
+}
+
+}  // namespace
+
+int selftest_command(const SelftestCommand& cmd) {
+  std::vector<const Case*> cases = select_cases(cmd.selection);
+  if (cmd.sample > 0 && static_cast<int>(cases.size()) > cmd.sample) {
+    // Every k-th case, so that every family of the selection keeps its share.
+    std::vector<const Case*> every;
+    const double stride = static_cast<double>(cases.size()) / cmd.sample;
+    for (int i = 0; i < cmd.sample; ++i) every.push_back(cases[static_cast<std::size_t>(i * stride)]);
+    cases = every;
+  }
+  if (cmd.common.backends.size() != 1) throw UsageError("give exactly one --backend (for example cpu or opencl:0)");
+  auto devices = select_devices(cmd.common.backends, cmd.common.backend);
+  if (devices.size() != 1)
+    throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
+                     " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
+  const SelectedDevice& device = devices[0];
+  if (!device.entry.create) {
+    fmt::print(stderr, "gradparity: {} is unavailable: {}\n", device.id, device.entry.unavailable);
+    return 3;
+  }
+  auto backend = device.entry.create();
+  SelftestOptions opts;
+  opts.seed = cmd.common.seed;
+  opts.numerical = cmd.common.numerical;
+
+  std::vector<CaseSelftest> results;
+  std::map<std::string, Tally> by_fault;
+  std::map<std::string, std::vector<double>> eps_by_family;
+  std::vector<std::string> baseline_failures, must_misses;
+  int done = 0;
+  for (const Case* c : cases) {
+    if (cmd.progress) fmt::print(stderr, "[{}/{}] {}\n", ++done, cases.size(), c->id);
+    if (!backend->supports(c->call).ok) continue;
+    CaseSelftest r = selftest_case(*c, device, *backend, opts);
+    if (!r.baseline_problem.empty()) baseline_failures.push_back(c->id + ": " + r.baseline_problem);
+    for (const auto& f : r.faults) {
+      Tally& t = by_fault[fault_label(f.fault) + " " + std::string(dtype_name(c->dtype))];
+      t.must = t.must || f.must_catch;
+      if (!f.applies) continue;
+      ++t.applies;
+      t.caught += f.caught;
+      if (f.must_catch && !f.caught) {
+        ++t.missed_must;
+        must_misses.push_back(fmt::format("{} missed {}", c->id, fault_label(f.fault)));
+      }
+    }
+    if (r.baseline_problem.empty() && r.epsilon_star > 0)
+      eps_by_family[c->family() + " " + std::string(dtype_name(c->dtype))].push_back(r.epsilon_star);
+    results.push_back(std::move(r));
+  }
+
+  fmt::print("selftest on {} ({}), seed {}: {} cases\n\n", device.id, device.entry.info.name, cmd.common.seed,
+             results.size());
+  fmt::print("{:<32} {:>10} {:>8} {:>8}  {}\n", "fault class, dtype", "must catch", "applies", "caught", "missed");
+  for (const auto& [name, t] : by_fault)
+    fmt::print("{:<32} {:>10} {:>8} {:>8}  {}\n", name, t.must ? "yes" : "no", t.applies, t.caught,
+               t.applies - t.caught);
+  fmt::print("\ndetection threshold eps* of gradient x (1 + eps), per family and dtype:\n");
+  fmt::print("{:<24} {:>6} {:>10} {:>10} {:>10}\n", "family dtype", "cases", "median", "p90", "max");
+  for (const auto& [family, v] : eps_by_family)
+    fmt::print("{:<24} {:>6} {:>10.3g} {:>10.3g} {:>10.3g}\n", family, v.size(), percentile(v, 0.5), percentile(v, 0.9),
+               percentile(v, 1.0));
+  for (const auto& b : baseline_failures) fmt::print("baseline not clean: {}\n", b);
+  for (const auto& m : must_misses) fmt::print("MISSED (must catch): {}\n", m);
+
+  if (!cmd.report_dir.empty()) {
+    std::filesystem::create_directories(cmd.report_dir);
+    const auto path = std::filesystem::path(cmd.report_dir) / "selftest.json";
+    std::ofstream(path) << to_json(device, results).dump(1) << "\n";
+    fmt::print("report: {}\n", path.string());
+  }
+  return baseline_failures.empty() && must_misses.empty() ? 0 : 1;
+}
+
+}  // namespace gp::cli

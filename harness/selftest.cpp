@@ -1,0 +1,128 @@
+#include "harness/selftest.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "harness/text.hpp"
+
+namespace gp {
+
+std::vector<Fault> fault_set(DType dtype) {
+  std::vector<Fault> f;
+  for (double e : {1e-2, 1e-3, 1e-4, 1e-5}) f.push_back({FaultClass::gradient_scaled, e});
+  if (dtype == DType::f64)
+    for (double e : {1e-8, 1e-11}) f.push_back({FaultClass::gradient_scaled, e});
+  for (FaultClass k : {FaultClass::sign_flipped, FaultClass::element_zeroed, FaultClass::last_element_dropped,
+                       FaultClass::last_row_dropped, FaultClass::gradients_crossed})
+    f.push_back({k, 0});
+  f.push_back({FaultClass::forward_scaled, dtype == DType::f64 ? 1e-8 : 1e-2});
+  if (dtype == DType::f16 || dtype == DType::bf16) f.push_back({FaultClass::double_rounded, 0});
+  return f;
+}
+
+bool must_catch(const Fault& f, DType dtype) {
+  const bool wide = dtype == DType::f32 || dtype == DType::f64;
+  switch (f.kind) {
+    case FaultClass::gradient_scaled:
+    case FaultClass::forward_scaled:
+      return wide && f.epsilon >= (dtype == DType::f64 ? 1e-8 : 1e-2);
+    case FaultClass::double_rounded:
+      return false;
+    default:
+      return true;
+  }
+}
+
+namespace {
+
+// The checks of the case on `backend`, first failing one described; empty when all pass.
+std::string first_failure(const Case& c, const SelectedDevice& device, Backend& backend, const ReferenceData& data,
+                          const SelftestOptions& o) {
+  auto queue = backend.create_queue();
+  for (const CheckResult& r : check_on_backend(c, device.id, backend, *queue, data, o.seed, o.numerical)) {
+    if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
+      return direction_label(r.direction, r.input) + ": " + r.reason.substr(0, 160);
+  }
+  return {};
+}
+
+bool caught_at(const Case& c, const SelectedDevice& device, Backend& inner, const ReferenceData& data,
+               const SelftestOptions& o, Fault f) {
+  auto faulty = make_faulty_backend(inner, f);
+  return !first_failure(c, device, *faulty, data, o).empty();
+}
+
+// Why a fault cannot change this case's results at all, or empty when it can.
+std::string not_applicable(const Case& c, const ReferenceData& data, const Fault& f) {
+  std::vector<int> differentiable;
+  for (int k = 0; k < static_cast<int>(data.grads.size()); ++k)
+    if (!data.grads[static_cast<std::size_t>(k)].v.empty()) differentiable.push_back(k);
+  if (differentiable.empty()) return "no gradient";
+  const auto& g0 = data.grads[static_cast<std::size_t>(differentiable[0])];
+  switch (f.kind) {
+    case FaultClass::sign_flipped:
+    case FaultClass::element_zeroed: {
+      long double largest = 0;
+      for (auto v : g0.v) largest = std::max(largest, std::fabs(v));
+      return largest == 0 ? "the gradient is zero" : "";
+    }
+    case FaultClass::last_row_dropped:
+      return g0.shape.rank() < 2 ? "the gradient has no rows" : "";
+    case FaultClass::gradients_crossed:
+      for (std::size_t i = 1; i < differentiable.size(); ++i) {
+        const auto& gi = data.grads[static_cast<std::size_t>(differentiable[i])];
+        if (gi.shape != g0.shape) continue;
+        for (std::size_t j = 0; j < gi.v.size(); ++j)
+          if (std::fabs(gi.v[j] - g0.v[j]) > 1e-3L * (std::fabs(g0.v[j]) + std::fabs(gi.v[j]))) return "";
+        return "the gradients that could be crossed are equal";
+      }
+      return "no two gradients of one shape";
+    case FaultClass::double_rounded:
+      return c.dtype == DType::f16 || c.dtype == DType::bf16 ? "" : "not a 16-bit dtype";
+    default:
+      return "";
+  }
+}
+
+double find_epsilon_star(const Case& c, const SelectedDevice& device, Backend& inner, const ReferenceData& data,
+                         const SelftestOptions& o) {
+  auto caught = [&](double log_eps) {
+    return caught_at(c, device, inner, data, o, {FaultClass::gradient_scaled, std::pow(10.0, log_eps)});
+  };
+  double lo = -16, hi = 0;  // 10^lo is below every dtype's resolution
+  if (!caught(hi)) return std::numeric_limits<double>::infinity();
+  while (hi - lo > 0.18) {  // log10(1.5)
+    const double mid = (lo + hi) / 2;
+    (caught(mid) ? hi : lo) = mid;
+  }
+  return std::pow(10.0, hi);
+}
+
+}  // namespace
+
+CaseSelftest selftest_case(const Case& c, const SelectedDevice& device, Backend& backend, const SelftestOptions& o) {
+  CaseSelftest out;
+  out.c = &c;
+  const ReferenceData data = prepare_reference(c, o.seed);
+  out.baseline_problem = first_failure(c, device, backend, data, o);
+  if (!out.baseline_problem.empty()) return out;
+  for (const Fault& f : fault_set(c.dtype)) {
+    FaultOutcome r;
+    r.fault = f;
+    r.must_catch = must_catch(f, c.dtype);
+    r.evidence = not_applicable(c, data, f);
+    r.applies = r.evidence.empty();
+    if (r.applies) {
+      auto faulty = make_faulty_backend(backend, f);
+      r.evidence = first_failure(c, device, *faulty, data, o);
+      r.caught = !r.evidence.empty();
+    }
+    out.faults.push_back(std::move(r));
+  }
+  out.epsilon_star = not_applicable(c, data, {FaultClass::gradient_scaled, 1}).empty()
+                         ? find_epsilon_star(c, device, backend, data, o)
+                         : 0;
+  return out;
+}
+
+}  // namespace gp
