@@ -56,7 +56,9 @@ Json meta_to_json(const RunMetadata& m) {
           {"command_line", m.command_line},
           {"shard", m.shard},
           {"wall_seconds", encode_number(m.wall_seconds)},
-          {"devices", std::move(devices)}};
+          {"devices", std::move(devices)},
+          {"catalog", m.catalog},
+          {"interrupted", m.interrupted}};
 }
 
 // Absent values (no input index, no worst element) are null rather than a magic -1.
@@ -151,6 +153,8 @@ RunMetadata meta_from_json(const FieldReader& r) {
   m.command_line = r.string("command_line");
   m.shard = r.string("shard");
   m.wall_seconds = r.number("wall_seconds");
+  m.catalog = r.string("catalog");
+  m.interrupted = r.boolean("interrupted", false);
   const Json& devices = r.array("devices");
   for (std::size_t i = 0; i < devices.size(); ++i)
     m.devices.push_back(
@@ -226,9 +230,9 @@ StressResult stress_from_json(const FieldReader& r) {
 std::string report_to_json_text(const RunReport& report) {
   Json checks = Json::array();
   for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
-  // A document without a stress section is exactly a 1.0 document and says so; the 1.1 field
-  // "stress" is written only by `gradparity stress`.
-  Json doc = {{"schema_version", report.stress.empty() ? std::string_view("1.0") : kParitySchemaVersion},
+  // Every document carries the 1.2 meta fields, so every document says 1.2; the 1.1 field
+  // "stress" is still written only by `gradparity stress`.
+  Json doc = {{"schema_version", kParitySchemaVersion},
               {"meta", meta_to_json(report.meta)},
               {"summary", summary_to_json(summarize(report.checks))},
               {"checks", std::move(checks)}};
