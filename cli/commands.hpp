@@ -44,7 +44,7 @@ struct MergeCommand {
 // `gradparity compare OLD.json NEW.json`
 struct CompareCommand {
   std::string old_path, new_path;  // parity.json files or folders holding one
-  double max_margin_increase = 0.5;
+  double max_margin_increase = 0.25;
   std::size_t rows = 15;
 };
 

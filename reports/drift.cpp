@@ -127,7 +127,7 @@ std::string comparison_to_text(const RunComparison& cmp, const RunReport& old_ru
   list(out, "Checks that vanished", cmp.vanished, rows);
 
   const bool over = cmp.max_increase() > max_increase;
-  fmt::format_to(o, "\ndrift: largest margin increase {:+.3g} (limit {:.3g}{}), {} new failure{}: {}\n",
+  fmt::format_to(o, "\ndrift: largest margin increase {:+.4g} (limit {:.4g}{}), {} new failure{}: {}\n",
                  cmp.max_increase(), max_increase, over ? ", exceeded" : "", cmp.new_failures.size(),
                  cmp.new_failures.size() == 1 ? "" : "s", drift_exceeds(cmp, max_increase) ? "FAIL" : "ok");
   return out;

@@ -124,7 +124,7 @@ for sig in (signal.SIGINT, signal.SIGTERM):
     meta = json.load(open(os.path.join(out, "parity.json")))
     check(p.returncode == 130 and "INTERRUPTED" in stdout and meta["meta"]["interrupted"] is True
           and len(meta["checks"]) > 0 and "Interrupted" in open(os.path.join(out, "parity.md")).read(),
-          f"signal {sig.name}: exit {p.returncode}, {len(meta['checks'])} checks kept, marked interrupted")
+          f"signal {sig.name}: exit {p.returncode}, {len(meta['checks'])} checks kept, interrupted={meta['meta']['interrupted']}")
 
 # --- a backend named explicitly but unavailable ----------------------------------------------------
 listing = run(["list", "backends"]).stdout

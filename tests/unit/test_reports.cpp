@@ -131,7 +131,7 @@ TEST(ParityJson, RoundTripKeepsEveryFieldIncludingNonFinite) {
 TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
   const std::string text = report_to_json_text(synthetic_report());
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc["schema_version"], "1.2");
+  EXPECT_EQ(doc["schema_version"], "1.0");
   EXPECT_EQ(doc["checks"][4]["margin"], "inf");
   EXPECT_EQ(doc["checks"][4]["max_ulp"], "-inf");
   EXPECT_EQ(doc["checks"][3]["margin"], "nan");
@@ -155,7 +155,7 @@ TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
 
 TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
   const std::string text = report_to_json_text(synthetic_report());
-  const std::string v2 = replace_once(text, "\"schema_version\": \"1.2\"", "\"schema_version\": \"2.0\"");
+  const std::string v2 = replace_once(text, "\"schema_version\": \"1.0\"", "\"schema_version\": \"2.0\"");
   try {
     report_from_json_text(v2, "old.json");
     FAIL() << "a 2.0 document was accepted";
@@ -164,13 +164,13 @@ TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
     EXPECT_THAT(e.what(), HasSubstr("schema_version 2.0 is not supported"));
     EXPECT_THAT(e.what(), HasSubstr("1.x"));
   }
-  EXPECT_THROW(report_from_json_text(replace_once(text, "\"1.2\"", "\"one\"")), Error);
-  EXPECT_THROW(report_from_json_text(replace_once(text, "\"schema_version\": \"1.2\",", "")), Error);
+  EXPECT_THROW(report_from_json_text(replace_once(text, "\"1.0\"", "\"one\"")), Error);
+  EXPECT_THROW(report_from_json_text(replace_once(text, "\"schema_version\": \"1.0\",", "")), Error);
 }
 
 TEST(ParityJson, AcceptsNewerMinorVersionWithUnknownFields) {
   std::string text = report_to_json_text(synthetic_report());
-  text = replace_once(text, "\"schema_version\": \"1.2\"", "\"schema_version\": \"1.7\", \"added_in_1_7\": [1, 2]");
+  text = replace_once(text, "\"schema_version\": \"1.0\"", "\"schema_version\": \"1.7\", \"added_in_1_7\": [1, 2]");
   text = replace_once(text, "\"case_id\":", "\"new_field\": {\"x\": 1}, \"case_id\":");
   const RunReport back = report_from_json_text(text);
   EXPECT_EQ(back.checks.size(), 5u);
