@@ -106,6 +106,11 @@ suites = ET.parse(d("whole.xml")).getroot()
 cases = suites.findall(".//testcase")
 check(len(cases) == len(doc["checks"]), f"junit: {len(cases)} testcases for {len(doc['checks'])} checks")
 
+r = run(["stress", "--backend", "cpu", "--op", "exp", "--dtype", "f32", "--threads", "2", "--iterations", "2",
+         "--no-progress", "--junit", d("stress.xml")])
+modes = ET.parse(d("stress.xml")).getroot().findall(".//testcase") if os.path.exists(d("stress.xml")) else []
+check(r.returncode == 0 and len(modes) == 3, f"stress --junit: exit {r.returncode}, {len(modes)} testcases for 3 modes")
+
 # --- report folder that cannot be written: found before the run --------------------------------
 open(d("plainfile"), "w").close()
 t0 = time.time()
