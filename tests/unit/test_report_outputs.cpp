@@ -64,6 +64,25 @@ TEST(ParitySummary, StaysFarBelowTheCiSummaryLimitOnAHugeRun) {
   EXPECT_GT(report_to_details_markdown(r).size(), 5u * 1024 * 1024);
 }
 
+TEST(ParitySummary, ThinnestMarginsLeaveOutCorrectlyRoundedResults) {
+  RunReport r = synthetic_report();
+  r.checks.push_back(make_check("sqrt", "cpu", Direction::forward, -1, Verdict::pass));
+  r.checks.back().metrics.margin = 0.99;  // 0 ULP: the f16-style rounding artefact
+  r.checks.back().metrics.max_ulp = 0;
+  r.checks.push_back(make_check("tanh", "cpu", Direction::backward, 0, Verdict::pass));
+  r.checks.back().metrics.margin = 0.7;  // 1 ULP off: belongs in the table
+  r.checks.push_back(make_check("log", "cpu", Direction::numerical_backend, 0, Verdict::pass));
+  r.checks.back().metrics.margin = 0.3;  // numerical checks have no ULP distance: kept
+  r.checks.back().metrics.max_ulp = 0;
+  const std::string md = report_to_markdown(r);
+  const std::string table = md.substr(md.find("## Thinnest margins"));
+  EXPECT_THAT(table, HasSubstr("leaving out the 1 forward / backward checks"));
+  EXPECT_THAT(table, Not(HasSubstr("sqrt(")));
+  EXPECT_THAT(table, HasSubstr("| 0.7 | `tanh(shape=7x3,dtype=f32)` backward input 0 | `cpu` | 1 |"));
+  EXPECT_THAT(table, HasSubstr("| 0.3 | `log(shape=7x3,dtype=f32)` numerical_backend input 0 |"));
+  EXPECT_THAT(md, HasSubstr("Margins of the 4 passing checks"));  // the distribution counts all
+}
+
 TEST(ParitySummary, InterruptedRunSaysSoFirst) {
   RunReport r = synthetic_report();
   r.meta.interrupted = true;
