@@ -2,10 +2,34 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <set>
+
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "reports/junit_report.hpp"
 #include "reports/summary.hpp"
 
 namespace gp::cli {
+
+namespace {
+
+// A device that was found but could not be opened makes every one of its cases SKIP with this
+// reason (harness/runner.cpp); for a device the user named, that is the failed driver a CI job
+// must not pass over.
+bool never_opened(const RunReport& report, const std::string& id, std::string& reason) {
+  bool any = false;
+  for (const CheckResult& c : report.checks) {
+    if (c.backend != id) continue;
+    if (c.verdict != Verdict::skip ||
+        (c.reason.rfind("could not open device", 0) != 0 && c.reason.rfind("could not create a queue", 0) != 0))
+      return false;
+    any = true;
+    reason = c.reason;
+  }
+  return any;
+}
+
+}  // namespace
 
 int run_command(const RunCommand& cmd) {
   Selection sel = cmd.selection;
@@ -13,6 +37,23 @@ int run_command(const RunCommand& cmd) {
   std::vector<const Case*> cases = select_cases(sel);
   std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (cases.empty()) fmt::print(stderr, "warning: the selection matches no case\n");
+  // Found now rather than after the run, whose results would otherwise be lost.
+  if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
+  if (!cmd.junit.empty()) require_writable_file(cmd.junit, "--junit");
+
+  // The default run takes whatever backends the machine has; a backend named with --backend is
+  // a requirement, and a CI job whose driver failed to load must not stay green.
+  const bool named = !cmd.common.backends.empty();
+  for (const auto& d : devices) {
+    if (d.entry.create) continue;
+    if (named && !cmd.allow_unavailable) {
+      fmt::print(stderr,
+                 "gradparity: {} is unavailable: {} (named with --backend; --allow-unavailable runs without it)\n",
+                 d.id, d.entry.unavailable);
+      return kUnavailableExit;
+    }
+    fmt::print(stderr, "note: {} is unavailable: {} (its cases SKIP)\n", d.id, d.entry.unavailable);
+  }
 
   RunOptions opts;
   opts.seed = cmd.common.seed;
@@ -20,18 +61,22 @@ int run_command(const RunCommand& cmd) {
   opts.reference_checks = cmd.reference_checks;
   opts.progress = cmd.progress;
   opts.jobs = cmd.jobs;
-  for (const auto& d : devices)
-    if (!d.entry.create)
-      fmt::print(stderr, "note: {} is unavailable: {} (its cases SKIP)\n", d.id, d.entry.unavailable);
+  InterruptGuard interrupt;
+  opts.stop = &InterruptGuard::flag();
 
   RunReport report = run_parity(cases, devices, opts);
   double wall = report.meta.wall_seconds;
   report.meta = make_metadata(cmd.common);
   report.meta.wall_seconds = wall;
   report.meta.shard = cmd.shard;
+  report.meta.interrupted = InterruptGuard::flag().load();
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
 
   if (!cmd.report_dir.empty()) write_reports(cmd.report_dir, report);
+  if (!cmd.junit.empty()) {
+    write_junit(cmd.junit, report);
+    fmt::print("junit: {}\n", cmd.junit);
+  }
   ReportSummary summary = summarize(report.checks);
   for (const auto& r : report.checks) {
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
@@ -39,7 +84,23 @@ int run_command(const RunCommand& cmd) {
                  direction_label(r.direction, r.input), r.reason, r.repro);
   }
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
+  if (report.meta.interrupted) {
+    std::set<std::string> finished;
+    for (const auto& r : report.checks) finished.insert(r.case_id);
+    fmt::print("INTERRUPTED (signal {}) after {} of {} cases, {} in {:.1f} s; the reports hold the finished cases\n",
+               InterruptGuard::signal_number(), finished.size(), cases.size(), summary_line(summary.overall), wall);
+    return kInterruptedExit;
+  }
   fmt::print("{} cases, {} in {:.1f} s\n", cases.size(), summary_line(summary.overall), wall);
+  if (named && !cmd.allow_unavailable) {
+    for (const auto& d : devices) {
+      std::string reason;
+      if (never_opened(report, d.id, reason)) {
+        fmt::print(stderr, "gradparity: {} (named with --backend) could not be used: {}\n", d.id, reason);
+        return kUnavailableExit;
+      }
+    }
+  }
   return summary.overall[Verdict::fail] + summary.overall[Verdict::error] > 0 ? 1 : 0;
 }
 

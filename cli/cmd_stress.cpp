@@ -10,6 +10,7 @@
 #include "cli/stress_child.hpp"
 #include "core/error.hpp"
 #include "harness/stress.hpp"
+#include "reports/junit_report.hpp"
 
 namespace gp::cli {
 
@@ -70,6 +71,9 @@ int stress_command(const StressCommand& cmd) {
                        " device among --backend");
   }
 
+  if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
+  if (!cmd.junit.empty()) require_writable_file(cmd.junit, "--junit");
+
   RunReport report;
   report.meta = make_metadata(cmd.common);
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
@@ -99,6 +103,10 @@ int stress_command(const StressCommand& cmd) {
   report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (!cmd.report_dir.empty()) write_reports(cmd.report_dir, report);
+  if (!cmd.junit.empty()) {
+    write_junit(cmd.junit, report);
+    fmt::print("junit: {}\n", cmd.junit);
+  }
   const auto failed = std::count_if(report.stress.begin(), report.stress.end(), [](auto& r) { return r.failed(); });
   fmt::print("stress: {} of {} device x mode runs failed in {:.1f} s\n", failed, report.stress.size(),
              report.meta.wall_seconds);

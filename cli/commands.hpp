@@ -1,9 +1,11 @@
 // The `gradparity` sub-commands. Each returns the process exit code: 0 everything passed or
-// skipped, 1 a check failed or errored, 2 a usage error (thrown as gp::UsageError).
+// skipped, 1 a check failed or errored (compare: drift over the limit), 2 a usage error (thrown
+// as gp::UsageError), 3 a backend named with --backend is unavailable, 130 interrupted.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -28,6 +30,22 @@ struct RunCommand {
   int jobs = 1;
   bool progress = true;
   bool reference_checks = true;
+  std::string junit;               // --junit FILE
+  bool allow_unavailable = false;  // --allow-unavailable: a named backend may be unavailable
+};
+
+// `gradparity merge SHARD_DIR... --report-dir OUT`
+struct MergeCommand {
+  std::vector<std::string> inputs;  // shard report folders (or parity.json files)
+  std::string report_dir;
+  std::string junit;
+};
+
+// `gradparity compare OLD.json NEW.json`
+struct CompareCommand {
+  std::string old_path, new_path;  // parity.json files or folders holding one
+  double max_margin_increase = 0.25;
+  std::size_t rows = 15;
 };
 
 struct OneCaseCommand {
@@ -49,6 +67,7 @@ struct StressCommand {
   std::string report_dir;          // --report-dir
   std::string inject;              // --inject FAULT (positive control), "" = none
   bool progress = true;
+  std::string junit;      // --junit FILE
   std::string child_out;  // stress-child only: where the child writes its result
 };
 
@@ -68,11 +87,26 @@ int repro_command(const OneCaseCommand& cmd);
 int dump_command(const OneCaseCommand& cmd);
 int stress_command(const StressCommand& cmd);
 int stress_child_command(const StressCommand& cmd);  // one device x mode, in this process
+int merge_command(const MergeCommand& cmd);
+int compare_command(const CompareCommand& cmd);
 
 // Helpers shared by the commands.
 RunMetadata make_metadata(const CommonOptions& c);
+// "<N> cases, <hash of the case ids>": shards cut from different catalogs must not merge.
+std::string catalog_version();
 const Case& require_case(const std::string& id);  // UsageError if unknown
-// Writes DIR/parity.json and DIR/parity.md (creating DIR) and says where.
+// Writes DIR/parity.json, parity.md, parity-details.md and parity.html (creating DIR) and says
+// where (cli/report_files.cpp).
 void write_reports(const std::string& dir, const RunReport& report);
+// Before a run: creates DIR and proves a file can be written there, or throws UsageError naming
+// DIR and the reason, so a long run never ends in results it cannot save.
+void require_writable_dir(const std::string& dir, std::string_view option);
+// Likewise for a single output file (--junit FILE): its folder must take a new file.
+void require_writable_file(const std::string& file, std::string_view option);
+// Reads parity.json from a file or from a folder holding one; a missing, truncated, foreign or
+// future-schema document is a UsageError of one line naming the file.
+RunReport read_report_input(const std::string& path);
+// Exit code 3: a backend named explicitly with --backend could not be used.
+inline constexpr int kUnavailableExit = 3;
 
 }  // namespace gp::cli

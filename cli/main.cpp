@@ -46,7 +46,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--dtype", run.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
   run_cmd->add_option("--filter", run.selection.filter, "regex searched in case ids");
   run_cmd->add_option("--shard", run.shard, "run shard I of N (1-based), e.g. 2/4");
-  run_cmd->add_option("--report-dir", run.report_dir, "write DIR/parity.json and DIR/parity.md");
+  run_cmd->add_option("--report-dir", run.report_dir,
+                      "write DIR/parity.md (summary), parity-details.md, parity.json and parity.html");
+  run_cmd->add_option("--junit", run.junit, "also write JUnit XML, one testcase per check, to FILE");
+  run_cmd->add_flag("--allow-unavailable", run.allow_unavailable,
+                    "a backend named with --backend may be unavailable (its cases SKIP) instead of exit code 3");
   run_cmd->add_option("--jobs,-j", run.jobs, "worker threads over cases")
       ->capture_default_str()
       ->check(CLI::Range(1, 256));
@@ -86,7 +90,8 @@ int main(int argc, char** argv) {
                     "vulkan-no-barrier");
     cmd->add_flag("!--no-progress", stress.progress, "no progress output");
   }
-  stress_cmd->add_option("--report-dir", stress.report_dir, "write DIR/parity.json and DIR/parity.md");
+  stress_cmd->add_option("--report-dir", stress.report_dir, "write DIR/parity.md, parity.json and parity.html");
+  stress_cmd->add_option("--junit", stress.junit, "also write JUnit XML, one testcase per device x mode, to FILE");
   stress_cmd->add_option("--mode-timeout", stress.mode_timeout, "seconds before a mode's child process is killed")
       ->check(CLI::Range(1.0, 86400.0));
   stress_child->add_option("--out", stress.child_out, "result file")->required();
@@ -103,6 +108,24 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 1000000));
   self_cmd->add_option("--report-dir", self.report_dir, "write DIR/selftest.json");
   self_cmd->add_flag("!--no-progress", self.progress, "no progress output");
+  gp::cli::MergeCommand merge;
+  auto* merge_cmd = app.add_subcommand("merge", "merge the reports of shards (run --shard k/n) into one report");
+  merge_cmd->add_option("shards", merge.inputs, "shard report folders (or their parity.json files)")->required();
+  merge_cmd->add_option("--report-dir", merge.report_dir, "write the merged reports to DIR")->required();
+  merge_cmd->add_option("--junit", merge.junit, "also write JUnit XML of the merged report to FILE");
+
+  gp::cli::CompareCommand compare;
+  auto* compare_cmd = app.add_subcommand(
+      "compare",
+      "margin and verdict drift between two runs; exit 1 when a margin rose past the limit or a check newly fails");
+  compare_cmd->add_option("old", compare.old_path, "the earlier parity.json (or its folder)")->required();
+  compare_cmd->add_option("new", compare.new_path, "the later parity.json (or its folder)")->required();
+  compare_cmd
+      ->add_option("--max-margin-increase", compare.max_margin_increase,
+                   "largest tolerated rise of one check's margin (error / bound), e.g. 0.1 -> 0.7 is 0.6")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  compare_cmd->add_option("--rows", compare.rows, "entries shown per list")->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -124,6 +147,8 @@ int main(int argc, char** argv) {
     if (stress_cmd->parsed()) return gp::cli::stress_command(stress);
     if (stress_child->parsed()) return gp::cli::stress_child_command(stress);
     if (self_cmd->parsed()) return gp::cli::selftest_command(self);
+    if (merge_cmd->parsed()) return gp::cli::merge_command(merge);
+    if (compare_cmd->parsed()) return gp::cli::compare_command(compare);
   } catch (const gp::UsageError& e) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;

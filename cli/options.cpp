@@ -2,13 +2,10 @@
 
 #include <chrono>
 #include <ctime>
-#include <filesystem>
 
 #include "build_info.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "reports/json_report.hpp"
-#include "reports/markdown_report.hpp"
 
 namespace gp::cli {
 
@@ -23,7 +20,18 @@ RunMetadata make_metadata(const CommonOptions& c) {
   m.started_at = buf;
   m.seed = c.seed;
   m.command_line = c.command_line;
+  m.catalog = catalog_version();
   return m;
+}
+
+std::string catalog_version() {
+  // FNV-1a over every case id: the same catalog gives the same text on every machine, a case
+  // added, removed or renamed changes it (std::hash is not stable across standard libraries).
+  std::uint64_t h = 1469598103934665603ull;
+  for (const auto& c : all_cases()) {
+    for (unsigned char ch : c.id + '\n') h = (h ^ ch) * 1099511628211ull;
+  }
+  return fmt::format("{} cases, {:016x}", all_cases().size(), h);
 }
 
 const Case& require_case(const std::string& id) {
@@ -39,14 +47,6 @@ const Case& require_case(const std::string& id) {
   }
   throw UsageError("unknown case '" + id + "'" + (near.empty() ? "" : "; cases of " + op + " include: " + near) +
                    " (gradparity list cases shows all " + std::to_string(all_cases().size()) + ")");
-}
-
-void write_reports(const std::string& dir_name, const RunReport& report) {
-  std::filesystem::path dir(dir_name);
-  std::filesystem::create_directories(dir);
-  write_parity_json(dir / "parity.json", report);
-  write_parity_md(dir / "parity.md", report);
-  fmt::print("reports: {} and {}\n", (dir / "parity.json").string(), (dir / "parity.md").string());
 }
 
 }  // namespace gp::cli

@@ -77,6 +77,10 @@ struct RunMetadata {
   std::string shard;  // "1/4" or empty
   std::vector<DeviceSummary> devices;
   double wall_seconds = 0;
+  // The case catalog the run drew from ("<cases> cases, <hash>"): shards of one run must agree.
+  std::string catalog;
+  // Stopped early (SIGINT/SIGTERM): the checks hold only the cases finished before the stop.
+  bool interrupted = false;
 };
 
 // One stress mode on one device (harness/stress.hpp): N threads x M iterations of forward +

@@ -141,7 +141,8 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
         states[d]->unusable = std::string("could not create a queue: ") + e.what();
       }
     }
-    for (std::size_t i; (i = next++) < cases.size();) {
+    auto stopped = [&] { return opts.stop && opts.stop->load(); };
+    for (std::size_t i; !stopped() && (i = next++) < cases.size();) {
       const Case& c = *cases[i];
       std::vector<CheckResult>& out = per_case[i];
       std::unique_ptr<ReferenceData> data;

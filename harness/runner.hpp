@@ -1,6 +1,7 @@
 // The parity run: selected cases x selected devices, with progress output, into a RunReport.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -32,6 +33,9 @@ struct RunOptions {
   bool reference_checks = true;  // numerical check (a), once per case
   bool progress = false;         // progress lines on stderr
   int jobs = 1;                  // worker threads over cases (each with its own queues)
+  // When set and it becomes true (a SIGINT), workers start no further case: the cases in
+  // progress finish and the report holds every case finished so far.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 // Runs every selected case on every selected device. A device that cannot be used gives one

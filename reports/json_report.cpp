@@ -59,6 +59,15 @@ Json meta_to_json(const RunMetadata& m) {
           {"devices", std::move(devices)}};
 }
 
+// The 1.2 fields, written only when they say something (their absence reads back as "" and
+// false), so that a document uses the oldest schema version that holds it.
+bool add_1_2_meta(Json& meta, const RunMetadata& m) {
+  if (m.catalog.empty() && !m.interrupted) return false;
+  meta["catalog"] = m.catalog;
+  meta["interrupted"] = m.interrupted;
+  return true;
+}
+
 // Absent values (no input index, no worst element) are null rather than a magic -1.
 Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
 
@@ -151,6 +160,8 @@ RunMetadata meta_from_json(const FieldReader& r) {
   m.command_line = r.string("command_line");
   m.shard = r.string("shard");
   m.wall_seconds = r.number("wall_seconds");
+  m.catalog = r.string("catalog");
+  m.interrupted = r.boolean("interrupted", false);
   const Json& devices = r.array("devices");
   for (std::size_t i = 0; i < devices.size(); ++i)
     m.devices.push_back(
@@ -226,10 +237,13 @@ StressResult stress_from_json(const FieldReader& r) {
 std::string report_to_json_text(const RunReport& report) {
   Json checks = Json::array();
   for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
-  // A document without a stress section is exactly a 1.0 document and says so; the 1.1 field
-  // "stress" is written only by `gradparity stress`.
-  Json doc = {{"schema_version", report.stress.empty() ? std::string_view("1.0") : kParitySchemaVersion},
-              {"meta", meta_to_json(report.meta)},
+  // A document says the oldest version whose fields it uses: 1.0 for a parity run without the
+  // 1.2 meta fields, 1.1 with "stress" (written only by `gradparity stress`), 1.2 with them.
+  Json meta = meta_to_json(report.meta);
+  const bool v1_2 = add_1_2_meta(meta, report.meta);
+  const std::string_view version = v1_2 ? kParitySchemaVersion : report.stress.empty() ? "1.0" : "1.1";
+  Json doc = {{"schema_version", version},
+              {"meta", std::move(meta)},
               {"summary", summary_to_json(summarize(report.checks))},
               {"checks", std::move(checks)}};
   if (!report.stress.empty()) {

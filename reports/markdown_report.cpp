@@ -112,7 +112,7 @@ void append_matrix(std::string& out, const RunReport& report) {
   for (const CheckResult& c : report.checks) by_cell[{op_of(c), c.backend}].push_back(&c);
 
   auto o = std::back_inserter(out);
-  fmt::format_to(o, "## Summary matrix (op × backend)\n\n| Op |");
+  fmt::format_to(o, "## Verdicts per op and backend\n\n| Op |");
   for (const std::string& b : backends) fmt::format_to(o, " {} |", code(b));
   out += "\n|---|";
   for (std::size_t i = 0; i < backends.size(); ++i) out += "---|";
@@ -129,21 +129,45 @@ void append_matrix(std::string& out, const RunReport& report) {
 
 namespace gp {
 
+// Rows the summary lists before it points to the details file: ~400 bytes each, so the summary
+// stays far below 1 MiB however many checks fail.
+constexpr std::size_t kProblemRows = 300;
+constexpr std::size_t kThinnestRows = 20;
+
 std::string report_to_markdown(const RunReport& report) {
   std::string out;
   md::append_header(out, report.meta);
+  md::append_interrupted(out, report.meta);
   md::append_stress(out, report.stress);
   // A stress report has no checks: leave out their (empty) summary.
-  if (!report.checks.empty() || report.stress.empty()) md::append_summary(out, report);
-  md::append_matrix(out, report);
-  md::append_problems(out, report);
+  if (report.checks.empty() && !report.stress.empty()) return out;
+  md::append_summary(out, report);
+  md::append_compact_matrix(out, report);
+  md::append_problem_table(out, report, kProblemRows, kDetailsFileName);
+  md::append_thinnest_margins(out, report, kThinnestRows);
   md::append_loosened_tolerances(out, report);
+  fmt::format_to(
+      std::back_inserter(out),
+      "## Details\n\nEvery check's metrics, grouped skip reasons and each problem's worst element: [{}]({}).\n",
+      kDetailsFileName, kDetailsFileName);
+  return out;
+}
+
+std::string report_to_details_markdown(const RunReport& report) {
+  std::string out = "# gradparity parity report: details\n\n";
+  fmt::format_to(std::back_inserter(out), "Seed {}{}, started {}; the summary is [parity.md](parity.md).\n\n",
+                 report.meta.seed, report.meta.shard.empty() ? "" : ", shard " + md::cell(report.meta.shard),
+                 report.meta.started_at.empty() ? "—" : report.meta.started_at);
+  md::append_interrupted(out, report.meta);
+  md::append_matrix(out, report);  // the verdict counts per cell, next to the tables they count
+  md::append_problems(out, report);
   md::append_skip_reasons(out, report);
   md::append_per_op_tables(out, report);
   return out;
 }
 
 void write_parity_md(const std::filesystem::path& path, const RunReport& report) {
+  write_file_atomically(path.parent_path() / kDetailsFileName, report_to_details_markdown(report));
   write_file_atomically(path, report_to_markdown(report));
 }
 

@@ -9,17 +9,13 @@
 #include <map>
 
 #include "reports/result_names.hpp"
+#include "reports/summary.hpp"
 
 namespace gp::md {
 
 namespace {
 
 bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
-
-// Metrics mean nothing for a skipped check or an error raised before anything was compared.
-bool has_metrics(const CheckResult& c) {
-  return c.verdict != Verdict::skip && !(c.verdict == Verdict::error && c.metrics.elements == 0);
-}
 
 // Checks grouped under one text (a reason), groups in order of first appearance.
 struct Group {

@@ -39,6 +39,16 @@ void append_per_op_tables(std::string& out, const RunReport& report);
 void append_problems(std::string& out, const RunReport& report);
 void append_loosened_tolerances(std::string& out, const RunReport& report);
 void append_skip_reasons(std::string& out, const RunReport& report);
+// Summary pieces (markdown_summary.cpp), each bounded in size whatever the run.
+void append_interrupted(std::string& out, const RunMetadata& meta);
+// op x backend: symbol, worst margin, problem count and skip-reason letters, then the legend.
+void append_compact_matrix(std::string& out, const RunReport& report);
+// One table row per problem with its repro line, the first `max_rows`; the rest are counted and
+// left to the details file.
+void append_problem_table(std::string& out, const RunReport& report, std::size_t max_rows,
+                          std::string_view details_name);
+// The margin distribution of passing checks and the `rows` checks closest to failing.
+void append_thinnest_margins(std::string& out, const RunReport& report, std::size_t rows);
 // The stress section (device x mode table, then the failures' messages); nothing when empty.
 void append_stress(std::string& out, const std::vector<StressResult>& stress);
 

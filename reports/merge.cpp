@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -37,9 +39,40 @@ CheckKey key_of(const CheckResult& c) {
   return {c.case_id, c.backend, c.dtype, c.direction, c.direction == Direction::forward ? -1 : c.input};
 }
 
+// "k/n" -> {k, n}; {0, 0} for anything else (an unsharded run, an already merged "1/2,2/2").
+std::pair<int, int> parse_label(const std::string& label) {
+  int k = 0, n = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(label.c_str(), "%d%c%d%c", &k, &slash, &n, &extra) != 3 || slash != '/' || k < 1 || k > n)
+    return {0, 0};
+  return {k, n};
+}
+
+// Shards of a run cut N ways that are not all here: the merge covers only part of the catalog,
+// which is worth saying but not refusing (a runner may have died; its rerun merges later).
+std::vector<std::string> missing_shards(const std::vector<RunReport>& shards) {
+  std::map<int, std::set<int>> present;  // n -> the k seen
+  for (const RunReport& r : shards) {
+    std::string labels = r.meta.shard;  // merged reports carry "1/3,2/3"
+    for (std::size_t at = 0; at <= labels.size();) {
+      std::size_t end = std::min(labels.find(',', at), labels.size());
+      auto [k, n] = parse_label(labels.substr(at, end - at));
+      if (n > 0) present[n].insert(k);
+      at = end + 1;
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [n, ks] : present)
+    for (int k = 1; k <= n; ++k)
+      if (!ks.count(k))
+        out.push_back(
+            fmt::format("shard {}/{} is missing: the merged report covers {} of {} shards", k, n, ks.size(), n));
+  return out;
+}
+
 }  // namespace
 
-RunReport merge_reports(const std::vector<RunReport>& shards) {
+RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::string>* warnings) {
   if (shards.empty()) throw Error("merge: no reports to merge");
   const RunMetadata& first = shards.front().meta;
   for (std::size_t i = 1; i < shards.size(); ++i) {
@@ -48,7 +81,15 @@ RunReport merge_reports(const std::vector<RunReport>& shards) {
           "merge: {} has seed {} but {} has seed {}; shards of one run share a seed (rerun the "
           "shard with --seed {})",
           shard_label(shards[i], i), shards[i].meta.seed, shard_label(shards[0], 0), first.seed, first.seed));
+    const std::string& cat = shards[i].meta.catalog;
+    if (!cat.empty() && !first.catalog.empty() && cat != first.catalog)
+      throw Error(
+          fmt::format("merge: {} was cut from catalog \"{}\" but {} from \"{}\"; shards of one run come from "
+                      "one gradparity build (tool versions {} and {})",
+                      shard_label(shards[i], i), cat, shard_label(shards[0], 0), first.catalog, shards[i].meta.version,
+                      first.version));
   }
+  if (warnings) *warnings = missing_shards(shards);
 
   RunReport merged;
   merged.meta.version = first.version;
@@ -63,6 +104,8 @@ RunReport merge_reports(const std::vector<RunReport>& shards) {
     if (!m.started_at.empty() && (merged.meta.started_at.empty() || m.started_at < merged.meta.started_at))
       merged.meta.started_at = m.started_at;  // ISO 8601 UTC strings order like the times they name
     merged.meta.wall_seconds = std::max(merged.meta.wall_seconds, m.wall_seconds);
+    merged.meta.interrupted = merged.meta.interrupted || m.interrupted;
+    if (merged.meta.catalog.empty()) merged.meta.catalog = m.catalog;
     append_unique(merged.meta.command_line, m.command_line, " ; ", seen_commands);
     append_unique(merged.meta.shard, m.shard, ",", seen_shards);
     for (const DeviceSummary& d : m.devices) {

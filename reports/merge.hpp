@@ -1,6 +1,7 @@
 // Combining the reports of a sharded run (`--shard 1/4` ... `--shard 4/4`) into one report.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "harness/result.hpp"
@@ -16,7 +17,10 @@ namespace gp {
 //   command_line   the distinct command lines, joined by " ; "
 //   shard          the shards' labels joined by "," ("1/2,2/2"); empty labels are skipped
 //   devices        the union (equal entries kept once)
-// Throws gp::Error for an empty list.
-RunReport merge_reports(const std::vector<RunReport>& shards);
+//   catalog        must be equal where both shards record one: gp::Error otherwise
+//   interrupted    true when any shard was interrupted
+// Throws gp::Error for an empty list. When `warnings` is given, it receives one line per shard
+// "k/n" missing among shards that name the same n (the merged report then covers part of a run).
+RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace gp

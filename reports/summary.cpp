@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "reports/result_names.hpp"
@@ -33,6 +34,21 @@ std::string summary_line(const VerdictCounts& counts) {
     sep = ", ";
   }
   return line;
+}
+
+bool has_metrics(const CheckResult& c) {
+  return c.verdict != Verdict::skip && !(c.verdict == Verdict::error && c.metrics.elements == 0);
+}
+
+std::optional<double> margin_of(const CheckResult& c) {
+  if ((c.verdict != Verdict::pass && c.verdict != Verdict::fail) || !has_metrics(c) || std::isnan(c.metrics.margin))
+    return std::nullopt;
+  return c.metrics.margin;
+}
+
+std::string check_key(const CheckResult& c) {
+  return fmt::format("{} [{}] {} {}", c.case_id, c.backend, dtype_name(c.dtype),
+                     direction_label(c.direction, c.direction == Direction::forward ? -1 : c.input));
 }
 
 }  // namespace gp

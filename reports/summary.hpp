@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,5 +32,16 @@ ReportSummary summarize(const std::vector<CheckResult>& checks);
 
 // "12 checks: 9 PASS, 1 FAIL, 2 SKIP, 0 MISTRUSTED, 0 ERROR"
 std::string summary_line(const VerdictCounts& counts);
+
+// Metrics mean nothing for a skipped check or an error raised before anything was compared.
+bool has_metrics(const CheckResult& c);
+// The margin a check measured, for PASS and FAIL checks with metrics; nullopt otherwise (a
+// MISTRUSTED check's margin proves nothing, a SKIP has none). Summaries, heatmaps and run
+// comparisons all read margins through this one rule.
+std::optional<double> margin_of(const CheckResult& c);
+
+// The key that identifies one check across runs and shards: case, backend, dtype, direction,
+// input (forward checks ignore the input index).
+std::string check_key(const CheckResult& c);
 
 }  // namespace gp

@@ -17,73 +17,13 @@
 #include "reports/merge.hpp"
 #include "reports/npy.hpp"
 #include "reports/result_names.hpp"
+#include "support/synthetic_report.hpp"
 
 namespace gp {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr std::uint64_t kBigSeed = 18446744073709551557ull;  // above 2^53: doubles would round it
-
-CheckResult make_check(std::string op, std::string backend, Direction dir, int input, Verdict verdict) {
-  CheckResult c;
-  c.op = op;
-  c.family = "unary";
-  c.case_id = op + "(shape=7x3,dtype=f32)";
-  c.backend = std::move(backend);
-  c.direction = dir;
-  c.input = input;
-  c.verdict = verdict;
-  c.tolerance = "4 ulp * scale";
-  c.metrics = {1.5e-7, 2.25e-7, 1.0, 3e-15, 1e-6, 0.15, 21, 0, {}};
-  c.time_ms = 0.125;
-  c.seed = kBigSeed;
-  c.repro = "gradparity run --filter '" + c.case_id + "' --backend " + c.backend + " --seed 42";
-  return c;
-}
-
-RunReport synthetic_report() {
-  RunReport r;
-  r.meta.version = "0.1.0";
-  r.meta.build_type = "RelWithDebInfo";
-  r.meta.build_options = {"GP_WITH_OPENCL=ON", "GP_WITH_VULKAN=OFF"};
-  r.meta.started_at = "2024-05-01T12:00:00Z";
-  r.meta.seed = kBigSeed;
-  r.meta.command_line = "gradparity run --seed 42 | tee log";
-  r.meta.shard = "1/2";
-  r.meta.wall_seconds = 12.5;
-  r.meta.devices = {{"cpu", "cpu", "Host CPU", "gradparity 0.1.0", "", true, "", {"avx2"}},
-                    {"vulkan:0", "vulkan", "", "", "", false, "no Vulkan ICD found", {}}};
-
-  CheckResult loosened = make_check("exp", "cpu", Direction::forward, -1, Verdict::pass);
-  loosened.reason = "loosened to 8 ulp: glibc expf is 1 ulp off near overflow";
-
-  CheckResult failed = make_check("exp", "opencl:0", Direction::backward, 0, Verdict::fail);
-  failed.reason = "error 3.5x the bound at element 17";
-  failed.metrics.margin = 3.5;
-  failed.metrics.worst = {17, {0.5, -kInf}, 1.6487212707001282, 1.6487, 1e-6};
-
-  CheckResult skipped = make_check("log", "opencl:0", Direction::forward, -1, Verdict::skip);
-  skipped.reason = "f64 not supported by device";
-  skipped.metrics = {};
-
-  CheckResult mistrusted = make_check("log", "cpu", Direction::numerical_backend, 0, Verdict::mistrusted);
-  mistrusted.reason = "finite differences cancel to zero";
-  mistrusted.metrics.margin = kNaN;
-  mistrusted.metrics.max_rel = kNaN;
-
-  CheckResult errored = make_check("log", "cpu", Direction::backward, 0, Verdict::error);
-  errored.reason = "clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES";
-  errored.metrics.margin = kInf;
-  errored.metrics.max_ulp = -kInf;
-  errored.metrics.nonfinite = 3;
-
-  r.checks = {loosened, failed, skipped, mistrusted, errored};
-  return r;
-}
 
 // NaN equals NaN here: a round trip must give back exactly what went in, NaN included.
 bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
@@ -307,7 +247,7 @@ TEST(MergeReports, RefusesOverlappingShardsAndNothing) {
 
 // ---- parity.md -------------------------------------------------------------------------------
 
-TEST(ParityMarkdown, HasMatrixRowsProblemsReproAndLoosenedReasons) {
+TEST(ParityMarkdown, SummaryHasCompactMatrixProblemsReproAndLoosenedReasons) {
   RunReport r = synthetic_report();
   r.checks.push_back(make_check("exp", "cpu", Direction::backward, 0, Verdict::pass));
   const std::string md = report_to_markdown(r);
@@ -318,8 +258,35 @@ TEST(ParityMarkdown, HasMatrixRowsProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, HasSubstr("| Command | `gradparity run --seed 42 \\| tee log` |"));  // pipe escaped
   EXPECT_THAT(md, HasSubstr("⏭️ unavailable: no Vulkan ICD found"));
   EXPECT_THAT(md, HasSubstr("**6 checks: 2 PASS, 1 FAIL, 1 SKIP, 1 MISTRUSTED, 1 ERROR**"));
-  // Matrix: columns cpu then opencl:0 (device order, then first appearance).
+  // Compact matrix: columns cpu then opencl:0; a symbol, the worst margin, the problem count
+  // and skip letters, the skip reason once in the legend.
   EXPECT_THAT(md, HasSubstr("| Op | `cpu` | `opencl:0` |"));
+  EXPECT_THAT(md, HasSubstr("| exp | ✅ 0.15 | ❌ 3.5 (1) |"));
+  EXPECT_THAT(md, HasSubstr("| log | 💥 (2) | ⏭️ ⁽a⁾ |"));
+  EXPECT_THAT(md, HasSubstr("| a | f64 not supported by device | 1 |"));
+  // Every problem as a table row with its repro line.
+  EXPECT_THAT(md, HasSubstr("## Failures, errors and mistrusted checks (3)"));
+  EXPECT_THAT(md,
+              HasSubstr("| ❌ FAIL | `exp(shape=7x3,dtype=f32)` backward input 0 | `opencl:0` | 3.5 | error 3.5x the "
+                        "bound at element 17 | `gradparity run --filter 'exp(shape=7x3,dtype=f32)' --backend "
+                        "opencl:0 --seed 42` |"));
+  EXPECT_THAT(md, HasSubstr("finite differences cancel to zero"));
+  EXPECT_THAT(md, HasSubstr("CL_OUT_OF_RESOURCES"));
+  // Thinnest margins: the two passing checks, with the distribution line.
+  EXPECT_THAT(md, HasSubstr("Margins of the 2 passing checks: 0 ≤ 0.01, 0 in (0.01, 0.1], 2 in (0.1, 0.5]"));
+  // Loosened tolerance reason.
+  EXPECT_THAT(md, HasSubstr("## Passing checks with a note: loosened tolerances, declared surrogates (1)"));
+  EXPECT_THAT(md, HasSubstr("| loosened to 8 ulp: glibc expf is 1 ulp off near overflow | 4 ulp * scale | 1 | "
+                            "`exp(shape=7x3,dtype=f32)` |"));
+  EXPECT_THAT(md, HasSubstr("[parity-details.md](parity-details.md)"));
+  // The long per-op tables live in the details file only.
+  EXPECT_THAT(md, Not(HasSubstr("## Results per op")));
+}
+
+TEST(ParityMarkdown, DetailsHaveWorstElementsSkipGroupsAndPerOpRows) {
+  RunReport r = synthetic_report();
+  r.checks.push_back(make_check("exp", "cpu", Direction::backward, 0, Verdict::pass));
+  const std::string md = report_to_details_markdown(r);
   EXPECT_THAT(md, HasSubstr("| exp | ✅ 2 | ❌ 1 failed |"));
   EXPECT_THAT(md,
               HasSubstr("| log | 💥 1 error, ⚠️ 1 mistrusted | ⏭️ 1 skip (f64 not supported by device) |"));
@@ -327,21 +294,13 @@ TEST(ParityMarkdown, HasMatrixRowsProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, HasSubstr("| `exp(shape=7x3,dtype=f32)` | `opencl:0` | f32 | backward input 0 | 1.5e-07 | 2.25e-07 | "
                             "1 | 3.5 | ❌ FAIL |"));
   EXPECT_THAT(md, HasSubstr("| inf | 💥 ERROR |"));
-  // Every problem with its reason, worst element and repro line in a code block.
-  EXPECT_THAT(md, HasSubstr("## Failures, errors and mistrusted checks (3)"));
   EXPECT_THAT(md, HasSubstr("- Reason: error 3.5x the bound at element 17"));
   EXPECT_THAT(md, HasSubstr("- Worst element: index 17, inputs (0.5, -inf), expected 1.6487212707001282, got 1.6487, "
                             "bound 1e-06"));
   EXPECT_THAT(md,
               HasSubstr("```sh\ngradparity run --filter 'exp(shape=7x3,dtype=f32)' --backend opencl:0 --seed 42\n```"));
-  EXPECT_THAT(md, HasSubstr("- Reason: finite differences cancel to zero"));
-  EXPECT_THAT(md, HasSubstr("CL_OUT_OF_RESOURCES"));
-  // Loosened tolerance reason and grouped skip reasons.
-  EXPECT_THAT(md, HasSubstr("## Passing checks with a note: loosened tolerances, declared surrogates (1)"));
-  EXPECT_THAT(md, HasSubstr("| loosened to 8 ulp: glibc expf is 1 ulp off near overflow | 4 ulp * scale | 1 | "
-                            "`exp(shape=7x3,dtype=f32)` |"));
   EXPECT_THAT(md, HasSubstr("| f64 not supported by device | 1 | `opencl:0` | `log(shape=7x3,dtype=f32)` |"));
-  // The passing check without a reason is not listed as loosened or as a problem.
+  // The passing check without a reason is not listed as a problem.
   EXPECT_THAT(md, Not(HasSubstr("### ✅")));
 }
 

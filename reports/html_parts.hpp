@@ -1,0 +1,16 @@
+// Internal to reports/: the inline SVG pictures of parity.html (html_svg.cpp).
+#pragma once
+
+#include <string>
+
+#include "harness/result.hpp"
+
+namespace gp::html {
+
+// <svg id="heatmap">: rows ops, columns backend x dtype, each cell coloured by its worst margin
+// (red with a cross for FAIL / ERROR), a tooltip with the counts, a link to the op's table.
+std::string heatmap_svg(const RunReport& report);
+// One small <svg class="hist"> per backend: how many checks have margins in each half-decade.
+std::string margin_histograms_svg(const RunReport& report);
+
+}  // namespace gp::html
