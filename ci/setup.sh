@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git clang-format
   libeigen3-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libboost-dev libmpfr-dev
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools
 )
