@@ -91,6 +91,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1.0, 86400.0));
   stress_child->add_option("--out", stress.child_out, "result file")->required();
 
+  gp::cli::OracleCommand oracle;
+  auto* oracle_cmd =
+      app.add_subcommand("oracle", "check the long-double reference against its formulas in 166-bit MPFR");
+  oracle_cmd->add_option("--op", oracle.selection.ops, "ops to check (comma-separated)")->delimiter(',');
+  oracle_cmd->add_option("--dtype", oracle.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
+  oracle_cmd->add_option("--filter", oracle.selection.filter, "regex searched in case ids");
+  oracle_cmd->add_option("--seed,-s", oracle.seed, "input seed")->capture_default_str();
+  auto* sample = oracle_cmd->add_option("--sample", oracle.sample, "elements per elementwise case (rows: N/8)")
+                     ->capture_default_str();
+  oracle_cmd->add_flag("--all", oracle.all, "every element of every case (exhaustive, slow)")->excludes(sample);
+  oracle_cmd->add_option("--jobs,-j", oracle.jobs, "worker threads (default: every core)")->check(CLI::Range(1, 256));
+  oracle_cmd->add_flag("!--no-progress", oracle.progress, "no progress output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -109,6 +122,7 @@ int main(int argc, char** argv) {
     if (dump->parsed()) return gp::cli::dump_command(one);
     if (stress_cmd->parsed()) return gp::cli::stress_command(stress);
     if (stress_child->parsed()) return gp::cli::stress_child_command(stress);
+    if (oracle_cmd->parsed()) return gp::cli::oracle_command(oracle);
   } catch (const gp::UsageError& e) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;
