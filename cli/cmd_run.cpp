@@ -26,8 +26,10 @@ int run_command(const RunCommand& cmd) {
 
   RunReport report = run_parity(cases, devices, opts);
   double wall = report.meta.wall_seconds;
+  ReferenceAccuracy accuracy = report.meta.reference_accuracy;
   report.meta = make_metadata(cmd.common);
   report.meta.wall_seconds = wall;
+  report.meta.reference_accuracy = accuracy;
   report.meta.shard = cmd.shard;
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
 
@@ -39,6 +41,11 @@ int run_command(const RunCommand& cmd) {
                  direction_label(r.direction, r.input), r.reason, r.repro);
   }
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
+  if (!accuracy.oracle.empty())
+    fmt::print(
+        "reference {} against {}: {} cases, {} points, worst {:.3g} of the tightest bound (limit {:g}) at {} {}\n",
+        accuracy.worst_ratio <= accuracy.limit ? "verified" : "NOT VERIFIED", accuracy.oracle, accuracy.cases,
+        accuracy.points, accuracy.worst_ratio, accuracy.limit, accuracy.worst_case, accuracy.worst_direction);
   fmt::print("{} cases, {} in {:.1f} s\n", cases.size(), summary_line(summary.overall), wall);
   return summary.overall[Verdict::fail] + summary.overall[Verdict::error] > 0 ? 1 : 0;
 }

@@ -28,7 +28,14 @@ inline constexpr double kOracleRatioLimit = 0.01;
 struct OracleOptions {
   std::int64_t sample = 32;  // elements per elementwise case; rows and matrix rows/cols: sample / 8
   bool all = false;          // every element of every case: no sampling (exhaustive mode)
+  // Skip a case whose check needs a full evaluation of more input elements than this (losses,
+  // layer_norm, broadcasts at 64x128), 0 = no limit: the light profile of `gradparity run`.
+  std::int64_t max_full = 0;
 };
+
+// The profile `gradparity run` uses for its metadata: few points, no large full evaluations
+// (those stay covered by ctest -L oracle and `gradparity oracle`).
+inline OracleOptions light_oracle_options() { return OracleOptions{8, false, 1024}; }
 
 // One compared direction of one case: forward (input -1) or backward input k.
 struct OracleDirection {
@@ -50,6 +57,7 @@ struct OracleCaseResult {
   std::int64_t points = 0;
   double seconds = 0;
   std::string error;           // the reference or the oracle threw: the check fails
+  bool skipped = false;        // over OracleOptions::max_full: not checked
   double worst_ratio() const;  // +inf on error
 };
 
@@ -101,11 +109,13 @@ std::vector<OracleSummaryRow> summarize_oracle(const std::vector<OracleCaseResul
 
 // Run-level figure for the report metadata.
 struct OracleTotals {
-  std::int64_t cases = 0, points = 0;
+  std::int64_t cases = 0, skipped = 0, points = 0;
   double worst_ratio = 0;
   std::string worst_case, worst_direction;
   std::int64_t worst_index = -1;
 };
 OracleTotals oracle_totals(const std::vector<OracleCaseResult>& results);
+// The same, as the report's run metadata states it (cases that did not run are skipped).
+ReferenceAccuracy reference_accuracy(const std::vector<OracleCaseResult>& results);
 
 }  // namespace gp

@@ -45,6 +45,22 @@ Json device_to_json(const DeviceSummary& d) {
           {"notes", d.notes}};
 }
 
+// Absent values (no input index, no worst element) are null rather than a magic -1.
+Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
+
+Json accuracy_to_json(const ReferenceAccuracy& a) {
+  return {{"oracle", a.oracle},
+          {"cases", a.cases},
+          {"points", a.points},
+          {"cases_skipped", a.cases_skipped},
+          {"worst_ratio", encode_number(a.worst_ratio)},
+          {"limit", encode_number(a.limit)},
+          {"worst_case", a.worst_case},
+          {"worst_direction", a.worst_direction},
+          {"worst_index", index_or_null(a.worst_index)},
+          {"seconds", encode_number(a.seconds)}};
+}
+
 Json meta_to_json(const RunMetadata& m) {
   Json devices = Json::array();
   for (const DeviceSummary& d : m.devices) devices.push_back(device_to_json(d));
@@ -56,11 +72,9 @@ Json meta_to_json(const RunMetadata& m) {
           {"command_line", m.command_line},
           {"shard", m.shard},
           {"wall_seconds", encode_number(m.wall_seconds)},
-          {"devices", std::move(devices)}};
+          {"devices", std::move(devices)},
+          {"reference_accuracy", accuracy_to_json(m.reference_accuracy)}};
 }
-
-// Absent values (no input index, no worst element) are null rather than a magic -1.
-Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
 
 Json check_to_json(const CheckResult& c) {
   const Metrics& m = c.metrics;
@@ -141,6 +155,21 @@ DeviceSummary device_from_json(const FieldReader& r) {
   return d;
 }
 
+ReferenceAccuracy accuracy_from_json(const FieldReader& r) {
+  ReferenceAccuracy a;
+  a.oracle = r.string("oracle");
+  a.cases = r.int64("cases", 0);
+  a.points = r.int64("points", 0);
+  a.cases_skipped = r.int64("cases_skipped", 0);
+  a.worst_ratio = r.number("worst_ratio");
+  a.limit = r.number("limit");
+  a.worst_case = r.string("worst_case");
+  a.worst_direction = r.string("worst_direction");
+  a.worst_index = r.int64("worst_index", -1);
+  a.seconds = r.number("seconds");
+  return a;
+}
+
 RunMetadata meta_from_json(const FieldReader& r) {
   RunMetadata m;
   m.version = r.string("tool_version");
@@ -155,6 +184,7 @@ RunMetadata meta_from_json(const FieldReader& r) {
   for (std::size_t i = 0; i < devices.size(); ++i)
     m.devices.push_back(
         device_from_json(FieldReader(devices[i], r.path_of("devices") + "[" + std::to_string(i) + "]")));
+  if (r.has("reference_accuracy")) m.reference_accuracy = accuracy_from_json(r.object("reference_accuracy"));
   return m;
 }
 
@@ -226,9 +256,12 @@ StressResult stress_from_json(const FieldReader& r) {
 std::string report_to_json_text(const RunReport& report) {
   Json checks = Json::array();
   for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
-  // A document without a stress section is exactly a 1.0 document and says so; the 1.1 field
-  // "stress" is written only by `gradparity stress`.
-  Json doc = {{"schema_version", report.stress.empty() ? std::string_view("1.0") : kParitySchemaVersion},
+  // A document states the lowest version that has every field it holds: 1.0 without a stress
+  // section (1.1, written by `gradparity stress`) or a reference accuracy (1.2, `gradparity run`).
+  const std::string_view version = !report.meta.reference_accuracy.oracle.empty() ? kParitySchemaVersion
+                                   : report.stress.empty()                        ? std::string_view("1.0")
+                                                                                  : std::string_view("1.1");
+  Json doc = {{"schema_version", version},
               {"meta", meta_to_json(report.meta)},
               {"summary", summary_to_json(summarize(report.checks))},
               {"checks", std::move(checks)}};

@@ -12,8 +12,9 @@
 namespace gp {
 
 inline constexpr int kParitySchemaMajor = 1;
-inline constexpr int kParitySchemaMinor = 1;
-inline constexpr std::string_view kParitySchemaVersion = "1.1";  // 1.1 added "stress"
+inline constexpr int kParitySchemaMinor = 2;
+// 1.1 added "stress", 1.2 "meta.reference_accuracy".
+inline constexpr std::string_view kParitySchemaVersion = "1.2";
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);
