@@ -8,6 +8,7 @@ packages=(
   libeigen3-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
   chromium  # tests/html: parity.html rendered in a real headless browser
+  libboost-dev libmpfr-dev  # reference/oracle: MPFR through Boost.Multiprecision
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools
 )

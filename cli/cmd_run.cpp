@@ -66,8 +66,10 @@ int run_command(const RunCommand& cmd) {
 
   RunReport report = run_parity(cases, devices, opts);
   double wall = report.meta.wall_seconds;
+  ReferenceAccuracy accuracy = report.meta.reference_accuracy;
   report.meta = make_metadata(cmd.common);
   report.meta.wall_seconds = wall;
+  report.meta.reference_accuracy = accuracy;
   report.meta.shard = cmd.shard;
   report.meta.interrupted = InterruptGuard::flag().load();
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
@@ -84,6 +86,11 @@ int run_command(const RunCommand& cmd) {
                  direction_label(r.direction, r.input), r.reason, r.repro);
   }
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
+  if (!accuracy.oracle.empty())
+    fmt::print(
+        "reference {} against {}: {} cases, {} points, worst {:.3g} of the tightest bound (limit {:g}) at {} {}\n",
+        accuracy.worst_ratio <= accuracy.limit ? "verified" : "NOT VERIFIED", accuracy.oracle, accuracy.cases,
+        accuracy.points, accuracy.worst_ratio, accuracy.limit, accuracy.worst_case, accuracy.worst_direction);
   if (report.meta.interrupted) {
     std::set<std::string> finished;
     for (const auto& r : report.checks) finished.insert(r.case_id);
@@ -101,7 +108,9 @@ int run_command(const RunCommand& cmd) {
       }
     }
   }
-  return summary.overall[Verdict::fail] + summary.overall[Verdict::error] > 0 ? 1 : 0;
+  // A reference that errs by more than its limit could decide verdicts: the run proves nothing.
+  const bool reference_unverified = !accuracy.oracle.empty() && !(accuracy.worst_ratio <= accuracy.limit);
+  return summary.overall[Verdict::fail] + summary.overall[Verdict::error] > 0 || reference_unverified ? 1 : 0;
 }
 
 }  // namespace gp::cli

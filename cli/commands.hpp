@@ -80,6 +80,16 @@ struct SelftestCommand {
   bool progress = true;
 };
 
+// `gradparity oracle`: the reference against 166-bit MPFR evaluation of its own formulas.
+struct OracleCommand {
+  Selection selection;       // --op, --dtype, --filter as in run
+  std::uint64_t seed = 1;    // --seed
+  std::int64_t sample = 32;  // --sample: elements per elementwise case (rows, matrix lines: / 8)
+  bool all = false;          // --all: every element, no sampling
+  int jobs = 0;              // --jobs; 0 = every core
+  bool progress = true;
+};
+
 int list_command(const std::string& what, const BackendOptions& opts);
 int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
@@ -89,6 +99,7 @@ int stress_command(const StressCommand& cmd);
 int stress_child_command(const StressCommand& cmd);  // one device x mode, in this process
 int merge_command(const MergeCommand& cmd);
 int compare_command(const CompareCommand& cmd);
+int oracle_command(const OracleCommand& cmd);
 
 // Helpers shared by the commands.
 RunMetadata make_metadata(const CommonOptions& c);

@@ -127,6 +127,19 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   compare_cmd->add_option("--rows", compare.rows, "entries shown per list")->capture_default_str();
 
+  gp::cli::OracleCommand oracle;
+  auto* oracle_cmd =
+      app.add_subcommand("oracle", "check the long-double reference against its formulas in 166-bit MPFR");
+  oracle_cmd->add_option("--op", oracle.selection.ops, "ops to check (comma-separated)")->delimiter(',');
+  oracle_cmd->add_option("--dtype", oracle.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
+  oracle_cmd->add_option("--filter", oracle.selection.filter, "regex searched in case ids");
+  oracle_cmd->add_option("--seed,-s", oracle.seed, "input seed")->capture_default_str();
+  auto* sample = oracle_cmd->add_option("--sample", oracle.sample, "elements per elementwise case (rows: N/8)")
+                     ->capture_default_str();
+  oracle_cmd->add_flag("--all", oracle.all, "every element of every case (exhaustive, slow)")->excludes(sample);
+  oracle_cmd->add_option("--jobs,-j", oracle.jobs, "worker threads (default: every core)")->check(CLI::Range(1, 256));
+  oracle_cmd->add_flag("!--no-progress", oracle.progress, "no progress output");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -149,6 +162,7 @@ int main(int argc, char** argv) {
     if (self_cmd->parsed()) return gp::cli::selftest_command(self);
     if (merge_cmd->parsed()) return gp::cli::merge_command(merge);
     if (compare_cmd->parsed()) return gp::cli::compare_command(compare);
+    if (oracle_cmd->parsed()) return gp::cli::oracle_command(oracle);
   } catch (const gp::UsageError& e) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;

@@ -67,6 +67,19 @@ struct DeviceSummary {
   std::vector<std::string> notes;
 };
 
+// The reference's own accuracy as the run verified it: the oracle check (harness/oracle_check.hpp,
+// the long-double reference against its formulas in MPFR) on the run's cases, sampled.
+struct ReferenceAccuracy {
+  std::string oracle;  // "MPFR 168-bit"; empty when the run did not check
+  std::int64_t cases = 0, points = 0;
+  std::int64_t cases_skipped = 0;  // too large for a sampled check (covered by ctest -L oracle)
+  double worst_ratio = 0;          // max |ref - oracle| / tightest backend bound over every point
+  double limit = 0;                // the ratio the reference must stay under (0.01)
+  std::string worst_case, worst_direction;
+  std::int64_t worst_index = -1;
+  double seconds = 0;  // time the check took, summed over cases (what it adds to a run with --jobs 1)
+};
+
 struct RunMetadata {
   std::string version;
   std::string build_type;
@@ -81,6 +94,7 @@ struct RunMetadata {
   std::string catalog;
   // Stopped early (SIGINT/SIGTERM): the checks hold only the cases finished before the stop.
   bool interrupted = false;
+  ReferenceAccuracy reference_accuracy;
 };
 
 // One stress mode on one device (harness/stress.hpp): N threads x M iterations of forward +

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "harness/oracle_check.hpp"
 
 namespace gp {
 
@@ -126,6 +127,9 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
 
   std::vector<std::vector<CheckResult>> per_case(cases.size());
+  // The oracle check of the reference (metadata), light profile, on the reference data the
+  // workers prepare anyway (preparing it a second time would cost more than the check).
+  std::vector<OracleCaseResult> oracle(opts.oracle_check ? cases.size() : 0);
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex print_mutex;
   const bool tty = isatty(STDERR_FILENO);
@@ -150,6 +154,14 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
         data = std::make_unique<ReferenceData>(prepare_reference(c, opts.seed));
         if (opts.reference_checks)
           for (auto& r : check_reference_numerics(c, *data, opts.seed, opts.numerical)) out.push_back(std::move(r));
+        if (opts.oracle_check) {
+          try {
+            oracle[i] = oracle_check_case(c, *data, opts.seed, light_oracle_options());
+          } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
+            oracle[i].case_id = c.id;
+            oracle[i].error = e.what();
+          }
+        }
       } catch (const std::exception& e) {
         CheckResult r = blank_result(c, "reference", Direction::forward, -1, opts.seed);
         r.verdict = Verdict::error;
@@ -178,6 +190,7 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
   for (auto& t : threads) t.join();
   for (auto& v : per_case)
     for (auto& r : v) report.checks.push_back(std::move(r));
+  if (opts.oracle_check) report.meta.reference_accuracy = reference_accuracy(oracle);
   report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

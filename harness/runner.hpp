@@ -31,6 +31,7 @@ struct RunOptions {
   std::uint64_t seed = 1;
   NumericalOptions numerical;
   bool reference_checks = true;  // numerical check (a), once per case
+  bool oracle_check = true;      // the sampled oracle check of the reference, once per case (metadata)
   bool progress = false;         // progress lines on stderr
   int jobs = 1;                  // worker threads over cases (each with its own queues)
   // When set and it becomes true (a SIGINT), workers start no further case: the cases in

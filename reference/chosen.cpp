@@ -3,7 +3,7 @@
 //   ste_hardtanh_gate  forward: x > 0 ? 1 : 0 (exact); VJP: dy [|x| < 1], the hardtanh derivative
 //   gumbel_softmax     y = softmax((l + noise) / tau) over the last axis; exact VJP for l, none for
 //                      the noise. z = (l + noise) / tau costs two roundings, so z_k carries an
-//                      absolute error scale 2|z_k| that SoftmaxRow propagates; the VJP for l is the
+//                      absolute error scale 2|z_k| that SoftmaxRow<R> propagates; the VJP for l is the
 //                      softmax VJP divided by tau: scale g_scale / tau + |g|.
 #include <cmath>
 
@@ -13,25 +13,29 @@ namespace gp::ref::detail {
 
 namespace {
 
-Real round_half_even(Real x) {
-  Real r = std::floor(x), frac = x - r;
-  if (frac > Real(0.5)) return r + 1;
-  if (frac < Real(0.5)) return r;
-  return std::fmod(r, Real(2)) == 0 ? r : r + 1;
+using std::floor;
+using std::fmod;
+
+template <class R>
+R round_half_even(const R& x) {
+  R r = floor(x), frac = x - r;
+  if (frac > R(0.5)) return r + 1;
+  if (frac < R(0.5)) return r;
+  return fmod(r, R(2)) == 0 ? r : R(r + 1);
 }
 
-Real tau_of(const OpCall& call) {
+double tau_of(const OpCall& call) {
   if (!(call.attrs.tau > 0)) fail(call, "tau must be positive, got " + std::to_string(call.attrs.tau));
   return call.attrs.tau;
 }
 
-// Runs fn(row_offset, n, SoftmaxRow) over the rows of the last axis of gumbel_softmax's inputs.
-template <typename Fn>
-void gumbel_rows(const OpCall& call, const std::vector<RefTensor>& in, Fn fn) {
-  const Real tau = tau_of(call);
+// Runs fn(row_offset, n, SoftmaxRow<R>) over the rows of the last axis of gumbel_softmax's inputs.
+template <class R, typename Fn>
+void gumbel_rows(const OpCall& call, const std::vector<BasicRefTensor<R>>& in, Fn fn) {
+  const R tau(tau_of(call));
   AxisSplit s = split_at_axis(call.input_shapes[0], -1);  // inner == 1
   for (std::int64_t o = 0; o < s.outer; ++o) {
-    std::vector<Real> z(at(s.n)), z_scale(at(s.n));
+    std::vector<R> z(at(s.n)), z_scale(at(s.n));
     for (std::int64_t j = 0; j < s.n; ++j) {
       std::size_t k = at(o * s.n + j);
       z[at(j)] = (in[0].v[k] + in[1].v[k]) / tau;
@@ -43,18 +47,19 @@ void gumbel_rows(const OpCall& call, const std::vector<RefTensor>& in, Fn fn) {
 
 }  // namespace
 
-RefTensor chosen_forward(const OpCall& call, const std::vector<RefTensor>& in) {
-  RefTensor y = zeros(call.output_shape);
+template <class R>
+BasicRefTensor<R> chosen_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
+  BasicRefTensor<R> y = zeros<R>(call.output_shape);
   const auto& x = in[0].v;
   switch (call.kind) {
     case OpKind::ste_round:
       for (std::size_t i = 0; i < x.size(); ++i) y.v[i] = round_half_even(x[i]);
       break;
     case OpKind::ste_hardtanh_gate:
-      for (std::size_t i = 0; i < x.size(); ++i) y.v[i] = x[i] > 0 ? 1 : 0;
+      for (std::size_t i = 0; i < x.size(); ++i) y.v[i] = R(x[i] > 0 ? 1 : 0);
       break;
     case OpKind::gumbel_softmax:
-      gumbel_rows(call, in, [&](std::int64_t offset, std::int64_t n, const SoftmaxRow& r) {
+      gumbel_rows(call, in, [&](std::int64_t offset, std::int64_t n, const SoftmaxRow<R>& r) {
         for (std::int64_t j = 0; j < n; ++j) {
           y.v[at(offset + j)] = r.p[at(j)];
           y.scale[at(offset + j)] = r.p[at(j)] * r.rel[at(j)];
@@ -68,27 +73,29 @@ RefTensor chosen_forward(const OpCall& call, const std::vector<RefTensor>& in) {
   return y;
 }
 
-std::vector<RefTensor> chosen_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
-  RefTensor g = zeros(in[0].shape);
+template <class R>
+std::vector<BasicRefTensor<R>> chosen_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
+                                          const BasicRefTensor<R>& dout) {
+  BasicRefTensor<R> g = zeros<R>(in[0].shape);
   const auto& x = in[0].v;
   switch (call.kind) {
     case OpKind::ste_round:
       g.v = dout.v;
       break;
     case OpKind::ste_hardtanh_gate:
-      for (std::size_t i = 0; i < x.size(); ++i) g.v[i] = std::fabs(x[i]) < 1 ? dout.v[i] : 0;
+      for (std::size_t i = 0; i < x.size(); ++i) g.v[i] = mag(x[i]) < 1 ? dout.v[i] : R(0);
       break;
     case OpKind::gumbel_softmax: {
-      const Real tau = tau_of(call);
-      gumbel_rows(call, in, [&](std::int64_t offset, std::int64_t n, const SoftmaxRow& r) {
-        std::vector<Real> dy(dout.v.begin() + offset, dout.v.begin() + offset + n), gv, gs;
+      const R tau(tau_of(call));
+      gumbel_rows(call, in, [&](std::int64_t offset, std::int64_t n, const SoftmaxRow<R>& r) {
+        std::vector<R> dy(dout.v.begin() + offset, dout.v.begin() + offset + n), gv, gs;
         softmax_row_vjp(r, dy, gv, gs);
         for (std::int64_t j = 0; j < n; ++j) {
           g.v[at(offset + j)] = gv[at(j)] / tau;
           g.scale[at(offset + j)] = gs[at(j)] / tau + mag(gv[at(j)] / tau);
         }
       });
-      return {std::move(g), no_grad(in[1].shape)};
+      return {std::move(g), no_grad<R>(in[1].shape)};
     }
     default:
       fail(call, "is not an op with a chosen gradient");
@@ -97,4 +104,5 @@ std::vector<RefTensor> chosen_vjp(const OpCall& call, const std::vector<RefTenso
   return {std::move(g)};
 }
 
+GP_REF_INSTANTIATE(chosen)
 }  // namespace gp::ref::detail

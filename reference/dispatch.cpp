@@ -14,52 +14,40 @@ void fail(const OpCall& call, const std::string& what) {
   throw Error("reference: " + where + ": " + what);
 }
 
-RefTensor zeros(const Shape& shape) {
-  RefTensor t;
-  t.shape = shape;
-  t.v.assign(at(shape.numel()), 0);
-  t.scale.assign(at(shape.numel()), 0);
-  return t;
-}
-
-RefTensor no_grad(const Shape& shape) {
-  RefTensor t;
-  t.shape = shape;
-  return t;
-}
-
-void set_exact_scale(RefTensor& t) {
-  t.scale.resize(t.v.size());
-  for (std::size_t i = 0; i < t.v.size(); ++i) t.scale[i] = mag(t.v[i]);
-}
-
 }  // namespace detail
 
 namespace {
 
 using namespace detail;
 
+template <class R>
 struct FamilyImpl {
-  RefTensor (*forward)(const OpCall&, const std::vector<RefTensor>&);
-  std::vector<RefTensor> (*vjp)(const OpCall&, const std::vector<RefTensor>&, const RefTensor&);
+  using T = BasicRefTensor<R>;
+  T (*forward)(const OpCall&, const std::vector<T>&);
+  std::vector<T> (*vjp)(const OpCall&, const std::vector<T>&, const T&);
 };
 
 // Indexed by OpFamily, in its declaration order.
-constexpr std::array<FamilyImpl, 8> kFamilies = {{
-    {unary_forward, unary_vjp},
-    {binary_forward, binary_vjp},
-    {reduction_forward, reduction_vjp},
-    {rowwise_forward, rowwise_vjp},
-    {linalg_forward, linalg_vjp},
-    {layout_forward, layout_vjp},
-    {loss_forward, loss_vjp},
-    {chosen_forward, chosen_vjp},
+template <class R>
+constexpr std::array<FamilyImpl<R>, 8> kFamilies = {{
+    {unary_forward<R>, unary_vjp<R>},
+    {binary_forward<R>, binary_vjp<R>},
+    {reduction_forward<R>, reduction_vjp<R>},
+    {rowwise_forward<R>, rowwise_vjp<R>},
+    {linalg_forward<R>, linalg_vjp<R>},
+    {layout_forward<R>, layout_vjp<R>},
+    {loss_forward<R>, loss_vjp<R>},
+    {chosen_forward<R>, chosen_vjp<R>},
 }};
 static_assert(static_cast<int>(OpFamily::chosen) == 7, "kFamilies follows OpFamily");
 
-const FamilyImpl& family_of(const OpCall& call) { return kFamilies.at(static_cast<std::size_t>(op_family(call.kind))); }
+template <class R>
+const FamilyImpl<R>& family_of(const OpCall& call) {
+  return kFamilies<R>.at(static_cast<std::size_t>(op_family(call.kind)));
+}
 
-void check_tensor(const OpCall& call, const RefTensor& t, const Shape& expected, const std::string& what) {
+template <class R>
+void check_tensor(const OpCall& call, const BasicRefTensor<R>& t, const Shape& expected, const std::string& what) {
   if (t.shape != expected)
     fail(call, what + " has shape " + t.shape.to_string() + ", expected " + expected.to_string());
   if (t.numel() != expected.numel())
@@ -68,7 +56,8 @@ void check_tensor(const OpCall& call, const RefTensor& t, const Shape& expected,
 
 // The call must be what core's make_call builds from its inputs (shapes, attributes, output
 // shape), and the tensors must match it.
-void check_call(const OpCall& call, const std::vector<RefTensor>& in) {
+template <class R>
+void check_call(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
   OpCall expected;
   try {
     expected = make_call(call.kind, call.attrs, call.dtype, call.input_shapes, call.case_id);
@@ -88,33 +77,37 @@ void check_call(const OpCall& call, const std::vector<RefTensor>& in) {
 
 }  // namespace
 
-RefTensor RefTensor::from_host(const HostTensor& t) {
-  RefTensor r;
+template <class R>
+BasicRefTensor<R> BasicRefTensor<R>::from_host(const HostTensor& t) {
+  BasicRefTensor<R> r;
   r.shape = t.shape();
   r.v.resize(static_cast<std::size_t>(t.numel()));
-  for (std::int64_t i = 0; i < t.numel(); ++i) r.v[static_cast<std::size_t>(i)] = static_cast<Real>(t.get(i));
-  r.scale.assign(r.v.size(), 0);
+  // A double is exact in either real type.
+  for (std::int64_t i = 0; i < t.numel(); ++i) r.v[static_cast<std::size_t>(i)] = R(t.get(i));
+  r.scale.assign(r.v.size(), R(0));
   return r;
 }
 
-RefTensor forward(const OpCall& call, const std::vector<RefTensor>& inputs) {
+template <class R>
+BasicRefTensor<R> basic_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& inputs) {
   check_call(call, inputs);
-  RefTensor out = family_of(call).forward(call, inputs);
+  BasicRefTensor<R> out = family_of<R>(call).forward(call, inputs);
   check_tensor(call, out, call.output_shape, "forward result");
   return out;
 }
 
-std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& out,
-                           const RefTensor& dout) {
+template <class R>
+std::vector<BasicRefTensor<R>> basic_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& inputs,
+                                         const BasicRefTensor<R>& out, const BasicRefTensor<R>& dout) {
   check_call(call, inputs);
   // The reference recomputes what it needs from the inputs; `out` is only checked when given.
   if (!out.v.empty()) check_tensor(call, out, call.output_shape, "forward output");
   check_tensor(call, dout, call.output_shape, "output gradient");
-  std::vector<RefTensor> grads = family_of(call).vjp(call, inputs, dout);
+  std::vector<BasicRefTensor<R>> grads = family_of<R>(call).vjp(call, inputs, dout);
   if (grads.size() != inputs.size()) fail(call, "internal: wrong number of gradients");
   for (std::size_t k = 0; k < grads.size(); ++k) {
     if (!input_is_differentiable(call.kind, static_cast<int>(k))) {
-      grads[k] = no_grad(inputs[k].shape);
+      grads[k] = no_grad<R>(inputs[k].shape);
       continue;
     }
     check_tensor(call, grads[k], inputs[k].shape, "gradient " + std::to_string(k));
@@ -122,5 +115,21 @@ std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inp
   }
   return grads;
 }
+
+RefTensor forward(const OpCall& call, const std::vector<RefTensor>& inputs) { return basic_forward(call, inputs); }
+
+std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& out,
+                           const RefTensor& dout) {
+  return basic_vjp(call, inputs, out, dout);
+}
+
+#define GP_REF_INSTANTIATE_API(R)                                                                            \
+  template struct BasicRefTensor<R>;                                                                         \
+  template BasicRefTensor<R> basic_forward<R>(const OpCall&, const std::vector<BasicRefTensor<R>>&);         \
+  template std::vector<BasicRefTensor<R>> basic_vjp<R>(const OpCall&, const std::vector<BasicRefTensor<R>>&, \
+                                                       const BasicRefTensor<R>&, const BasicRefTensor<R>&);
+GP_REF_INSTANTIATE_API(long double)
+GP_REF_INSTANTIATE_API(MpReal)
+#undef GP_REF_INSTANTIATE_API
 
 }  // namespace gp::ref

@@ -18,30 +18,33 @@ namespace gp::ref::detail {
 
 namespace {
 
-constexpr Real kU32 = 1.0L / (1 << 24);  // second-order guard, as for variance (reductions.cpp)
+constexpr long double kU32 = 1.0L / (1 << 24);  // second-order guard, as for variance (reductions.cpp)
 
+template <class R>
 struct NormRow {
-  Real r = 0, rel_r = 0;
-  std::vector<Real> xhat, xhat_scale;
+  R r = 0, rel_r = 0;
+  std::vector<R> xhat, xhat_scale;
 };
 
-NormRow normalise(const Real* x, std::int64_t n_elems, Real eps) {
-  const Real n = real(n_elems);
-  Real sum = 0, abs_sum = 0;
+template <class R>
+NormRow<R> normalise(const R* x, std::int64_t n_elems, double eps) {
+  using std::sqrt;
+  const R n = real<R>(n_elems);
+  R sum(0), abs_sum(0);
   for (std::int64_t j = 0; j < n_elems; ++j) sum += x[j], abs_sum += mag(x[j]);
-  const Real mean = sum / n;
-  Real squares = 0;
+  const R mean = sum / n;
+  R squares(0);
   for (std::int64_t j = 0; j < n_elems; ++j) squares += (x[j] - mean) * (x[j] - mean);
-  const Real v = squares / n + eps;
-  const Real v_scale = (n + 2) * squares / n + kU32 * abs_sum * abs_sum + v;
+  const R v = squares / n + eps;
+  const R v_scale = (n + 2) * squares / n + R(kU32) * abs_sum * abs_sum + v;
 
-  NormRow row;
-  row.r = 1 / std::sqrt(v);
+  NormRow<R> row;
+  row.r = 1 / sqrt(v);
   row.rel_r = v_scale / (2 * v) + 2;
   row.xhat.resize(at(n_elems));
   row.xhat_scale.resize(at(n_elems));
   for (std::int64_t j = 0; j < n_elems; ++j) {
-    Real d = x[j] - mean;
+    R d = x[j] - mean;
     row.xhat[at(j)] = d * row.r;
     row.xhat_scale[at(j)] = mag(row.r) * (mag(d) + abs_sum) + mag(row.xhat[at(j)]) * (row.rel_r + 1);
   }
@@ -54,21 +57,23 @@ std::int64_t row_length(const OpCall& call) {
 }
 
 // Sum over rows of per-row terms landing on one weight/bias element: n * sum|t| + sum s for n > 1.
-Real accumulated_scale(std::int64_t rows, Real abs_sum, Real term_scales) {
-  return rows > 1 ? real(rows) * abs_sum + term_scales : term_scales;
+template <class R>
+R accumulated_scale(std::int64_t rows, const R& abs_sum, const R& term_scales) {
+  return rows > 1 ? real<R>(rows) * abs_sum + term_scales : term_scales;
 }
 
 }  // namespace
 
-RefTensor layer_norm_forward(const OpCall& call, const std::vector<RefTensor>& in) {
+template <class R>
+BasicRefTensor<R> layer_norm_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
   const std::int64_t n = row_length(call), rows = in[0].numel() / n;
   const auto &x = in[0].v, &w = in[1].v, &b = in[2].v;
-  RefTensor y = zeros(call.output_shape);
+  BasicRefTensor<R> y = zeros<R>(call.output_shape);
   for (std::int64_t row = 0; row < rows; ++row) {
-    NormRow nr = normalise(&x[at(row * n)], n, call.attrs.eps);
+    NormRow<R> nr = normalise(&x[at(row * n)], n, call.attrs.eps);
     for (std::int64_t j = 0; j < n; ++j) {
       std::size_t k = at(row * n + j), c = at(j);
-      Real xh = nr.xhat[c], yv = xh * w[c] + b[c];
+      R xh = nr.xhat[c], yv = xh * w[c] + b[c];
       y.v[k] = yv;
       y.scale[k] = mag(w[c]) * nr.xhat_scale[c] + 2 * mag(xh * w[c]) + mag(b[c]) + mag(yv);
     }
@@ -76,31 +81,33 @@ RefTensor layer_norm_forward(const OpCall& call, const std::vector<RefTensor>& i
   return y;
 }
 
-std::vector<RefTensor> layer_norm_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
+template <class R>
+std::vector<BasicRefTensor<R>> layer_norm_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
+                                              const BasicRefTensor<R>& dout) {
   const std::int64_t n = row_length(call), rows = in[0].numel() / n;
   const auto &x = in[0].v, &w = in[1].v, &dy = dout.v;
-  RefTensor dx = zeros(in[0].shape), dw = zeros(in[1].shape), db = zeros(in[2].shape);
-  std::vector<Real> dw_abs(at(n)), dw_terms(at(n)), db_abs(at(n));
+  BasicRefTensor<R> dx = zeros<R>(in[0].shape), dw = zeros<R>(in[1].shape), db = zeros<R>(in[2].shape);
+  std::vector<R> dw_abs(at(n), R(0)), dw_terms(at(n), R(0)), db_abs(at(n), R(0));
   for (std::int64_t row = 0; row < rows; ++row) {
-    NormRow nr = normalise(&x[at(row * n)], n, call.attrs.eps);
-    const Real* g = &dy[at(row * n)];
-    Real a = 0, a_abs = 0, b = 0, b_abs = 0, b_prop = 0;
+    NormRow<R> nr = normalise(&x[at(row * n)], n, call.attrs.eps);
+    const R* g = &dy[at(row * n)];
+    R a(0), a_abs(0), b(0), b_abs(0), b_prop(0);
     for (std::int64_t j = 0; j < n; ++j) {
-      Real gh = g[j] * w[at(j)];
+      R gh = g[j] * w[at(j)];
       a += gh, a_abs += mag(gh);
       b += gh * nr.xhat[at(j)], b_abs += mag(gh * nr.xhat[at(j)]), b_prop += mag(gh) * nr.xhat_scale[at(j)];
     }
-    a /= real(n), b /= real(n);
-    const Real a_scale = 2 * a_abs, b_scale = 2 * b_abs + b_prop / real(n);
+    a /= real<R>(n), b /= real<R>(n);
+    const R a_scale = 2 * a_abs, b_scale = 2 * b_abs + b_prop / real<R>(n);
     for (std::int64_t j = 0; j < n; ++j) {
       std::size_t k = at(row * n + j), c = at(j);
-      Real xh = nr.xhat[c], gh = g[j] * w[c];
-      Real inner = gh - a - xh * b;
-      Real inner_scale =
+      R xh = nr.xhat[c], gh = g[j] * w[c];
+      R inner = gh - a - xh * b;
+      R inner_scale =
           mag(gh) + mag(a) + 2 * mag(xh * b) + a_scale + mag(xh) * b_scale + mag(b) * nr.xhat_scale[c] + mag(inner);
       dx.v[k] = nr.r * inner;
       dx.scale[k] = mag(nr.r) * inner_scale + mag(dx.v[k]) * (nr.rel_r + 1);
-      Real t = g[j] * xh;
+      R t = g[j] * xh;
       dw.v[c] += t, dw_abs[c] += mag(t), dw_terms[c] += mag(g[j]) * nr.xhat_scale[c] + mag(t);
       db.v[c] += g[j], db_abs[c] += mag(g[j]);
     }
@@ -112,4 +119,5 @@ std::vector<RefTensor> layer_norm_vjp(const OpCall& call, const std::vector<RefT
   return {std::move(dx), std::move(dw), std::move(db)};
 }
 
+GP_REF_INSTANTIATE(layer_norm)
 }  // namespace gp::ref::detail

@@ -63,19 +63,23 @@ void for_each_source(const OpCall& call, Fn fn) {
 
 }  // namespace
 
-RefTensor layout_forward(const OpCall& call, const std::vector<RefTensor>& in) {
-  RefTensor out = zeros(call.output_shape);
+template <class R>
+BasicRefTensor<R> layout_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
+  BasicRefTensor<R> out = zeros<R>(call.output_shape);
   for_each_source(call, [&](std::int64_t i, Source s) { out.v[at(i)] = in[s.input].v[at(s.index)]; });
   set_exact_scale(out);
   return out;
 }
 
-std::vector<RefTensor> layout_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
-  std::vector<RefTensor> grads;
-  for (const auto& t : in) grads.push_back(zeros(t.shape));
+template <class R>
+std::vector<BasicRefTensor<R>> layout_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
+                                          const BasicRefTensor<R>& dout) {
+  std::vector<BasicRefTensor<R>> grads;
+  for (const auto& t : in) grads.push_back(zeros<R>(t.shape));
   for_each_source(call, [&](std::int64_t i, Source s) { grads[s.input].v[at(s.index)] += dout.v[at(i)]; });
   for (auto& g : grads) set_exact_scale(g);
   return grads;
 }
 
+GP_REF_INSTANTIATE(layout)
 }  // namespace gp::ref::detail

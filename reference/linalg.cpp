@@ -11,36 +11,39 @@ namespace gp::ref::detail {
 namespace {
 
 // A dot product with its accumulation scale.
+template <class R>
 struct Dot {
-  Real sum = 0, abs_sum = 0;
+  R sum = 0, abs_sum = 0;
   std::int64_t n = 0;
-  void add(Real t) { sum += t, abs_sum += mag(t), ++n; }
-  void store(RefTensor& out, std::int64_t at_index) const {
+  void add(const R& t) { sum += t, abs_sum += mag(t), ++n; }
+  void store(BasicRefTensor<R>& out, std::int64_t at_index) const {
     out.v[at(at_index)] = sum;
-    out.scale[at(at_index)] = real(n) * abs_sum;
+    out.scale[at(at_index)] = real<R>(n) * abs_sum;
   }
 };
 
 // Index helpers over row-major storage; each batch of a 3-D matmul is a contiguous block.
+template <class R>
 struct Mat {
-  const std::vector<Real>& v;
+  const std::vector<R>& v;
   std::int64_t rows, cols, offset;
-  Real operator()(std::int64_t r, std::int64_t c) const { return v[at(offset + r * cols + c)]; }
+  const R& operator()(std::int64_t r, std::int64_t c) const { return v[at(offset + r * cols + c)]; }
 };
 
 }  // namespace
 
-RefTensor linalg_forward(const OpCall& call, const std::vector<RefTensor>& in) {
+template <class R>
+BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
   const MatmulDims d = matmul_dims(call);
-  RefTensor out = zeros(call.output_shape);
+  BasicRefTensor<R> out = zeros<R>(call.output_shape);
   if (out.numel() != d.batch * d.m * d.n) fail(call, "matmul sizes disagree with the output shape");
   const bool linear = call.kind == OpKind::linear;
   for (std::int64_t bt = 0; bt < d.batch; ++bt) {
-    Mat a{in[0].v, d.m, d.k, bt * d.m * d.k};
-    Mat b = linear ? Mat{in[1].v, d.n, d.k, 0} : Mat{in[1].v, d.k, d.n, bt * d.k * d.n};
+    Mat<R> a{in[0].v, d.m, d.k, bt * d.m * d.k};
+    Mat<R> b = linear ? Mat<R>{in[1].v, d.n, d.k, 0} : Mat<R>{in[1].v, d.k, d.n, bt * d.k * d.n};
     for (std::int64_t i = 0; i < d.m; ++i) {
       for (std::int64_t j = 0; j < d.n; ++j) {
-        Dot dot;
+        Dot<R> dot;
         for (std::int64_t p = 0; p < d.k; ++p) dot.add(a(i, p) * (linear ? b(j, p) : b(p, j)));
         if (linear) dot.add(in[2].v[at(j)]);
         dot.store(out, (bt * d.m + i) * d.n + j);
@@ -50,18 +53,20 @@ RefTensor linalg_forward(const OpCall& call, const std::vector<RefTensor>& in) {
   return out;
 }
 
-std::vector<RefTensor> linalg_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
+template <class R>
+std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
+                                          const BasicRefTensor<R>& dout) {
   const MatmulDims d = matmul_dims(call);
   const bool linear = call.kind == OpKind::linear;
-  RefTensor ga = zeros(in[0].shape), gb = zeros(in[1].shape);
+  BasicRefTensor<R> ga = zeros<R>(in[0].shape), gb = zeros<R>(in[1].shape);
   for (std::int64_t bt = 0; bt < d.batch; ++bt) {
-    Mat a{in[0].v, d.m, d.k, bt * d.m * d.k};
-    Mat b = linear ? Mat{in[1].v, d.n, d.k, 0} : Mat{in[1].v, d.k, d.n, bt * d.k * d.n};
-    Mat g{dout.v, d.m, d.n, bt * d.m * d.n};
+    Mat<R> a{in[0].v, d.m, d.k, bt * d.m * d.k};
+    Mat<R> b = linear ? Mat<R>{in[1].v, d.n, d.k, 0} : Mat<R>{in[1].v, d.k, d.n, bt * d.k * d.n};
+    Mat<R> g{dout.v, d.m, d.n, bt * d.m * d.n};
     // dA[i,p] = sum_j dC[i,j] * B(p,j)   (linear: W[j,p])
     for (std::int64_t i = 0; i < d.m; ++i) {
       for (std::int64_t p = 0; p < d.k; ++p) {
-        Dot dot;
+        Dot<R> dot;
         for (std::int64_t j = 0; j < d.n; ++j) dot.add(g(i, j) * (linear ? b(j, p) : b(p, j)));
         dot.store(ga, a.offset + i * d.k + p);
       }
@@ -69,17 +74,17 @@ std::vector<RefTensor> linalg_vjp(const OpCall& call, const std::vector<RefTenso
     // dB[p,j] = sum_i A[i,p] dC[i,j]     (linear: dW[j,p] = sum_i dY[i,j] X[i,p])
     for (std::int64_t p = 0; p < d.k; ++p) {
       for (std::int64_t j = 0; j < d.n; ++j) {
-        Dot dot;
+        Dot<R> dot;
         for (std::int64_t i = 0; i < d.m; ++i) dot.add(a(i, p) * g(i, j));
         dot.store(gb, linear ? j * d.k + p : b.offset + p * d.n + j);
       }
     }
   }
-  std::vector<RefTensor> grads{std::move(ga), std::move(gb)};
+  std::vector<BasicRefTensor<R>> grads{std::move(ga), std::move(gb)};
   if (linear) {
-    RefTensor gbias = zeros(in[2].shape);
+    BasicRefTensor<R> gbias = zeros<R>(in[2].shape);
     for (std::int64_t j = 0; j < d.n; ++j) {
-      Dot dot;
+      Dot<R> dot;
       for (std::int64_t i = 0; i < d.m; ++i) dot.add(dout.v[at(i * d.n + j)]);
       dot.store(gbias, j);
     }
@@ -88,4 +93,5 @@ std::vector<RefTensor> linalg_vjp(const OpCall& call, const std::vector<RefTenso
   return grads;
 }
 
+GP_REF_INSTANTIATE(linalg)
 }  // namespace gp::ref::detail

@@ -18,35 +18,45 @@ namespace gp::ref::detail {
 
 namespace {
 
+using std::exp;
+using std::floor;
+using std::log1p;
+
+template <class R>
 struct Accumulation {
-  Real sum = 0, abs_sum = 0, term_scales = 0;
+  R sum = 0, abs_sum = 0, term_scales = 0;
   std::int64_t n = 0;
-  void add(Real t, Real s) { sum += t, abs_sum += mag(t), term_scales += s, ++n; }
-  RefTensor result(bool mean) const {
-    RefTensor out = zeros(Shape{});
-    Real div = mean ? real(n) : 1;
+  void add(const R& t, const R& s) { sum += t, abs_sum += mag(t), term_scales += s, ++n; }
+  BasicRefTensor<R> result(bool mean) const {
+    BasicRefTensor<R> out = zeros<R>(Shape{});
+    R div = mean ? real<R>(n) : R(1);
     out.v[0] = sum / div;
-    out.scale[0] = ((n > 1 ? real(n) * abs_sum : 0) + term_scales) / div;
+    out.scale[0] = ((n > 1 ? real<R>(n) * abs_sum : R(0)) + term_scales) / div;
     return out;
   }
 };
 
-Real sigmoid(Real x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); }
+template <class R>
+R sigmoid(const R& x) {
+  return x >= 0 ? R(1 / (1 + exp(-x))) : R(exp(x) / (1 + exp(x)));
+}
 
+template <class R>
 struct CrossEntropyRow {
   std::size_t target;
-  SoftmaxRow soft;
-  std::vector<Real> x;
+  SoftmaxRow<R> soft;
+  std::vector<R> x;
 };
 
-CrossEntropyRow ce_row(const OpCall& call, const std::vector<RefTensor>& in, std::int64_t b) {
+template <class R>
+CrossEntropyRow<R> ce_row(const OpCall& call, const std::vector<BasicRefTensor<R>>& in, std::int64_t b) {
   const std::int64_t classes = call.input_shapes[0][1];
-  Real t = in[1].v[at(b)];
-  if (t != std::floor(t) || t < 0 || t >= real(classes))
-    fail(call, "target " + std::to_string(static_cast<double>(t)) + " of row " + std::to_string(b) +
-                   " is not a class index in [0, " + std::to_string(classes) + ")");
-  CrossEntropyRow r;
-  r.target = static_cast<std::size_t>(t);
+  R t = in[1].v[at(b)];
+  if (t != floor(t) || t < 0 || t >= real<R>(classes))
+    fail(call, "target " + std::to_string(static_cast<double>(static_cast<long double>(t))) + " of row " +
+                   std::to_string(b) + " is not a class index in [0, " + std::to_string(classes) + ")");
+  CrossEntropyRow<R> r;
+  r.target = static_cast<std::size_t>(static_cast<long double>(t));
   r.x.assign(in[0].v.begin() + b * classes, in[0].v.begin() + (b + 1) * classes);
   r.soft = softmax_row(r.x);
   return r;
@@ -54,27 +64,28 @@ CrossEntropyRow ce_row(const OpCall& call, const std::vector<RefTensor>& in, std
 
 }  // namespace
 
-RefTensor loss_forward(const OpCall& call, const std::vector<RefTensor>& in) {
-  Accumulation acc;
+template <class R>
+BasicRefTensor<R> loss_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
+  Accumulation<R> acc;
   switch (call.kind) {
     case OpKind::mse_loss:
       for (std::size_t j = 0; j < in[0].v.size(); ++j) {
-        Real d = in[0].v[j] - in[1].v[j];
+        R d = in[0].v[j] - in[1].v[j];
         acc.add(d * d, 3 * d * d);
       }
       return acc.result(call.attrs.reduction == LossReduction::mean);
     case OpKind::cross_entropy:
       for (std::int64_t b = 0; b < call.input_shapes[0][0]; ++b) {
-        CrossEntropyRow r = ce_row(call, in, b);
-        Real lse = r.soft.max + r.soft.log_sum, xt = r.x[r.target], l = lse - xt;
+        CrossEntropyRow<R> r = ce_row(call, in, b);
+        R lse = r.soft.max + r.soft.log_sum, xt = r.x[r.target], l = lse - xt;
         acc.add(l, r.soft.lse_scale + mag(xt - r.soft.max) + mag(l));
       }
       return acc.result(true);
     case OpKind::bce_with_logits:
       for (std::size_t j = 0; j < in[0].v.size(); ++j) {
-        Real x = in[0].v[j], t = in[1].v[j], e = std::exp(-mag(x)), c = std::log1p(e);
-        Real hinge = (x > 0 ? x : 0) - x * t, l = hinge + c;
-        acc.add(l, (x > 0 ? x : 0) + 2 * mag(x * t) + c + e * (1 + mag(x)) + 1 + mag(hinge) + mag(l));
+        R x = in[0].v[j], t = in[1].v[j], e = exp(-mag(x)), c = log1p(e);
+        R hinge = (x > 0 ? x : R(0)) - x * t, l = hinge + c;
+        acc.add(l, (x > 0 ? x : R(0)) + 2 * mag(x * t) + c + e * (1 + mag(x)) + 1 + mag(hinge) + mag(l));
       }
       return acc.result(true);
     default:
@@ -82,12 +93,14 @@ RefTensor loss_forward(const OpCall& call, const std::vector<RefTensor>& in) {
   }
 }
 
-std::vector<RefTensor> loss_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
-  const Real dl = dout.v[0];
+template <class R>
+std::vector<BasicRefTensor<R>> loss_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
+                                        const BasicRefTensor<R>& dout) {
+  const R dl = dout.v[0];
   switch (call.kind) {
     case OpKind::mse_loss: {
-      const Real k = 2 * dl / (call.attrs.reduction == LossReduction::mean ? real(in[0].numel()) : 1);
-      RefTensor ga = zeros(in[0].shape), gb = zeros(in[1].shape);
+      const R k = 2 * dl / (call.attrs.reduction == LossReduction::mean ? real<R>(in[0].numel()) : R(1));
+      BasicRefTensor<R> ga = zeros<R>(in[0].shape), gb = zeros<R>(in[1].shape);
       for (std::size_t j = 0; j < ga.v.size(); ++j) {
         ga.v[j] = k * (in[0].v[j] - in[1].v[j]), gb.v[j] = -ga.v[j];
         ga.scale[j] = gb.scale[j] = 3 * mag(ga.v[j]);
@@ -96,26 +109,26 @@ std::vector<RefTensor> loss_vjp(const OpCall& call, const std::vector<RefTensor>
     }
     case OpKind::cross_entropy: {
       const std::int64_t batch = call.input_shapes[0][0], classes = call.input_shapes[0][1];
-      const Real k = dl / real(batch);
-      RefTensor g = zeros(in[0].shape);
+      const R k = dl / real<R>(batch);
+      BasicRefTensor<R> g = zeros<R>(in[0].shape);
       for (std::int64_t b = 0; b < batch; ++b) {
-        CrossEntropyRow r = ce_row(call, in, b);
-        Real lse = r.soft.max + r.soft.log_sum;
+        CrossEntropyRow<R> r = ce_row(call, in, b);
+        R lse = r.soft.max + r.soft.log_sum;
         for (std::size_t c = 0; c < at(classes); ++c) {
-          Real p = r.soft.p[c], hit = c == r.target ? 1 : 0;
+          R p = r.soft.p[c], hit = R(c == r.target ? 1 : 0);
           std::size_t i = at(b * classes) + c;
           g.v[i] = k * (p - hit);
           g.scale[i] = mag(k) * (p * (r.soft.rel[c] + 1 + r.soft.lse_scale + mag(r.x[c] - lse)) + mag(p - hit)) +
                        2 * mag(g.v[i]);
         }
       }
-      return {std::move(g), no_grad(in[1].shape)};
+      return {std::move(g), no_grad<R>(in[1].shape)};
     }
     case OpKind::bce_with_logits: {
-      const Real k = dl / real(in[0].numel());
-      RefTensor gx = zeros(in[0].shape), gt = zeros(in[1].shape);
+      const R k = dl / real<R>(in[0].numel());
+      BasicRefTensor<R> gx = zeros<R>(in[0].shape), gt = zeros<R>(in[1].shape);
       for (std::size_t j = 0; j < gx.v.size(); ++j) {
-        Real x = in[0].v[j], t = in[1].v[j], s = sigmoid(x);
+        R x = in[0].v[j], t = in[1].v[j], s = sigmoid(x);
         gx.v[j] = k * (s - t);
         gx.scale[j] = mag(k) * (s + mag(x) * s * (1 - s) + mag(s - t)) + 2 * mag(gx.v[j]);
         gt.v[j] = -k * x;
@@ -128,4 +141,5 @@ std::vector<RefTensor> loss_vjp(const OpCall& call, const std::vector<RefTensor>
   }
 }
 
+GP_REF_INSTANTIATE(loss)
 }  // namespace gp::ref::detail

@@ -7,37 +7,35 @@
 
 namespace gp::ref::detail {
 
-std::vector<Real> gather_row(const std::vector<Real>& v, const AxisSplit& s, std::int64_t o, std::int64_t i) {
-  std::vector<Real> row(at(s.n));
-  for (std::int64_t j = 0; j < s.n; ++j) row[at(j)] = v[at(row_index(s, o, i, j))];
-  return row;
-}
-
-SoftmaxRow softmax_row(const std::vector<Real>& x, const std::vector<Real>* input_scale) {
-  SoftmaxRow r;
+template <class R>
+SoftmaxRow<R> softmax_row(const std::vector<R>& x, const std::vector<R>* input_scale) {
+  using std::exp;
+  using std::log;
+  SoftmaxRow<R> r;
   const std::size_t n = x.size();
   r.max = *std::max_element(x.begin(), x.end());
   r.p.resize(n);
-  Real sum = 0;
-  for (std::size_t k = 0; k < n; ++k) sum += r.p[k] = std::exp(x[k] - r.max);
+  R sum(0);
+  for (std::size_t k = 0; k < n; ++k) sum += r.p[k] = exp(x[k] - r.max);
   for (auto& p : r.p) p /= sum;
-  r.log_sum = std::log(sum);
+  r.log_sum = log(sum);
 
-  auto own_error = [&](std::size_t k) { return input_scale ? (*input_scale)[k] : Real(0); };
+  auto own_error = [&](std::size_t k) { return input_scale ? (*input_scale)[k] : R(0); };
   for (std::size_t k = 0; k < n; ++k) r.spread += r.p[k] * (1 + mag(x[k] - r.max) + own_error(k));
   r.rel.resize(n);
-  for (std::size_t j = 0; j < n; ++j) r.rel[j] = static_cast<Real>(n) + 2 + mag(x[j] - r.max) + own_error(j) + r.spread;
-  r.lse_scale = mag(r.max) + mag(r.log_sum) + mag(r.max + r.log_sum) + static_cast<Real>(n) + r.spread;
+  for (std::size_t j = 0; j < n; ++j)
+    r.rel[j] = real<R>(static_cast<std::int64_t>(n)) + 2 + mag(x[j] - r.max) + own_error(j) + r.spread;
+  r.lse_scale = mag(r.max) + mag(r.log_sum) + mag(r.max + r.log_sum) + real<R>(static_cast<std::int64_t>(n)) + r.spread;
   return r;
 }
 
-void softmax_row_vjp(const SoftmaxRow& row, const std::vector<Real>& dy, std::vector<Real>& g,
-                     std::vector<Real>& g_scale) {
+template <class R>
+void softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& dy, std::vector<R>& g, std::vector<R>& g_scale) {
   const std::size_t n = row.p.size();
-  Real dot = 0, dot_error = 0;
+  R dot(0), dot_error(0);
   for (std::size_t k = 0; k < n; ++k) {
     dot += dy[k] * row.p[k];
-    dot_error += mag(dy[k]) * row.p[k] * (static_cast<Real>(n) + row.rel[k]);
+    dot_error += mag(dy[k]) * row.p[k] * (real<R>(static_cast<std::int64_t>(n)) + row.rel[k]);
   }
   g.resize(n);
   g_scale.resize(n);
@@ -46,5 +44,12 @@ void softmax_row_vjp(const SoftmaxRow& row, const std::vector<Real>& dy, std::ve
     g_scale[j] = mag(g[j]) * (row.rel[j] + 1) + row.p[j] * (mag(dy[j]) + mag(dot) + dot_error);
   }
 }
+
+template SoftmaxRow<long double> softmax_row(const std::vector<long double>&, const std::vector<long double>*);
+template SoftmaxRow<MpReal> softmax_row(const std::vector<MpReal>&, const std::vector<MpReal>*);
+template void softmax_row_vjp(const SoftmaxRow<long double>&, const std::vector<long double>&,
+                              std::vector<long double>&, std::vector<long double>&);
+template void softmax_row_vjp(const SoftmaxRow<MpReal>&, const std::vector<MpReal>&, std::vector<MpReal>&,
+                              std::vector<MpReal>&);
 
 }  // namespace gp::ref::detail

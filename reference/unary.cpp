@@ -9,36 +9,42 @@ namespace gp::ref::detail {
 
 namespace {
 
-const UnaryMath& math_of(const OpCall& call) {
-  const UnaryMath* m = unary_math(call.kind);
+template <class R>
+const BasicUnaryMath<R>& math_of(const OpCall& call) {
+  const BasicUnaryMath<R>* m = basic_unary_math<R>(call.kind);
   if (!m) fail(call, "is not in the unary table");
   return *m;
 }
 
 }  // namespace
 
-RefTensor unary_forward(const OpCall& call, const std::vector<RefTensor>& in) {
-  const UnaryMath& m = math_of(call);
-  const RefTensor& x = in[0];
-  RefTensor y = zeros(call.output_shape);
+template <class R>
+BasicRefTensor<R> unary_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
+  const BasicUnaryMath<R>& m = math_of<R>(call);
+  const BasicRefTensor<R>& x = in[0];
+  BasicRefTensor<R> y = zeros<R>(call.output_shape);
   for (std::size_t i = 0; i < x.v.size(); ++i) {
-    Real xi = x.v[i];
+    R xi = x.v[i];
     y.v[i] = m.f(xi, call.attrs);
     y.scale[i] = mag(y.v[i]) + mag(xi * m.d1(xi, call.attrs)) + m.fwd_stage(xi, call.attrs);
   }
   return y;
 }
 
-std::vector<RefTensor> unary_vjp(const OpCall& call, const std::vector<RefTensor>& in, const RefTensor& dout) {
-  const UnaryMath& m = math_of(call);
-  const RefTensor& x = in[0];
-  RefTensor g = zeros(x.shape);
+template <class R>
+std::vector<BasicRefTensor<R>> unary_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
+                                         const BasicRefTensor<R>& dout) {
+  const BasicUnaryMath<R>& m = math_of<R>(call);
+  const BasicRefTensor<R>& x = in[0];
+  BasicRefTensor<R> g = zeros<R>(x.shape);
   for (std::size_t i = 0; i < x.v.size(); ++i) {
-    Real xi = x.v[i], dy = dout.v[i];
+    R xi = x.v[i], dy = dout.v[i];
     g.v[i] = dy * m.d1(xi, call.attrs);
     g.scale[i] = mag(g.v[i]) + mag(dy * xi * m.d2(xi, call.attrs)) + mag(dy) * m.bwd_stage(xi, call.attrs);
   }
   return {std::move(g)};
 }
+
+GP_REF_INSTANTIATE(unary)
 
 }  // namespace gp::ref::detail

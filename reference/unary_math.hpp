@@ -8,17 +8,22 @@
 
 namespace gp::ref {
 
-struct UnaryMath {
-  Real (*f)(Real x, const OpAttrs& a);
-  Real (*d1)(Real x, const OpAttrs& a);  // f'(x)
-  Real (*d2)(Real x, const OpAttrs& a);  // f''(x): the scale of the gradient needs d(f')/dx
+template <class R>
+struct BasicUnaryMath {
+  R (*f)(R x, const OpAttrs& a);
+  R (*d1)(R x, const OpAttrs& a);  // f'(x)
+  R (*d2)(R x, const OpAttrs& a);  // f''(x): the scale of the gradient needs d(f')/dx
   // Extra absolute error scale of a kernel that evaluates the contract's formula literally:
   // forward in units of 1 (added to |y| + |x f'|), backward per unit of |dy|. Zero for most ops.
-  Real (*fwd_stage)(Real x, const OpAttrs& a);
-  Real (*bwd_stage)(Real x, const OpAttrs& a);
+  R (*fwd_stage)(R x, const OpAttrs& a);
+  R (*bwd_stage)(R x, const OpAttrs& a);
 };
+using UnaryMath = BasicUnaryMath<Real>;
 
-// The table entry of a unary-family op; nullptr for ops of other families.
-const UnaryMath* unary_math(OpKind k);
+// The table entry of a unary-family op; nullptr for ops of other families. Instantiated for
+// long double and the oracle's MpReal.
+template <class R>
+const BasicUnaryMath<R>* basic_unary_math(OpKind k);
+inline const UnaryMath* unary_math(OpKind k) { return basic_unary_math<Real>(k); }
 
 }  // namespace gp::ref

@@ -45,6 +45,22 @@ Json device_to_json(const DeviceSummary& d) {
           {"notes", d.notes}};
 }
 
+// Absent values (no input index, no worst element) are null rather than a magic -1.
+Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
+
+Json accuracy_to_json(const ReferenceAccuracy& a) {
+  return {{"oracle", a.oracle},
+          {"cases", a.cases},
+          {"points", a.points},
+          {"cases_skipped", a.cases_skipped},
+          {"worst_ratio", encode_number(a.worst_ratio)},
+          {"limit", encode_number(a.limit)},
+          {"worst_case", a.worst_case},
+          {"worst_direction", a.worst_direction},
+          {"worst_index", index_or_null(a.worst_index)},
+          {"seconds", encode_number(a.seconds)}};
+}
+
 Json meta_to_json(const RunMetadata& m) {
   Json devices = Json::array();
   for (const DeviceSummary& d : m.devices) devices.push_back(device_to_json(d));
@@ -68,8 +84,12 @@ bool add_1_2_meta(Json& meta, const RunMetadata& m) {
   return true;
 }
 
-// Absent values (no input index, no worst element) are null rather than a magic -1.
-Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
+// The 1.3 field, written only by runs that checked the reference against the oracle.
+bool add_1_3_meta(Json& meta, const RunMetadata& m) {
+  if (m.reference_accuracy.oracle.empty()) return false;
+  meta["reference_accuracy"] = accuracy_to_json(m.reference_accuracy);
+  return true;
+}
 
 Json check_to_json(const CheckResult& c) {
   const Metrics& m = c.metrics;
@@ -150,6 +170,21 @@ DeviceSummary device_from_json(const FieldReader& r) {
   return d;
 }
 
+ReferenceAccuracy accuracy_from_json(const FieldReader& r) {
+  ReferenceAccuracy a;
+  a.oracle = r.string("oracle");
+  a.cases = r.int64("cases", 0);
+  a.points = r.int64("points", 0);
+  a.cases_skipped = r.int64("cases_skipped", 0);
+  a.worst_ratio = r.number("worst_ratio");
+  a.limit = r.number("limit");
+  a.worst_case = r.string("worst_case");
+  a.worst_direction = r.string("worst_direction");
+  a.worst_index = r.int64("worst_index", -1);
+  a.seconds = r.number("seconds");
+  return a;
+}
+
 RunMetadata meta_from_json(const FieldReader& r) {
   RunMetadata m;
   m.version = r.string("tool_version");
@@ -166,6 +201,7 @@ RunMetadata meta_from_json(const FieldReader& r) {
   for (std::size_t i = 0; i < devices.size(); ++i)
     m.devices.push_back(
         device_from_json(FieldReader(devices[i], r.path_of("devices") + "[" + std::to_string(i) + "]")));
+  if (r.has("reference_accuracy")) m.reference_accuracy = accuracy_from_json(r.object("reference_accuracy"));
   return m;
 }
 
@@ -238,10 +274,15 @@ std::string report_to_json_text(const RunReport& report) {
   Json checks = Json::array();
   for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
   // A document says the oldest version whose fields it uses: 1.0 for a parity run without the
-  // 1.2 meta fields, 1.1 with "stress" (written only by `gradparity stress`), 1.2 with them.
+  // later meta fields, 1.1 with "stress" (written only by `gradparity stress`), 1.2 with
+  // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy.
   Json meta = meta_to_json(report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
-  const std::string_view version = v1_2 ? kParitySchemaVersion : report.stress.empty() ? "1.0" : "1.1";
+  const bool v1_3 = add_1_3_meta(meta, report.meta);
+  const std::string_view version = v1_3                    ? kParitySchemaVersion
+                                   : v1_2                  ? std::string_view("1.2")
+                                   : report.stress.empty() ? std::string_view("1.0")
+                                                           : std::string_view("1.1");
   Json doc = {{"schema_version", version},
               {"meta", std::move(meta)},
               {"summary", summary_to_json(summarize(report.checks))},

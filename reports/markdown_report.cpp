@@ -67,6 +67,14 @@ void append_header(std::string& out, const RunMetadata& m) {
   fmt::format_to(o, "| Seed | {} |\n", m.seed);
   if (!m.shard.empty()) fmt::format_to(o, "| Shard | {} |\n", cell(m.shard));
   fmt::format_to(o, "| Wall time | {} s |\n", g3(m.wall_seconds));
+  const ReferenceAccuracy& a = m.reference_accuracy;
+  if (!a.oracle.empty())
+    fmt::format_to(o,
+                   "| Reference accuracy | {} against {} on {} cases ({} sampled points{}): worst error {} of the "
+                   "tightest backend bound (limit {}), {} {} element {} |\n",
+                   a.worst_ratio <= a.limit ? "verified" : "**NOT verified**", a.oracle, a.cases, a.points,
+                   a.cases_skipped ? fmt::format("; {} large cases left to `ctest -L oracle`", a.cases_skipped) : "",
+                   g3(a.worst_ratio), g3(a.limit), code(a.worst_case), cell(a.worst_direction), a.worst_index);
   fmt::format_to(o, "| Command | {} |\n\n", m.command_line.empty() ? "—" : code(m.command_line));
 
   fmt::format_to(o, "## Devices\n\n");

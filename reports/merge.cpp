@@ -70,6 +70,23 @@ std::vector<std::string> missing_shards(const std::vector<RunReport>& shards) {
   return out;
 }
 
+// Shards checked disjoint cases: counts and costs add up, the worst ratio is the worst of all.
+void merge_accuracy(ReferenceAccuracy& into, const ReferenceAccuracy& a) {
+  if (a.oracle.empty()) return;
+  if (into.oracle.empty() || a.worst_ratio > into.worst_ratio) {
+    into.worst_ratio = a.worst_ratio;
+    into.worst_case = a.worst_case;
+    into.worst_direction = a.worst_direction;
+    into.worst_index = a.worst_index;
+  }
+  into.oracle = a.oracle;
+  into.limit = a.limit;
+  into.cases += a.cases;
+  into.points += a.points;
+  into.cases_skipped += a.cases_skipped;
+  into.seconds += a.seconds;
+}
+
 }  // namespace
 
 RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::string>* warnings) {
@@ -106,6 +123,7 @@ RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::s
     merged.meta.wall_seconds = std::max(merged.meta.wall_seconds, m.wall_seconds);
     merged.meta.interrupted = merged.meta.interrupted || m.interrupted;
     if (merged.meta.catalog.empty()) merged.meta.catalog = m.catalog;
+    merge_accuracy(merged.meta.reference_accuracy, m.reference_accuracy);
     append_unique(merged.meta.command_line, m.command_line, " ; ", seen_commands);
     append_unique(merged.meta.shard, m.shard, ",", seen_shards);
     for (const DeviceSummary& d : m.devices) {

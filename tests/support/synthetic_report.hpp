@@ -40,6 +40,8 @@ inline RunReport synthetic_report() {
   r.meta.command_line = "gradparity run --seed 42 | tee log";
   r.meta.shard = "1/2";
   r.meta.wall_seconds = 12.5;
+  r.meta.reference_accuracy = {"MPFR 168-bit",     2, 96,  1, 2.5e-4, 0.01, "exp(shape=7,dtype=f64)",
+                               "backward input 0", 3, 0.25};
   r.meta.devices = {{"cpu", "cpu", "Host CPU", "gradparity 0.1.0", "", true, "", {"avx2"}},
                     {"vulkan:0", "vulkan", "", "", "", false, "no Vulkan ICD found", {}}};
 

@@ -114,6 +114,17 @@ TEST(ParityJson, RoundTripKeepsEveryFieldIncludingNonFinite) {
   EXPECT_EQ(back.meta.command_line, original.meta.command_line);
   EXPECT_EQ(back.meta.shard, "1/2");
   EXPECT_EQ(back.meta.wall_seconds, 12.5);
+  const ReferenceAccuracy &a = back.meta.reference_accuracy, &b = original.meta.reference_accuracy;
+  EXPECT_EQ(a.oracle, b.oracle);
+  EXPECT_EQ(a.cases, b.cases);
+  EXPECT_EQ(a.points, b.points);
+  EXPECT_EQ(a.cases_skipped, 1);
+  EXPECT_EQ(a.worst_ratio, b.worst_ratio);
+  EXPECT_EQ(a.limit, b.limit);
+  EXPECT_EQ(a.worst_case, b.worst_case);
+  EXPECT_EQ(a.worst_direction, b.worst_direction);
+  EXPECT_EQ(a.worst_index, b.worst_index);
+  EXPECT_EQ(a.seconds, b.seconds);
   ASSERT_EQ(back.meta.devices.size(), 2u);
   EXPECT_EQ(back.meta.devices[0].notes, std::vector<std::string>{"avx2"});
   EXPECT_FALSE(back.meta.devices[1].available);
@@ -131,7 +142,7 @@ TEST(ParityJson, RoundTripKeepsEveryFieldIncludingNonFinite) {
 TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
   const std::string text = report_to_json_text(synthetic_report());
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc["schema_version"], "1.0");
+  EXPECT_EQ(doc["schema_version"], "1.3");  // meta.reference_accuracy is set
   EXPECT_EQ(doc["checks"][4]["margin"], "inf");
   EXPECT_EQ(doc["checks"][4]["max_ulp"], "-inf");
   EXPECT_EQ(doc["checks"][3]["margin"], "nan");
@@ -155,7 +166,7 @@ TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
 
 TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
   const std::string text = report_to_json_text(synthetic_report());
-  const std::string v2 = replace_once(text, "\"schema_version\": \"1.0\"", "\"schema_version\": \"2.0\"");
+  const std::string v2 = replace_once(text, "\"schema_version\": \"1.3\"", "\"schema_version\": \"2.0\"");
   try {
     report_from_json_text(v2, "old.json");
     FAIL() << "a 2.0 document was accepted";
@@ -164,13 +175,13 @@ TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
     EXPECT_THAT(e.what(), HasSubstr("schema_version 2.0 is not supported"));
     EXPECT_THAT(e.what(), HasSubstr("1.x"));
   }
-  EXPECT_THROW(report_from_json_text(replace_once(text, "\"1.0\"", "\"one\"")), Error);
-  EXPECT_THROW(report_from_json_text(replace_once(text, "\"schema_version\": \"1.0\",", "")), Error);
+  EXPECT_THROW(report_from_json_text(replace_once(text, "\"1.3\"", "\"one\"")), Error);
+  EXPECT_THROW(report_from_json_text(replace_once(text, "\"schema_version\": \"1.3\",", "")), Error);
 }
 
 TEST(ParityJson, AcceptsNewerMinorVersionWithUnknownFields) {
   std::string text = report_to_json_text(synthetic_report());
-  text = replace_once(text, "\"schema_version\": \"1.0\"", "\"schema_version\": \"1.7\", \"added_in_1_7\": [1, 2]");
+  text = replace_once(text, "\"schema_version\": \"1.3\"", "\"schema_version\": \"1.7\", \"added_in_1_7\": [1, 2]");
   text = replace_once(text, "\"case_id\":", "\"new_field\": {\"x\": 1}, \"case_id\":");
   const RunReport back = report_from_json_text(text);
   EXPECT_EQ(back.checks.size(), 5u);
@@ -257,6 +268,13 @@ TEST(ParityMarkdown, SummaryHasCompactMatrixProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, HasSubstr("| Build options | GP_WITH_OPENCL=ON, GP_WITH_VULKAN=OFF |"));
   EXPECT_THAT(md, HasSubstr("| Command | `gradparity run --seed 42 \\| tee log` |"));  // pipe escaped
   EXPECT_THAT(md, HasSubstr("⏭️ unavailable: no Vulkan ICD found"));
+  EXPECT_THAT(
+      md,
+      HasSubstr(
+          "| Reference accuracy | verified against MPFR 168-bit on 2 cases (96 sampled points; 1 large cases left to "
+          "`ctest -L oracle`): worst "
+          "error 0.00025 of the tightest backend bound (limit 0.01), `exp(shape=7,dtype=f64)` "
+          "backward input 0 element 3 |"));
   EXPECT_THAT(md, HasSubstr("**6 checks: 2 PASS, 1 FAIL, 1 SKIP, 1 MISTRUSTED, 1 ERROR**"));
   // Compact matrix: columns cpu then opencl:0; a symbol, the worst margin, the problem count
   // and skip letters, the skip reason once in the legend.
