@@ -25,6 +25,13 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
       ->check(CLI::Range(0, 64));
 }
 
+// --op, --dtype and --filter: the case selection every multi-case command takes.
+void add_selection(CLI::App* cmd, gp::Selection& sel) {
+  cmd->add_option("--op", sel.ops, "ops (comma-separated)")->delimiter(',');
+  cmd->add_option("--dtype", sel.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
+  cmd->add_option("--filter", sel.filter, "regex searched in case ids");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,9 +49,7 @@ int main(int argc, char** argv) {
   gp::cli::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "run the parity suite and write reports");
   add_common(run_cmd, run.common, true);
-  run_cmd->add_option("--op", run.selection.ops, "ops to run (comma-separated)")->delimiter(',');
-  run_cmd->add_option("--dtype", run.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
-  run_cmd->add_option("--filter", run.selection.filter, "regex searched in case ids");
+  add_selection(run_cmd, run.selection);
   run_cmd->add_option("--shard", run.shard, "run shard I of N (1-based), e.g. 2/4");
   run_cmd->add_option("--report-dir", run.report_dir,
                       "write DIR/parity.md (summary), parity-details.md, parity.json and parity.html");
@@ -74,9 +79,7 @@ int main(int argc, char** argv) {
   auto* stress_child = app.add_subcommand("stress-child", "")->group("");  // hidden: one mode, run by `stress`
   for (auto* cmd : {stress_cmd, stress_child}) {
     add_common(cmd, stress.common, true);
-    cmd->add_option("--op", stress.selection.ops, "ops to run (comma-separated)")->delimiter(',');
-    cmd->add_option("--dtype", stress.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
-    cmd->add_option("--filter", stress.selection.filter, "regex searched in case ids");
+    add_selection(cmd, stress.selection);
     cmd->add_option("--mode", stress.modes, "shared, per-thread, churn (default: all)")->delimiter(',');
     cmd->add_option("--threads", stress.threads, "threads at once (default: max(4, 2 x cores))")
         ->check(CLI::Range(1, 1024));
@@ -101,9 +104,7 @@ int main(int argc, char** argv) {
       "selftest",
       "the checks' detection power: cases run through injected faults; exit 1 if a must-catch one is missed");
   add_common(self_cmd, self.common, false);
-  self_cmd->add_option("--op", self.selection.ops, "ops to run (comma-separated)")->delimiter(',');
-  self_cmd->add_option("--dtype", self.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
-  self_cmd->add_option("--filter", self.selection.filter, "regex searched in case ids");
+  add_selection(self_cmd, self.selection);
   self_cmd->add_option("--sample", self.sample, "every k-th selected case, N in all (0: all)")
       ->check(CLI::Range(0, 1000000));
   self_cmd->add_option("--report-dir", self.report_dir, "write DIR/selftest.json");
@@ -130,9 +131,7 @@ int main(int argc, char** argv) {
   gp::cli::OracleCommand oracle;
   auto* oracle_cmd =
       app.add_subcommand("oracle", "check the long-double reference against its formulas in 166-bit MPFR");
-  oracle_cmd->add_option("--op", oracle.selection.ops, "ops to check (comma-separated)")->delimiter(',');
-  oracle_cmd->add_option("--dtype", oracle.selection.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
-  oracle_cmd->add_option("--filter", oracle.selection.filter, "regex searched in case ids");
+  add_selection(oracle_cmd, oracle.selection);
   oracle_cmd->add_option("--seed,-s", oracle.seed, "input seed")->capture_default_str();
   auto* sample = oracle_cmd->add_option("--sample", oracle.sample, "elements per elementwise case (rows: N/8)")
                      ->capture_default_str();

@@ -129,12 +129,7 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
       for (std::size_t i = 0; i < delta.size(); ++i)
         delta[i] = gref[i] < 0 ? -std::fabs(delta[i]) : std::fabs(delta[i]);
       j = judge_richardson(sample(delta, 1.0), sample(delta, 0.5));
-      if (j.step_advice == FdJudgement::Advice::larger && h < 1)
-        h *= 4;
-      else if (j.step_advice == FdJudgement::Advice::smaller && h > 1e-6)
-        h /= 4;
-      else
-        break;
+      if (!next_fd_step(j, h, 1e-6, 1)) break;
     }
     fold_judgement(j, p, r.metrics, v, reason);
   }

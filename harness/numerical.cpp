@@ -56,6 +56,18 @@ FdJudgement judge_richardson(const FdSample& full, const FdSample& half) {
   return j;
 }
 
+bool next_fd_step(const FdJudgement& j, double& step, double smallest, double largest) {
+  if (j.step_advice == FdJudgement::Advice::larger && step < largest) {
+    step *= 4;
+    return true;
+  }
+  if (j.step_advice == FdJudgement::Advice::smaller && step > smallest) {
+    step /= 4;
+    return true;
+  }
+  return false;
+}
+
 void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdict& v, std::string& reason) {
   ++m.elements;
   if (j.verdict == Verdict::mistrusted) {  // its error/tolerance ratio measures nothing: no margin

@@ -52,6 +52,11 @@ struct FdJudgement {
 
 FdJudgement judge_richardson(const FdSample& full, const FdSample& half);
 
+// The step search of both finite-difference checks: after judgement j at `step`, moves the step
+// by 4x towards what j advises (longer while noise dominates, shorter while truncation does)
+// within [smallest, largest]; false when j stands as it is.
+bool next_fd_step(const FdJudgement& j, double& step, double smallest, double largest);
+
 // Folds one judgement into check metrics (max over judgements) and verdict precedence
 // (FAIL > MISTRUSTED > PASS).
 void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdict& v, std::string& reason);

@@ -149,12 +149,7 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
           FdSample a = Evaluator::contract(ev.shifted_pair(k, delta, 1.0), delta, 1.0, vt.v, g);
           FdSample b = Evaluator::contract(ev.shifted_pair(k, delta, 0.5), delta, 0.5, vt.v, g);
           j = judge_richardson(a, b);
-          if (j.step_advice == FdJudgement::Advice::larger && step < 1e-2)
-            step *= 4;
-          else if (j.step_advice == FdJudgement::Advice::smaller && step > 1e-12)
-            step /= 4;
-          else
-            break;
+          if (!next_fd_step(j, step, 1e-12, 1e-2)) break;
         }
         fold_judgement(j, p, r.metrics, v, reason);
       }
