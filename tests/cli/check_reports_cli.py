@@ -9,6 +9,7 @@ Usage: check_reports_cli.py GRADPARITY WORK_DIR"""
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -79,7 +80,7 @@ r = run(["run", *SEL, "--shard", "2/3", "--seed", "7", "--report-dir", d("s2seed
 expect_usage_error(["merge", d("s1"), d("s2seed7"), "--report-dir", d("out")], "seed 7", "different seeds")
 bad = {"truncated": open(d("s1", "parity.json")).read()[:5000],
        "foreign": '{"name": "left-pad", "version": "1.3.0"}\n',
-       "future": open(d("s1", "parity.json")).read().replace('"schema_version": "1.2"', '"schema_version": "2.0"', 1)}
+       "future": re.sub(r'"schema_version": "1\.\d+"', '"schema_version": "2.0"', open(d("s1", "parity.json")).read(), 1)}
 for kind, text in bad.items():
     os.makedirs(d(kind))
     with open(d(kind, "parity.json"), "w") as f:
