@@ -61,7 +61,7 @@ TightestBound::TightestBound(const Case& c, bool backward) {
   exact = kinds_.front().exact;
 }
 
-double TightestBound::operator()(double scale, double value, double weight) const {
+double TightestBound::operator()(long double scale, double value, double weight) const {
   double b = std::numeric_limits<double>::infinity();
   for (const auto& t : kinds_) b = std::min(b, t.bound(scale, value, weight));
   return b;
@@ -74,7 +74,7 @@ void compare_with_oracle(const TightestBound& bound, double weight, const ref::R
     const auto full = static_cast<std::size_t>(map[i]);
     const long double ref = reference.v[full];
     const long double err = std::fabs(oracle.error_of(i, ref));
-    const double b = bound(static_cast<double>(reference.scale[full]), static_cast<double>(ref), weight);
+    const double b = bound(reference.scale[full], static_cast<double>(ref), weight);
     // Exact ops (bound 0) must match bit for bit; a NaN anywhere is a failure.
     double ratio = err == 0 ? 0.0 : (b > 0 ? static_cast<double>(err) / b : std::numeric_limits<double>::infinity());
     if (std::isnan(ratio) || std::isnan(static_cast<double>(ref)) != std::isnan(static_cast<double>(oracle.hi[i])))

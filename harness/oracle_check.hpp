@@ -75,7 +75,7 @@ std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceD
 // The tightest bound any backend kind gets for an element.
 struct TightestBound {
   explicit TightestBound(const Case& c, bool backward);
-  double operator()(double scale, double value, double weight) const;
+  double operator()(long double scale, double value, double weight) const;  // scale may exceed double
   bool exact = false;
 
  private:
