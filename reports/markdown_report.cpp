@@ -112,24 +112,27 @@ void append_summary(std::string& out, const RunReport& report) {
   out += "\n";
 }
 
-void append_matrix(std::string& out, const RunReport& report) {
-  const std::vector<std::string> ops = ops_in_catalog_order(report.checks);
+void append_op_backend_rows(std::string& out, const RunReport& report, const CellRenderer& render) {
   const std::vector<std::string> backends = backends_in_order(report);
-  if (ops.empty()) return;
   std::map<std::pair<std::string, std::string>, std::vector<const CheckResult*>> by_cell;
   for (const CheckResult& c : report.checks) by_cell[{op_of(c), c.backend}].push_back(&c);
-
   auto o = std::back_inserter(out);
-  fmt::format_to(o, "## Verdicts per op and backend\n\n| Op |");
+  out += "| Op |";
   for (const std::string& b : backends) fmt::format_to(o, " {} |", code(b));
   out += "\n|---|";
   for (std::size_t i = 0; i < backends.size(); ++i) out += "---|";
   out += "\n";
-  for (const std::string& op : ops) {
+  for (const std::string& op : ops_in_catalog_order(report.checks)) {
     fmt::format_to(o, "| {} |", cell(op));
-    for (const std::string& b : backends) fmt::format_to(o, " {} |", matrix_cell(by_cell[{op, b}]));
+    for (const std::string& b : backends) fmt::format_to(o, " {} |", render(by_cell[{op, b}]));
     out += "\n";
   }
+}
+
+void append_matrix(std::string& out, const RunReport& report) {
+  if (report.checks.empty()) return;
+  out += "## Verdicts per op and backend\n\n";
+  append_op_backend_rows(out, report, matrix_cell);
   out += "\n";
 }
 

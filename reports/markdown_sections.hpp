@@ -1,6 +1,7 @@
 // Internal to reports/: the pieces parity.md is assembled from, and the text helpers they share.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ std::vector<std::string> ops_in_catalog_order(const std::vector<CheckResult>& ch
 // Backends that have checks: in the order of the metadata's device list, then the others in
 // order of appearance.
 std::vector<std::string> backends_in_order(const RunReport& report);
+
+// The rows of an op x backend table (ops in catalog order, backends in report order) after a
+// header row that names the backends; `cell` renders one op's checks on one backend.
+using CellRenderer = std::function<std::string(const std::vector<const CheckResult*>&)>;
+void append_op_backend_rows(std::string& out, const RunReport& report, const CellRenderer& cell);
 
 void append_header(std::string& out, const RunMetadata& meta);
 void append_summary(std::string& out, const RunReport& report);

@@ -76,29 +76,17 @@ void append_interrupted(std::string& out, const RunMetadata& m) {
 }
 
 void append_compact_matrix(std::string& out, const RunReport& report) {
-  const std::vector<std::string> ops = ops_in_catalog_order(report.checks);
-  const std::vector<std::string> backends = backends_in_order(report);
-  if (ops.empty()) return;
+  if (report.checks.empty()) return;
   std::vector<std::pair<std::string, int>> ranked;
   const auto letter = skip_letters(report.checks, ranked);
-  std::map<std::pair<std::string, std::string>, std::vector<const CheckResult*>> by_cell;
-  for (const CheckResult& c : report.checks) by_cell[{op_of(c), c.backend}].push_back(&c);
-
-  auto o = std::back_inserter(out);
   out +=
       "## Matrix (op × backend): worst margin\n\n"
       "Each cell: the worst verdict's symbol, the largest margin (error ÷ bound; a check passes at ≤ 1) among "
       "its passing and failing checks, the number of problems in brackets, and the letters of its skip reasons "
-      "(legend below).\n\n| Op |";
-  for (const std::string& b : backends) fmt::format_to(o, " {} |", code(b));
-  out += "\n|---|";
-  for (std::size_t i = 0; i < backends.size(); ++i) out += "---|";
-  out += "\n";
-  for (const std::string& op : ops) {
-    fmt::format_to(o, "| {} |", cell(op));
-    for (const std::string& b : backends) fmt::format_to(o, " {} |", compact_cell(by_cell[{op, b}], letter));
-    out += "\n";
-  }
+      "(legend below).\n\n";
+  append_op_backend_rows(out, report,
+                         [&](const std::vector<const CheckResult*>& checks) { return compact_cell(checks, letter); });
+  auto o = std::back_inserter(out);
   if (!ranked.empty()) {
     out += "\nSkip reasons:\n\n| | Reason | Checks |\n|---|---|---:|\n";
     for (std::size_t i = 0; i < ranked.size() && i < 26; ++i)
