@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/math_profile.hpp"
 #include "core/op.hpp"
 #include "core/tensor.hpp"
 
@@ -35,6 +36,9 @@ struct DeviceInfo {
   // shaders without the DenormPreserve execution mode; OpenCL float without CL_FP_DENORM). The
   // tolerance model then allows an absolute error of the smallest normal number.
   bool may_flush_subnormals = false;
+  // The accuracy of the device's math functions, which the error model propagates
+  // (core/math_profile.hpp). Every backend sets it; it outlives the backend.
+  const MathProfile* math = nullptr;
 };
 
 struct Support {

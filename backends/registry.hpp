@@ -13,6 +13,9 @@ namespace gp {
 
 struct BackendProvider {
   std::string name;  // "cpu", "opencl", "vulkan"
+  // The math profile its devices report (DeviceInfo::math), known without opening one: the
+  // oracle check measures the reference against the tightest bound any of them gets.
+  const MathProfile* math = nullptr;
   // Lists every device; a provider with no driver, platform or device returns one entry with
   // `create` empty and `unavailable` set ("no OpenCL platform"). Never throws.
   std::function<std::vector<DeviceEntry>(const BackendOptions&)> discover;

@@ -64,8 +64,8 @@ struct InputSpec {
 // Tolerance knobs on top of the derived model (harness/tolerance.hpp). A loosening must say why;
 // the report prints the reason next to the check.
 struct ToleranceKnobs {
-  double extra_budget = 0;  // added to the derived budget K (units of unit roundoff)
-  std::string reason;       // required when extra_budget > 0
+  double extra_ulps = 0;  // added to the derived bound, in ULPs of the value
+  std::string reason;     // required when extra_ulps > 0
 };
 
 // The gradient a straight-through op declares, as a formula of (x, dy) per element.

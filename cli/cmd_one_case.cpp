@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "harness/tolerance.hpp"
 #include "reports/npy.hpp"
 
 namespace gp::cli {
@@ -57,6 +58,8 @@ OneCase run_one(const OneCaseCommand& cmd) {
   return one;
 }
 
+// `expected` carries the error bounds under the device's math profile (the reference's part of
+// each element's bound, before a 16-bit store's rounding).
 void print_worst(const std::string& title, const ref::RefTensor& expected, const HostTensor& got, int count) {
   if (got.numel() != expected.numel()) return;
   std::vector<std::int64_t> idx(static_cast<std::size_t>(got.numel()));
@@ -68,12 +71,12 @@ void print_worst(const std::string& title, const ref::RefTensor& expected, const
   std::partial_sort(idx.begin(), idx.begin() + std::min<std::ptrdiff_t>(count, std::ssize(idx)), idx.end(),
                     [&](auto a, auto b) { return err(a) > err(b); });
   fmt::print("  worst elements of {}:\n  {:>8} {:>24} {:>24} {:>12} {:>12}\n", title, "index", "expected", "got",
-             "abs err", "scale");
+             "abs err", "bound");
   for (int k = 0; k < count && k < static_cast<int>(idx.size()); ++k) {
     auto i = idx[static_cast<std::size_t>(k)];
     fmt::print("  {:>8} {:>24.17g} {:>24.17g} {:>12.4g} {:>12.4g}\n", i,
                static_cast<double>(expected.v[static_cast<std::size_t>(i)]), got.get(i), err(i),
-               static_cast<double>(expected.scale[static_cast<std::size_t>(i)]));
+               expected.err.empty() ? 0.0 : propagated_error(expected.err[static_cast<std::size_t>(i)]));
   }
 }
 
@@ -99,16 +102,19 @@ int repro_command(const OneCaseCommand& cmd) {
   OneCase one = run_one(cmd);
   fmt::print("case {} on {} ({}), seed {}\n", one.c->id, one.device.id, one.device.entry.info.name, cmd.common.seed);
   for (const auto& r : one.checks) {
-    fmt::print("{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  [{}]\n",
+    fmt::print("{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  sensitivity {:.3g} ulp  [{}]\n",
                verdict_name(r.verdict), std::string(r.backend) + " " + direction_label(r.direction, r.input),
-               r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.tolerance);
+               r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.metrics.sensitivity_ulp,
+               r.tolerance);
     if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
   }
   if (produced(one.outputs.output)) {
-    print_worst("the output", one.data.output, one.outputs.output, cmd.worst);
+    const DeviceInfo& info = one.device.entry.info;
+    const ref::Bounded& b = one.data.bounded(info.math, info.may_flush_subnormals);
+    print_worst("the output", b.output, one.outputs.output, cmd.worst);
     for (std::size_t k = 0; k < one.outputs.grads.size(); ++k)
       if (produced(one.outputs.grads[k]))
-        print_worst("the gradient of input " + std::to_string(k), one.data.grads[k], one.outputs.grads[k], cmd.worst);
+        print_worst("the gradient of input " + std::to_string(k), b.grads[k], one.outputs.grads[k], cmd.worst);
   }
   return exit_code(one.checks);
 }

@@ -1,5 +1,6 @@
 // The checks of one backend on one case: forward and backward against the reference, the
 // backend's VJP against finite differences of its own forward, and declared surrogates.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -18,12 +19,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-double max_abs_of(const HostTensor& t) {
-  double m = 0;
-  for (std::int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.get(i)));
-  return m;
-}
 
 bool sparse_by_construction(OpKind op, Direction d) {
   return d == Direction::backward && (op == OpKind::max || op == OpKind::slice);
@@ -74,20 +69,18 @@ void require_repeatable(CheckResult& r, const HostTensor& first, const HostTenso
 
 // Numerical check (b) for input k: the backend's gradient against differences of its own
 // forward in the case dtype, with rounding bounded by the forward error model.
-CheckResult numerical_backend_check(const Case& c, const std::string& device_id, bool ftz, DeviceCalls& dev,
-                                    const ReferenceData& data, const HostTensor& grad, int k, std::uint64_t seed,
-                                    const NumericalOptions& opts, EvalCounter* counter) {
+CheckResult numerical_backend_check(const Case& c, const std::string& device_id, const Tolerance& tol,
+                                    const ref::Bounded& bounded, DeviceCalls& dev, const ReferenceData& data,
+                                    const HostTensor& grad, int k, std::uint64_t seed, const NumericalOptions& opts,
+                                    EvalCounter* counter) {
   CheckResult r = blank_result(c, device_id, Direction::numerical_backend, k, seed);
   auto t0 = Clock::now();
-  const std::string kind = backend_kind(device_id);
-  const Tolerance fwd = tolerance_for(c, kind, false, ftz), bwd = tolerance_for(c, kind, true, ftz);
-  const double dy_max = max_abs_of(data.cotangent);
   const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
   const std::vector<double> xd = x.to_doubles();
   Verdict v = Verdict::pass;
   std::string reason;
   const auto& gref = data.grads[static_cast<std::size_t>(k)].v;
-  const auto& gscale = data.grads[static_cast<std::size_t>(k)].scale;
+  const auto& gerr = bounded.grads[static_cast<std::size_t>(k)].err;
   // One pair of steps (t = 1, 1/2) along delta: S, A and their error bounds.
   auto sample = [&](const std::vector<double>& delta, double t) {
     HostTensor plus = x, minus = x;
@@ -105,14 +98,18 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
       fs.S += vi * dyi;
       magnitude += std::fabs(vi * dyi);
       const auto ii = static_cast<std::size_t>(i);
-      rounding.add(std::fabs(vi) * 2 * fwd.bound(data.output.scale[ii], static_cast<double>(data.output.v[ii])));
+      // The bound at the unshifted inputs, but at least the result's own rounding: an operation
+      // exact there (x + y of two inputs whose sum is representable) rounds at shifted inputs.
+      const double y = static_cast<double>(data.output.v[ii]);
+      const double b = std::max(tol.bound(bounded.output.err[ii], y), ulp_of(c.dtype, std::fabs(y)) / 2);
+      rounding.add(std::fabs(vi) * 2 * b);
     }
     for (std::int64_t j = 0; j < x.numel(); ++j) {
       const double d = plus.get(j) - minus.get(j);  // the step actually taken, after rounding
       fs.A += grad.get(j) * d;
       magnitude += std::fabs(grad.get(j) * d);
       const auto jj = static_cast<std::size_t>(j);
-      allowed.add(std::fabs(d) * bwd.bound(gscale[jj], static_cast<double>(gref[jj]), dy_max));
+      allowed.add(std::fabs(d) * tol.bound(gerr[jj], static_cast<double>(gref[jj])));
     }
     fs.R = rounding.bound() + magnitude * static_cast<double>(yp.numel() + x.numel()) * 0x1p-53;
     fs.G = allowed.bound();
@@ -145,24 +142,22 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
                " forward cannot resolve this gradient at any step tried (" + reason +
                "): it is judged against the reference alone";
   }
-  r.tolerance = "forward and backward error models (" + fwd.describe() + ")";
+  r.tolerance = "forward and backward error models (" + tol.describe() + ")";
   r.time_ms = ms_since(t0);
   return r;
 }
 
-CheckResult surrogate_check(const Case& c, const std::string& device_id, bool ftz, const ReferenceData& data,
-                            const HostTensor& grad, int k, std::uint64_t seed) {
+CheckResult surrogate_check(const Case& c, const std::string& device_id, const Tolerance& tol,
+                            const ReferenceData& data, const HostTensor& grad, int k, std::uint64_t seed) {
   CheckResult r = blank_result(c, device_id, Direction::surrogate, k, seed);
   ref::RefTensor expected;
   expected.shape = grad.shape();
   const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
   for (std::int64_t j = 0; j < x.numel(); ++j) {
     const double g = c.decl.surrogate(x.get(j), data.cotangent.get(j));
-    expected.v.push_back(g);
-    expected.scale.push_back(std::fabs(g));
+    expected.v.push_back(g);  // a declared gradient is exact: a copy or a zero
   }
-  Tolerance tol = tolerance_for(c, backend_kind(device_id), true, ftz);
-  Comparison cmp = compare_to_reference(expected, grad, tol, c.dtype, 1.0);
+  Comparison cmp = compare_to_reference(expected, grad, tol, c.dtype);
   apply(r, cmp, expected, c.decl.op);
   r.reason = (r.reason.empty() ? "" : r.reason + "; ") + c.decl.surrogate_note;
   r.tolerance = tol.describe();
@@ -175,38 +170,38 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
                                           const ReferenceData& data, std::uint64_t seed, const NumericalOptions& opts,
                                           EvalCounter* counter, BackendOutputs* keep) {
   std::vector<CheckResult> out;
-  const std::string kind = backend_kind(device_id);
   const bool ftz = backend.info().may_flush_subnormals;
   DeviceCalls dev(c, backend, queue);
   try {
+    const MathProfile* math = backend.info().math;
+    if (!math) throw Error("backend " + device_id + " reports no math profile (DeviceInfo::math)");
+    const Tolerance tol = tolerance_for(c, *math, ftz);
+    const ref::Bounded& bounded = data.bounded(math, ftz);
     auto t0 = Clock::now();
     DeviceCalls::Result run = dev.forward_backward(data.inputs, data.cotangent);
     const double run_ms = ms_since(t0);
 
     CheckResult f = blank_result(c, device_id, Direction::forward, -1, seed);
-    Tolerance ft = tolerance_for(c, kind, false, ftz);
-    apply(f, compare_to_reference(data.output, run.output, ft, c.dtype, 1.0, inputs_at(c, data)), data.output,
+    apply(f, compare_to_reference(bounded.output, run.output, tol, c.dtype, inputs_at(c, data)), data.output,
           c.decl.op);
-    f.tolerance = ft.describe();
+    f.tolerance = tol.describe();
     f.time_ms = run_ms;
-    if (!ft.loosened.empty() && f.verdict == Verdict::pass) f.reason = "tolerance loosened: " + ft.loosened;
+    if (!tol.loosened.empty() && f.verdict == Verdict::pass) f.reason = "tolerance loosened: " + tol.loosened;
     out.push_back(std::move(f));
 
-    Tolerance bt = tolerance_for(c, kind, true, ftz);
-    const double dy_max = max_abs_of(data.cotangent);
     for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
       if (!input_is_differentiable(c.decl.op, k)) continue;
       const HostTensor& g = run.grads[static_cast<std::size_t>(k)];
       const HostTensor& g_again = run.grads_again[static_cast<std::size_t>(k)];
       if (c.decl.surrogate) {
-        out.push_back(surrogate_check(c, device_id, ftz, data, g, k, seed));
+        out.push_back(surrogate_check(c, device_id, tol, data, g, k, seed));
         require_repeatable(out.back(), g, g_again);
         continue;
       }
       CheckResult b = blank_result(c, device_id, Direction::backward, k, seed);
-      const auto& expected = data.grads[static_cast<std::size_t>(k)];
-      apply(b, compare_to_reference(expected, g, bt, c.dtype, dy_max, inputs_at(c, data)), expected, c.decl.op);
-      b.tolerance = bt.describe();
+      const auto& expected = bounded.grads[static_cast<std::size_t>(k)];
+      apply(b, compare_to_reference(expected, g, tol, c.dtype, inputs_at(c, data)), expected, c.decl.op);
+      b.tolerance = tol.describe();
       b.time_ms = run_ms;
       require_repeatable(b, g, g_again);
       out.push_back(std::move(b));
@@ -218,7 +213,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
                    "): this gradient is checked against the reference only";
         out.push_back(std::move(n));
       } else {
-        out.push_back(numerical_backend_check(c, device_id, ftz, dev, data, g, k, seed, opts, counter));
+        out.push_back(numerical_backend_check(c, device_id, tol, bounded, dev, data, g, k, seed, opts, counter));
       }
     }
     for (const auto& v : backend.take_canary_violations()) {

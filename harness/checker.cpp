@@ -31,7 +31,16 @@ ReferenceData prepare_reference(const Case& c, std::uint64_t seed) {
   d.ref_cotangent = ref::RefTensor::from_host(d.cotangent);
   d.output = ref::forward(c.call, d.ref_inputs);
   d.grads = ref::vjp(c.call, d.ref_inputs, d.output, d.ref_cotangent);
+  d.call = c.call;
   return d;
+}
+
+const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flush) const {
+  auto key = std::make_pair(profile, flush);
+  auto it = bounded_.find(key);
+  if (it == bounded_.end())
+    it = bounded_.emplace(key, ref::bounded_evaluate(call, ref_inputs, ref_cotangent, profile, flush)).first;
+  return it->second;
 }
 
 }  // namespace gp

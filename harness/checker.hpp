@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.hpp"
@@ -13,7 +15,9 @@
 namespace gp {
 
 // Everything the reference says about a case at a seed: inputs (in the case dtype), the
-// cotangent, and the high-precision output and gradients with their error scales.
+// cotangent, the high-precision output and gradients, and per device math profile the same
+// with the error bounds of a correct kernel (computed on first use; one thread uses a
+// ReferenceData at a time).
 struct ReferenceData {
   std::vector<HostTensor> inputs;
   HostTensor cotangent;
@@ -21,6 +25,14 @@ struct ReferenceData {
   ref::RefTensor ref_cotangent;
   ref::RefTensor output;
   std::vector<ref::RefTensor> grads;
+  OpCall call;
+
+  // Output and gradients with `err` filled for a device with this profile (`flush`: it may
+  // flush subnormal results); a null profile bounds the long-double reference's own rounding.
+  const ref::Bounded& bounded(const MathProfile* profile, bool flush = false) const;
+
+ private:
+  mutable std::map<std::pair<const MathProfile*, bool>, ref::Bounded> bounded_;
 };
 
 ReferenceData prepare_reference(const Case& c, std::uint64_t seed);

@@ -1,5 +1,6 @@
 #include "harness/compare.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -9,9 +10,26 @@
 
 namespace gp {
 
+namespace {
+
+// Sensitivity bookkeeping: the element whose slack, in ULPs of its result, is smallest.
+struct Sensitivity {
+  double best = std::numeric_limits<double>::infinity();
+  double budget = std::numeric_limits<double>::quiet_NaN();
+  void add(double got, double error, double bound, double spec, DType dtype, const Tolerance& tol) {
+    if (got == 0 || !std::isfinite(got) || !std::isfinite(bound)) return;
+    const double ulp = ulp_of(dtype, std::fabs(got));
+    const double s = std::max(0.0, bound - error) / ulp;
+    if (s >= best) return;
+    best = s;
+    budget = (spec + (tol.rounds_to_storage ? ulp / 2 : 0.0)) / ulp;
+  }
+};
+
+}  // namespace
+
 Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
-                                DType dtype, double weight_abs,
-                                const std::function<std::vector<double>(std::int64_t)>& inputs_at) {
+                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at) {
   Comparison c;
   Metrics& m = c.metrics;
   m.elements = got.numel();
@@ -21,13 +39,17 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
                std::to_string(got.numel());
     return c;
   }
+  const bool has_err = expected.err.size() == expected.v.size();
   double err2 = 0, ref2 = 0;
   std::int64_t worst = -1, poisoned = 0, first_poisoned = -1;
+  Sensitivity sens;
   for (std::int64_t i = 0; i < got.numel(); ++i) {
-    const auto e_exact = expected.v[static_cast<std::size_t>(i)];  // may exceed double's range
+    const auto ii = static_cast<std::size_t>(i);
+    const auto e_exact = expected.v[ii];  // may exceed double's range
     const double e = static_cast<double>(e_exact);
     const double g = got.get(i);
-    const double b = tol.bound(expected.scale[static_cast<std::size_t>(i)], e, weight_abs);
+    const ref::ErrorBound eb = has_err ? expected.err[ii] : ref::ErrorBound{};
+    const double b = tol.bound(eb, e);
     // A reference value beyond the dtype's range must come back as the infinity it rounds to.
     const double e_rounded = round_to(dtype, e);
     if (std::isinf(e_rounded) && std::isfinite(e_exact)) {
@@ -48,12 +70,14 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
       }
       continue;
     }
-    const double d = std::fabs(g - e);
+    // In long double: rounding the reference to double first would add half an ULP of f64.
+    const double d = static_cast<double>(std::fabs(static_cast<long double>(g) - e_exact));
     err2 += d * d;
     ref2 += e * e;
     m.max_abs = std::max(m.max_abs, d);
     if (e != 0) m.max_rel = std::max(m.max_rel, d / std::fabs(e));
     m.max_ulp = std::max(m.max_ulp, ulp_distance(dtype, g, round_to(dtype, e)));
+    sens.add(g, d, b, static_cast<double>(eb.spec), dtype, tol);
     const double margin = d == 0 ? 0.0 : (b > 0 ? d / b : std::numeric_limits<double>::infinity());
     if (worst < 0 || margin > m.margin) {
       worst = i;
@@ -62,6 +86,10 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     }
   }
   m.nmse = ref2 > 0 ? err2 / ref2 : err2;
+  if (std::isfinite(sens.best)) {
+    m.sensitivity_ulp = sens.best;
+    m.budget_ulp = sens.budget;
+  }
   if (worst >= 0) {
     m.worst.index = worst;
     m.worst.expected = static_cast<double>(expected.v[static_cast<std::size_t>(worst)]);
@@ -80,7 +108,7 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
                std::to_string(worst) + ")";
   } else if (m.margin > 1) {
     c.verdict = Verdict::fail;
-    c.reason = "error " + format_g(std::fabs(m.worst.got - m.worst.expected)) + " exceeds bound " + format_g(m.bound) +
+    c.reason = "error " + format_g(m.margin * m.bound) + " exceeds bound " + format_g(m.bound) +
                " at index " + std::to_string(worst) + " (expected " + format_g(m.worst.expected) + ", got " +
                format_g(m.worst.got) + ")";
   }

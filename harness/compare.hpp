@@ -18,12 +18,11 @@ struct Comparison {
   std::string reason;
 };
 
-// `weight_abs` scales the absolute allowance (the cotangent's size for gradients).
-// `inputs_at` (optional) gives the input values that produced element i, for the worst-element
-// report of elementwise ops.
+// `expected` carries the error bounds of a correct kernel (`err`, from ReferenceData::bounded;
+// empty: every bound is the tolerance's own terms). `inputs_at` (optional) gives the input values
+// that produced element i, for the worst-element report of elementwise ops.
 Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
-                                DType dtype, double weight_abs,
-                                const std::function<std::vector<double>(std::int64_t)>& inputs_at = {});
+                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at = {});
 
 // A check proves nothing when the reference it compares with is (almost) all zeros.
 // Returns the reason, or empty when the comparison is meaningful. `sparse_ok` marks tensors that

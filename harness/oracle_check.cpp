@@ -9,15 +9,11 @@
 #include <sstream>
 #include <thread>
 
+#include "backends/registry.hpp"
+
 namespace gp {
 
 namespace {
-
-double max_abs(const ref::RefTensor& t) {
-  long double m = 0;
-  for (long double x : t.v) m = std::max(m, std::fabs(x));
-  return static_cast<double>(m);
-}
 
 // The op plus the attributes that change its formula (not the geometry ones: axis, shape, slice).
 std::string op_label(const Case& c) {
@@ -56,25 +52,32 @@ double OracleCaseResult::worst_ratio() const {
   return w;
 }
 
-TightestBound::TightestBound(const Case& c, bool backward) {
-  for (const char* kind : {"cpu", "opencl", "vulkan"}) kinds_.push_back(tolerance_for(c, kind, backward));
-  exact = kinds_.front().exact;
+TightestBound::TightestBound(const Case& c, const ReferenceData& data, std::vector<const MathProfile*> profiles)
+    : data_(data), profiles_(std::move(profiles)) {
+  if (profiles_.empty())
+    for (const auto& p : backend_providers())
+      if (p.math) profiles_.push_back(p.math);
+  for (const MathProfile* p : profiles_) tolerances_.push_back(tolerance_for(c, *p));
 }
 
-double TightestBound::operator()(long double scale, double value, double weight) const {
+double TightestBound::operator()(int input, std::size_t i) const {
   double b = std::numeric_limits<double>::infinity();
-  for (const auto& t : kinds_) b = std::min(b, t.bound(scale, value, weight));
+  for (std::size_t p = 0; p < profiles_.size(); ++p) {
+    const ref::Bounded& bd = data_.bounded(profiles_[p]);
+    const ref::RefTensor& t = input < 0 ? bd.output : bd.grads[static_cast<std::size_t>(input)];
+    b = std::min(b, tolerances_[p].bound(t.err[i], static_cast<double>(t.v[i])));
+  }
   return b;
 }
 
-void compare_with_oracle(const TightestBound& bound, double weight, const ref::RefTensor& reference,
+void compare_with_oracle(const std::function<double(std::size_t)>& bound, const ref::RefTensor& reference,
                          const ref::OracleTensor& oracle, const std::vector<std::int64_t>& map, OracleDirection& into) {
   for (std::size_t i = 0; i < oracle.hi.size() && i < map.size(); ++i) {
     if (map[i] < 0) continue;
     const auto full = static_cast<std::size_t>(map[i]);
     const long double ref = reference.v[full];
     const long double err = std::fabs(oracle.error_of(i, ref));
-    const double b = bound(reference.scale[full], static_cast<double>(ref), weight);
+    const double b = bound(full);
     // Exact ops (bound 0) must match bit for bit; a NaN anywhere is a failure.
     double ratio = err == 0 ? 0.0 : (b > 0 ? static_cast<double>(err) / b : std::numeric_limits<double>::infinity());
     if (std::isnan(ratio) || std::isnan(static_cast<double>(ref)) != std::isnan(static_cast<double>(oracle.hi[i])))
@@ -98,8 +101,7 @@ OracleCaseResult oracle_check_case(const Case& c, const ReferenceData& data, std
   OracleCaseResult r;
   r.case_id = c.id;
   r.op_label = op_label(c);
-  const TightestBound fwd(c, false), bwd(c, true);
-  const double dy_max = max_abs(data.ref_cotangent);
+  const TightestBound tightest(c, data);
   OracleDirection forward;
   std::vector<OracleDirection> backward(data.grads.size());
   for (std::size_t k = 0; k < backward.size(); ++k) {
@@ -117,10 +119,11 @@ OracleCaseResult oracle_check_case(const Case& c, const ReferenceData& data, std
   }
   for (const OracleSubProblem& p : problems) {
     const ref::OracleResult o = ref::oracle_evaluate(p.call, p.inputs, p.dout);
-    compare_with_oracle(fwd, 1.0, data.output, o.output, p.out_map, forward);
+    compare_with_oracle([&](std::size_t i) { return tightest(-1, i); }, data.output, o.output, p.out_map, forward);
     for (std::size_t k = 0; k < backward.size(); ++k)
       if (!data.grads[k].v.empty() && k < o.grads.size())
-        compare_with_oracle(bwd, dy_max, data.grads[k], o.grads[k], p.grad_map[k], backward[k]);
+        compare_with_oracle([&, k](std::size_t i) { return tightest(static_cast<int>(k), i); }, data.grads[k],
+                            o.grads[k], p.grad_map[k], backward[k]);
   }
   r.directions.push_back(forward);
   for (auto& b : backward)

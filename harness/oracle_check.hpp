@@ -1,8 +1,8 @@
 // The oracle check: the long-double reference against the same formulas in 166-bit MPFR
 // (reference/oracle.hpp), element by element, measured in units of the tightest bound any backend
-// gets there:  ratio_i = |ref_i - oracle_i| / min over {cpu, opencl, vulkan} of bound_i,
-// with the bound from tolerance_for (forward weight 1, backward weight max |cotangent|). Layout ops
-// are exact (bound 0): there the reference must equal the oracle. The reference is trusted as a
+// gets there:  ratio_i = |ref_i - oracle_i| / min over the compiled-in backends' math profiles of
+// bound_i (tolerance_for with the reference's error bounds under that profile). Layout ops are
+// exact (bound 0): there the reference must equal the oracle. The reference is trusted as a
 // yardstick when every ratio stays <= kOracleRatioLimit.
 //
 // Large cases are checked on sub-problems of the same case (oracle_sample.cpp): the same op,
@@ -72,19 +72,23 @@ struct OracleSubProblem {
 std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceData& data, const OracleOptions& opts,
                                                  std::uint64_t seed);
 
-// The tightest bound any backend kind gets for an element.
-struct TightestBound {
-  explicit TightestBound(const Case& c, bool backward);
-  double operator()(long double scale, double value, double weight) const;  // scale may exceed double
-  bool exact = false;
+// The tightest bound any backend gets at an element of the output (input -1) or of gradient k:
+// the minimum over math profiles (default: every compiled-in provider's, without flushing).
+class TightestBound {
+ public:
+  TightestBound(const Case& c, const ReferenceData& data, std::vector<const MathProfile*> profiles = {});
+  double operator()(int input, std::size_t i) const;
 
  private:
-  std::vector<Tolerance> kinds_;
+  const ReferenceData& data_;
+  std::vector<const MathProfile*> profiles_;
+  std::vector<Tolerance> tolerances_;
 };
 
 // Folds the comparison of `reference` (the full case's tensor) with the oracle's values of one
-// sub-problem into `into`; map[i] is the full index of the oracle's element i (-1: skip).
-void compare_with_oracle(const TightestBound& bound, double weight, const ref::RefTensor& reference,
+// sub-problem into `into`; map[i] is the full index of the oracle's element i (-1: skip);
+// bound(i) is the tightest bound at full index i.
+void compare_with_oracle(const std::function<double(std::size_t)>& bound, const ref::RefTensor& reference,
                          const ref::OracleTensor& oracle, const std::vector<std::int64_t>& map, OracleDirection& into);
 
 // The whole check of one case (reference prepared by the caller, as prepare_reference does).

@@ -36,7 +36,6 @@ RefTensor gather(const RefTensor& t, const Shape& shape, const Index& src) {
   RefTensor g;
   g.shape = shape;
   for (std::int64_t i : src) g.v.push_back(t.v[at(i)]);
-  g.scale.assign(g.v.size(), 0);
   return g;
 }
 

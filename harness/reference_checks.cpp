@@ -1,4 +1,5 @@
 // Numerical check (a): the reference's VJP against its own central differences in long double.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -6,6 +7,7 @@
 #include "harness/inputs.hpp"
 #include "harness/numerical.hpp"
 #include "harness/rng.hpp"
+#include "harness/tolerance.hpp"
 
 namespace gp {
 
@@ -14,9 +16,17 @@ namespace {
 using ref::Real;
 using ref::RefTensor;
 
-// The reference's own rounding: a few long-double units on its error scale.
-constexpr double kReferenceBudget = 16;
+// The reference's own rounding, bounded by the Tracked evaluation of its formulas in long-double
+// arithmetic (ReferenceData::bounded(nullptr)), with room: its library budgets are glibc's
+// documented maxima, not proofs.
+constexpr double kSelfSafety = 4;
 const double kUnitLongDouble = std::ldexp(1.0, -64);
+// The bounds are those at the unshifted inputs; at shifted ones, operations that were exact there
+// (a sum of two inputs, say) round too: a few units of the value are added.
+Real self_bound(const ref::ErrorBound& e, Real value) {
+  return kSelfSafety * (e.det + std::min(e.acc, static_cast<Real>(kLambda) * e.prob) +
+                        4 * static_cast<Real>(kUnitLongDouble) * std::fabs(value));
+}
 
 bool diagonal_jacobian(const Case& c, int k) {
   OpFamily f = op_family(c.decl.op);
@@ -44,27 +54,31 @@ struct Evaluator {
     return {forward_shifted(k, delta, t), forward_shifted(k, delta, -t)};
   }
 
-  // S, R (contracted with v) and A, G (analytic gradient along the step) at step scale t.
+  // S, R (contracted with v) and A, G (analytic gradient along the step) at step scale t. The
+  // forward's error bounds at the unshifted inputs (`out_err`) stand for those of the shifted
+  // evaluations: the steps are small. `grad` carries its own bounds.
+  // The shifted inputs x +- t delta are rounded to long double: S moves by up to
+  // sum |g_j| u |x_j| per evaluation against A, which uses the unrounded step.
   static FdSample contract(const Pair& p, const std::vector<double>& delta, double t, const std::vector<Real>& v,
-                           const RefTensor& grad) {
+                           const RefTensor& grad, const std::vector<ref::ErrorBound>& out_err,
+                           const std::vector<double>& x) {
     Real S = 0, R = 0, A = 0, G = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (v[i] == 0) continue;
       S += v[i] * (p.plus.v[i] - p.minus.v[i]);
-      R += std::fabs(v[i]) * (p.plus.scale[i] + p.minus.scale[i]);
+      R += std::fabs(v[i]) * (self_bound(out_err[i], p.plus.v[i]) + self_bound(out_err[i], p.minus.v[i]));
     }
     for (std::size_t j = 0; j < delta.size(); ++j) {
       Real d = static_cast<Real>(2 * t * delta[j]);
       A += grad.v[j] * d;
-      G += std::fabs(d) * grad.scale[j];
+      G += std::fabs(d) * self_bound(grad.err[j], grad.v[j]);
+      R += 2 * std::fabs(grad.v[j]) * static_cast<Real>(kUnitLongDouble) * std::fabs(static_cast<Real>(x[j]) + d / 2);
     }
     FdSample s;
     s.S = static_cast<double>(S);
     s.A = static_cast<double>(A);
-    // Scaled in long double first: near double's overflow (exp(708)) the sums of scales
-    // exceed double's range, their products with u do not.
-    s.R = static_cast<double>(R * kReferenceBudget * kUnitLongDouble);
-    s.G = static_cast<double>(G * kReferenceBudget * kUnitLongDouble);
+    s.R = static_cast<double>(R);
+    s.G = static_cast<double>(G);
     return s;
   }
 };
@@ -76,6 +90,11 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
   std::vector<CheckResult> out;
   const double h = fd_step(kUnitLongDouble);
   Evaluator ev{c, data, counter};
+  const std::vector<ref::ErrorBound>& out_err = data.bounded(nullptr).output.err;
+  // The VJP of the reference for cotangent v, input k, with its own error bounds.
+  auto bounded_grad = [&](const RefTensor& v, int k) {
+    return ref::bounded_evaluate(c.call, data.ref_inputs, v, nullptr).grads[static_cast<std::size_t>(k)];
+  };
   for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
     if (!input_is_differentiable(c.decl.op, k)) continue;
     CheckResult r = blank_result(c, "reference", Direction::numerical_reference, k, seed);
@@ -101,7 +120,7 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
         RefTensor e = data.ref_cotangent;
         std::fill(e.v.begin(), e.v.end(), Real(0));
         e.v[static_cast<std::size_t>(i)] = 1;
-        rows.push_back(ref::vjp(c.call, data.ref_inputs, data.output, e)[static_cast<std::size_t>(k)]);
+        rows.push_back(bounded_grad(e, k));
       }
       std::vector<double> base = fd_direction(c, k, x, h, seed, "jacobian");
       std::int64_t judged = 0, unresolved = 0;
@@ -114,8 +133,8 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
         for (std::int64_t i = 0; i < n_out; ++i) {
           std::vector<Real> unit(static_cast<std::size_t>(n_out), 0);
           unit[static_cast<std::size_t>(i)] = 1;
-          FdSample a = Evaluator::contract(full, delta, 1.0, unit, rows[static_cast<std::size_t>(i)]);
-          FdSample b = Evaluator::contract(half, delta, 0.5, unit, rows[static_cast<std::size_t>(i)]);
+          FdSample a = Evaluator::contract(full, delta, 1.0, unit, rows[static_cast<std::size_t>(i)], out_err, x);
+          FdSample b = Evaluator::contract(half, delta, 0.5, unit, rows[static_cast<std::size_t>(i)], out_err, x);
           if (a.S == 0 && a.A == 0 && b.S == 0 && b.A == 0) continue;  // structurally zero entry
           FdJudgement j = judge_richardson(a, b);
           // An entry whose finite difference and analytic value both vanish below the noise is
@@ -138,16 +157,15 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
       for (int p = 0; p < opts.reference_probes; ++p) {
         // Probe 0 reuses the case cotangent; later probes draw a fresh Gaussian v.
         RefTensor vt = p == 0 ? data.ref_cotangent : RefTensor::from_host(make_cotangent(c, seed, p));
-        RefTensor g = p == 0 ? data.grads[static_cast<std::size_t>(k)]
-                             : ref::vjp(c.call, data.ref_inputs, data.output, vt)[static_cast<std::size_t>(k)];
+        RefTensor g = p == 0 ? data.bounded(nullptr).grads[static_cast<std::size_t>(k)] : bounded_grad(vt, k);
         // The step moves by 4x while the judgement says noise or truncation dominates, as on the
         // backend: a bias whose probe happens to nearly cancel (layer_norm of rows at
         // 1000 +- 0.01, seed 2) needs a longer step than cbrt(u).
         FdJudgement j;
         for (double step = h, attempt = 0; attempt < 6; ++attempt) {
           std::vector<double> delta = fd_direction(c, k, x, step, seed, "probe" + std::to_string(p));
-          FdSample a = Evaluator::contract(ev.shifted_pair(k, delta, 1.0), delta, 1.0, vt.v, g);
-          FdSample b = Evaluator::contract(ev.shifted_pair(k, delta, 0.5), delta, 0.5, vt.v, g);
+          FdSample a = Evaluator::contract(ev.shifted_pair(k, delta, 1.0), delta, 1.0, vt.v, g, out_err, x);
+          FdSample b = Evaluator::contract(ev.shifted_pair(k, delta, 0.5), delta, 0.5, vt.v, g, out_err, x);
           j = judge_richardson(a, b);
           if (!next_fd_step(j, step, 1e-12, 1e-2)) break;
         }

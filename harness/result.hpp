@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,15 @@ struct Metrics {
   double nmse = 0;     // sum (got-expected)^2 / sum expected^2
   double bound = 0;    // the bound at the element with the largest margin
   double margin = 0;   // max over elements of |got - expected| / bound_i
+  // Sensitivity: the smallest uniform relative perturbation of the result, in ULPs of the dtype
+  // at the element that would fail first, that makes this check FAIL (min over elements of the
+  // slack bound_i - |error_i| in ULPs of the result there). NaN when no element can be
+  // perturbed (all zero) or the check is not a comparison with a bound.
+  double sensitivity_ulp = std::numeric_limits<double>::quiet_NaN();
+  // At that element: the part of the bound the device's specification allows its library
+  // functions (and a 16-bit store's rounding), in the same ULPs. sensitivity / max(1, budget) is
+  // how close the check comes to what a conformant device may do.
+  double budget_ulp = std::numeric_limits<double>::quiet_NaN();
   std::int64_t elements = 0;
   std::int64_t nonfinite = 0;  // NaN/Inf where the reference is finite
   WorstElement worst;

@@ -1,10 +1,8 @@
 // Ops whose gradient is declared rather than derived.
-//   ste_round          forward: round half to even (exact, scale |y|); VJP: identity surrogate
+//   ste_round          forward: round half to even (exact); VJP: identity surrogate
 //   ste_hardtanh_gate  forward: x > 0 ? 1 : 0 (exact); VJP: dy [|x| < 1], the hardtanh derivative
-//   gumbel_softmax     y = softmax((l + noise) / tau) over the last axis; exact VJP for l, none for
-//                      the noise. z = (l + noise) / tau costs two roundings, so z_k carries an
-//                      absolute error scale 2|z_k| that SoftmaxRow<R> propagates; the VJP for l is the
-//                      softmax VJP divided by tau: scale g_scale / tau + |g|.
+//   gumbel_softmax     y = softmax((l + noise) / tau) over the last axis; exact VJP for l (the
+//                      softmax VJP divided by tau), none for the noise.
 #include <cmath>
 
 #include "reference/internal.hpp"
@@ -35,13 +33,12 @@ void gumbel_rows(const OpCall& call, const std::vector<BasicRefTensor<R>>& in, F
   const R tau(tau_of(call));
   AxisSplit s = split_at_axis(call.input_shapes[0], -1);  // inner == 1
   for (std::int64_t o = 0; o < s.outer; ++o) {
-    std::vector<R> z(at(s.n)), z_scale(at(s.n));
+    std::vector<R> z(at(s.n));
     for (std::int64_t j = 0; j < s.n; ++j) {
       std::size_t k = at(o * s.n + j);
       z[at(j)] = (in[0].v[k] + in[1].v[k]) / tau;
-      z_scale[at(j)] = 2 * mag(z[at(j)]);
     }
-    fn(o * s.n, s.n, softmax_row(z, &z_scale));
+    fn(o * s.n, s.n, softmax_row(z));
   }
 }
 
@@ -60,16 +57,12 @@ BasicRefTensor<R> chosen_forward(const OpCall& call, const std::vector<BasicRefT
       break;
     case OpKind::gumbel_softmax:
       gumbel_rows(call, in, [&](std::int64_t offset, std::int64_t n, const SoftmaxRow<R>& r) {
-        for (std::int64_t j = 0; j < n; ++j) {
-          y.v[at(offset + j)] = r.p[at(j)];
-          y.scale[at(offset + j)] = r.p[at(j)] * r.rel[at(j)];
-        }
+        for (std::int64_t j = 0; j < n; ++j) y.v[at(offset + j)] = r.p[at(j)];
       });
       return y;
     default:
       fail(call, "is not an op with a chosen gradient");
   }
-  set_exact_scale(y);
   return y;
 }
 
@@ -88,19 +81,15 @@ std::vector<BasicRefTensor<R>> chosen_vjp(const OpCall& call, const std::vector<
     case OpKind::gumbel_softmax: {
       const R tau(tau_of(call));
       gumbel_rows(call, in, [&](std::int64_t offset, std::int64_t n, const SoftmaxRow<R>& r) {
-        std::vector<R> dy(dout.v.begin() + offset, dout.v.begin() + offset + n), gv, gs;
-        softmax_row_vjp(r, dy, gv, gs);
-        for (std::int64_t j = 0; j < n; ++j) {
-          g.v[at(offset + j)] = gv[at(j)] / tau;
-          g.scale[at(offset + j)] = gs[at(j)] / tau + mag(gv[at(j)] / tau);
-        }
+        std::vector<R> dy(dout.v.begin() + offset, dout.v.begin() + offset + n);
+        std::vector<R> gv = softmax_row_vjp(r, dy);
+        for (std::int64_t j = 0; j < n; ++j) g.v[at(offset + j)] = gv[at(j)] / tau;
       });
       return {std::move(g), no_grad<R>(in[1].shape)};
     }
     default:
       fail(call, "is not an op with a chosen gradient");
   }
-  set_exact_scale(g);
   return {std::move(g)};
 }
 

@@ -3,6 +3,7 @@
 
 #include "core/error.hpp"
 #include "reference/internal.hpp"
+#include "reference/tracked.hpp"
 
 namespace gp::ref {
 
@@ -84,7 +85,6 @@ BasicRefTensor<R> BasicRefTensor<R>::from_host(const HostTensor& t) {
   r.v.resize(static_cast<std::size_t>(t.numel()));
   // A double is exact in either real type.
   for (std::int64_t i = 0; i < t.numel(); ++i) r.v[static_cast<std::size_t>(i)] = R(t.get(i));
-  r.scale.assign(r.v.size(), R(0));
   return r;
 }
 
@@ -111,7 +111,6 @@ std::vector<BasicRefTensor<R>> basic_vjp(const OpCall& call, const std::vector<B
       continue;
     }
     check_tensor(call, grads[k], inputs[k].shape, "gradient " + std::to_string(k));
-    if (grads[k].scale.size() != grads[k].v.size()) fail(call, "internal: gradient scale missing");
   }
   return grads;
 }
@@ -123,6 +122,41 @@ std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inp
   return basic_vjp(call, inputs, out, dout);
 }
 
+namespace {
+
+BasicRefTensor<Tracked> track(const RefTensor& t) {
+  BasicRefTensor<Tracked> r;
+  r.shape = t.shape;
+  r.v.reserve(t.v.size());
+  for (long double x : t.v) r.v.emplace_back(x);  // exact: inputs are values of the storage type
+  return r;
+}
+
+RefTensor untrack(const BasicRefTensor<Tracked>& t) {
+  RefTensor r;
+  r.shape = t.shape;
+  r.v.reserve(t.v.size());
+  r.err.reserve(t.v.size());
+  for (const Tracked& x : t.v) {
+    r.v.push_back(x.v);
+    r.err.push_back(x.e);
+  }
+  return r;
+}
+
+}  // namespace
+
+Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
+                         const MathProfile* profile, bool flush) {
+  TrackingScope scope(context_for(call.dtype, profile, flush));
+  std::vector<BasicRefTensor<Tracked>> in;
+  for (const auto& t : inputs) in.push_back(track(t));
+  Bounded b;
+  b.output = untrack(basic_forward(call, in));
+  for (const auto& g : basic_vjp(call, in, BasicRefTensor<Tracked>{}, track(dout))) b.grads.push_back(untrack(g));
+  return b;
+}
+
 #define GP_REF_INSTANTIATE_API(R)                                                                            \
   template struct BasicRefTensor<R>;                                                                         \
   template BasicRefTensor<R> basic_forward<R>(const OpCall&, const std::vector<BasicRefTensor<R>>&);         \
@@ -130,6 +164,7 @@ std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inp
                                                        const BasicRefTensor<R>&, const BasicRefTensor<R>&);
 GP_REF_INSTANTIATE_API(long double)
 GP_REF_INSTANTIATE_API(MpReal)
+GP_REF_INSTANTIATE_API(Tracked)
 #undef GP_REF_INSTANTIATE_API
 
 }  // namespace gp::ref

@@ -1,22 +1,61 @@
 // Internal vocabulary of the reference: per-family entry points (dispatch.cpp validates the call
-// before handing it to them), small tensor helpers, and the stable softmax row shared by
-// logsumexp, softmax, log_softmax, cross_entropy and gumbel_softmax. Not a public header.
+// before handing it to them), small tensor helpers, the helpers that tell the error model what a
+// kernel legitimately does (stored, either_form), and the stable softmax row shared by logsumexp,
+// softmax, log_softmax, cross_entropy and gumbel_softmax. Not a public header.
 //
 // Everything is a template over the real type R, explicitly instantiated (GP_REF_INSTANTIATE) for
-// long double and for the oracle's MpReal. Math calls are unqualified after `using std::exp;`
-// etc., so that argument-dependent lookup finds Boost.Multiprecision's overloads for MpReal.
+// long double, the oracle's MpReal and Tracked. Math calls are unqualified after `using std::exp;`
+// etc., so that argument-dependent lookup finds Boost.Multiprecision's and Tracked's overloads.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "reference/mp_real.hpp"
 #include "reference/reference.hpp"
+#include "reference/sum.hpp"
+#include "reference/tracked.hpp"
+
+namespace gp::ref {
+
+// A value a kernel reads back from a buffer of the storage type: a 16-bit storage type rounds it
+// once more (the forward output y a backward receives). Identity for the value types.
+inline Tracked stored(const Tracked& y) {
+  const TrackingContext& c = tracking_context();
+  Tracked r = y;
+  if (c.storage_digits < c.digits) r.e.det += ulp_in(y.v, c.storage_digits, c.storage_min_exponent) / 2;
+  return r;
+}
+
+// Two formulas of one value that a correct kernel may use: the value of the first (the stable
+// one, for the reference's accuracy), the larger error of either (a backward that reads the
+// rounded forward output y, such as tanh's g (1 - y^2), is correct; its error grows where 1 - y^2
+// cancels, and the bound follows it there).
+inline Tracked either_form(const Tracked& stable, const Tracked& other) {
+  Tracked r = stable;
+  r.e = channel_max(stable.e, other.e);
+  return r;
+}
+
+}  // namespace gp::ref
 
 namespace gp::ref::detail {
+
+template <class R>
+inline constexpr bool kTracked = std::is_same_v<R, Tracked>;
+
+template <class R>
+R stored(const R& y) {
+  return y;
+}
+template <class R>
+R either_form(const R& stable, const R&) {
+  return stable;
+}
 
 inline std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
 template <class R>
@@ -32,27 +71,20 @@ R real(std::int64_t n) {
 // Throws gp::Error("reference: <op> [<case>]: <what>").
 [[noreturn]] void fail(const OpCall& call, const std::string& what);
 
-// A tensor of `shape` with value and scale zero-filled.
+// A tensor of `shape` with zero values.
 template <class R>
 BasicRefTensor<R> zeros(const Shape& shape) {
   BasicRefTensor<R> t;
   t.shape = shape;
   t.v.assign(at(shape.numel()), R(0));
-  t.scale.assign(at(shape.numel()), R(0));
   return t;
 }
-// The gradient entry of an input that receives none: shape set, v and scale empty.
+// The gradient entry of an input that receives none: shape set, v empty.
 template <class R>
 BasicRefTensor<R> no_grad(const Shape& shape) {
   BasicRefTensor<R> t;
   t.shape = shape;
   return t;
-}
-// Layout results are exact: scale = |value|.
-template <class R>
-void set_exact_scale(BasicRefTensor<R>& t) {
-  t.scale.resize(t.v.size());
-  for (std::size_t i = 0; i < t.v.size(); ++i) t.scale[i] = mag(t.v[i]);
 }
 
 // --- per-family entry points -------------------------------------------------------------------
@@ -74,14 +106,15 @@ GP_REF_FAMILY_DECL(loss)
 GP_REF_FAMILY_DECL(chosen)
 #undef GP_REF_FAMILY_DECL
 
-// Explicit instantiation of a family's two entry points for both real types (in its .cpp file).
+// Explicit instantiation of a family's two entry points for the three real types (in its .cpp).
 #define GP_REF_INSTANTIATE_FOR(family, R)                                                                       \
   template BasicRefTensor<R> family##_forward<R>(const OpCall&, const std::vector<BasicRefTensor<R>>&);         \
   template std::vector<BasicRefTensor<R>> family##_vjp<R>(const OpCall&, const std::vector<BasicRefTensor<R>>&, \
                                                           const BasicRefTensor<R>&);
 #define GP_REF_INSTANTIATE(family)            \
   GP_REF_INSTANTIATE_FOR(family, long double) \
-  GP_REF_INSTANTIATE_FOR(family, MpReal)
+  GP_REF_INSTANTIATE_FOR(family, MpReal)      \
+  GP_REF_INSTANTIATE_FOR(family, Tracked)
 
 // --- rows along an axis ------------------------------------------------------------------------
 // Element j of row (o, i) of a tensor viewed as [outer, n, inner] sits at (o*n + j)*inner + i.
@@ -95,29 +128,62 @@ std::vector<R> gather_row(const std::vector<R>& v, const AxisSplit& s, std::int6
   return row;
 }
 
-// --- stable softmax of one row, with its error model --------------------------------------------
-// p_j = exp(x_j - m) / S, S = sum_k exp(x_k - m), m = max_k x_k. A correct float kernel computes
-// p_j with relative error <= K * u * rel[j]:
-//   rel_j = n (accumulating S, positive terms) + 2 (exp and the division) + |x_j - m| (rounding of
-//           the exp argument) + spread,  spread = sum_k p_k (1 + |x_k - m|) (errors of S's terms)
-//           + xs_j + sum_k p_k xs_k when the inputs themselves carry absolute error scales xs
-//           (gumbel_softmax: x = (l + noise) / tau is computed by the kernel).
+// --- two-pass variance -------------------------------------------------------------------------
+// d_j = x_j - mean and sum d_j^2 (variance, layer_norm). The mean's error e shifts every d_j by
+// -e, but the sum of squares moves only by -2 e sum(d) + n e^2: sum(d) is zero to the
+// reference's precision, so to first order the mean's error cancels. Propagating e through each
+// square separately would charge 2 sum|d_j| e, which at rows like 1000 + N(0, 1e-2) in f32 exceeds
+// the variance itself; the Tracked form charges the first-order term with the computed sum(d)
+// and the second-order n e^2 (e at its worst case) instead. The d_j keep e: a gradient that
+// uses d_j one at a time sees it to first order.
+template <class R>
+struct CenteredSquares {
+  std::vector<R> d;
+  R sum;
+};
+template <class R>
+CenteredSquares<R> centered_squares(const std::vector<R>& x, const R& mean) {
+  CenteredSquares<R> c;
+  Sum<R> squares, deviations;
+  for (const R& xi : x) {
+    c.d.push_back(xi - mean);
+    if constexpr (kTracked<R>) {
+      const R d = xi - detached(mean);
+      squares.add_product(d, d);
+      deviations.add(detached(d));
+    } else {
+      squares.add_product(c.d.back(), c.d.back());
+    }
+  }
+  c.sum = squares.result();
+  if constexpr (kTracked<R>) {
+    propagate(c.sum.e, mean.e, 2 * deviations.result().v);
+    const long double e = mean.e.det + mean.e.acc;
+    c.sum.e.det += static_cast<long double>(x.size()) * e * e;
+  }
+  return c;
+}
+
+// --- the stable softmax of one row --------------------------------------------------------------
+// m = max_k x_k, e_k = exp(x_k - m) (e = 1 at the argmax), S = sum_k e_k, p_j = e_j / S, and
+// log S = log1p(rest) with rest the sum over every k but the argmax: a row dominated by its
+// maximum keeps the digits of its log-sum-exp (log_softmax at the maximum, cross_entropy of a
+// confident row).
 template <class R>
 struct SoftmaxRow {
   R max = 0;      // m
-  R log_sum = 0;  // L = log S; logsumexp = m + L
+  R log_sum = 0;  // log S; logsumexp = m + log S
+  R sum = 0;      // S
+  R rest = 0;     // S - 1: the sum without the argmax's term (1 - p_argmax = rest / S)
   std::vector<R> p;
-  std::vector<R> rel;
-  R spread = 0;
-  // Error scale of logsumexp = m + L: |m| + |L| + |m + L| + n + spread (see README).
-  R lse_scale = 0;
+  std::size_t argmax = 0;
 };
 template <class R>
-SoftmaxRow<R> softmax_row(const std::vector<R>& x, const std::vector<R>* input_scale = nullptr);
+SoftmaxRow<R> softmax_row(const std::vector<R>& x);
 
-// VJP of softmax for one row: g_j = p_j (dy_j - <dy, p>), with its error scale
-//   |g_j| (rel_j + 1) + p_j (|dy_j| + |<dy,p>| + sum_k |dy_k| p_k (n + rel_k)).
+// VJP of softmax for one row: g_j = p_j (dy_j - <dy, p>), with p read back from storage (a
+// backward receives the forward output).
 template <class R>
-void softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& dy, std::vector<R>& g, std::vector<R>& g_scale);
+std::vector<R> softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& dy);
 
 }  // namespace gp::ref::detail

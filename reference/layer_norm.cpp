@@ -1,15 +1,10 @@
 // layer_norm over the last axis: x [..., N], weight w [N], bias b [N];
-// y = (x - mu) / sqrt(var + eps) * w + b, var the population variance of the row.
-// The error scale follows the stages of a two-pass kernel (reference/README.md):
-//   mu = sum x / N                scale_mu  = sum|x|                        (mean rule)
-//   d_j = x_j - mu                scale_d_j = |d_j| + scale_mu
-//   v = sum d^2 / N + eps         scale_v   = (N + 2) sum d^2 / N + u32 N scale_mu^2 / N + v
-//   r = 1 / sqrt(v)               relative  rel_r = scale_v / (2 v) + 2
-//   xhat_j = d_j r                scale_xh  = |r| scale_d_j + |xhat_j| (rel_r + 1)
-//   y_j = xhat_j w_j + b_j        scale_y   = |w_j| scale_xh + 2 |xhat_j w_j| + |b_j| + |y_j|
+// y = (x - mu) / sqrt(var + eps) * w + b, var the population variance of the row, in the stages
+// of a two-pass kernel:
+//   mu = sum x / N,  d_j = x_j - mu,  v = sum d^2 / N + eps (centered_squares),  r = 1 / sqrt(v),
+//   xhat_j = d_j r,  y_j = xhat_j w_j + b_j.
 // Gradients: with gh = dy * w, A = mean(gh), B = mean(gh * xhat),
-//   dx_j = r (gh_j - A - xhat_j B); dw = sum over rows dy * xhat; db = sum over rows dy,
-// their scales propagate the stage scales above with |partial derivatives|.
+//   dx_j = r (gh_j - A - xhat_j B); dw = sum over rows dy * xhat; db = sum over rows dy.
 #include <cmath>
 
 #include "reference/internal.hpp"
@@ -18,48 +13,29 @@ namespace gp::ref::detail {
 
 namespace {
 
-constexpr long double kU32 = 1.0L / (1 << 24);  // second-order guard, as for variance (reductions.cpp)
-
 template <class R>
 struct NormRow {
-  R r = 0, rel_r = 0;
-  std::vector<R> xhat, xhat_scale;
+  R r;
+  std::vector<R> xhat;
 };
 
 template <class R>
 NormRow<R> normalise(const R* x, std::int64_t n_elems, double eps) {
   using std::sqrt;
   const R n = real<R>(n_elems);
-  R sum(0), abs_sum(0);
-  for (std::int64_t j = 0; j < n_elems; ++j) sum += x[j], abs_sum += mag(x[j]);
-  const R mean = sum / n;
-  R squares(0);
-  for (std::int64_t j = 0; j < n_elems; ++j) squares += (x[j] - mean) * (x[j] - mean);
-  const R v = squares / n + eps;
-  const R v_scale = (n + 2) * squares / n + R(kU32) * abs_sum * abs_sum + v;
-
-  NormRow<R> row;
-  row.r = 1 / sqrt(v);
-  row.rel_r = v_scale / (2 * v) + 2;
-  row.xhat.resize(at(n_elems));
-  row.xhat_scale.resize(at(n_elems));
-  for (std::int64_t j = 0; j < n_elems; ++j) {
-    R d = x[j] - mean;
-    row.xhat[at(j)] = d * row.r;
-    row.xhat_scale[at(j)] = mag(row.r) * (mag(d) + abs_sum) + mag(row.xhat[at(j)]) * (row.rel_r + 1);
-  }
-  return row;
+  const std::vector<R> row(x, x + n_elems);
+  Sum<R> sum;
+  for (const R& xi : row) sum.add(xi);
+  const CenteredSquares<R> c = centered_squares(row, sum.result() / n);
+  NormRow<R> out;
+  out.r = 1 / sqrt(c.sum / n + R(eps));
+  for (const R& d : c.d) out.xhat.push_back(d * out.r);
+  return out;
 }
 
 std::int64_t row_length(const OpCall& call) {
   const Shape& s = call.input_shapes[0];
   return s[s.rank() - 1];
-}
-
-// Sum over rows of per-row terms landing on one weight/bias element: n * sum|t| + sum s for n > 1.
-template <class R>
-R accumulated_scale(std::int64_t rows, const R& abs_sum, const R& term_scales) {
-  return rows > 1 ? real<R>(rows) * abs_sum + term_scales : term_scales;
 }
 
 }  // namespace
@@ -71,12 +47,7 @@ BasicRefTensor<R> layer_norm_forward(const OpCall& call, const std::vector<Basic
   BasicRefTensor<R> y = zeros<R>(call.output_shape);
   for (std::int64_t row = 0; row < rows; ++row) {
     NormRow<R> nr = normalise(&x[at(row * n)], n, call.attrs.eps);
-    for (std::int64_t j = 0; j < n; ++j) {
-      std::size_t k = at(row * n + j), c = at(j);
-      R xh = nr.xhat[c], yv = xh * w[c] + b[c];
-      y.v[k] = yv;
-      y.scale[k] = mag(w[c]) * nr.xhat_scale[c] + 2 * mag(xh * w[c]) + mag(b[c]) + mag(yv);
-    }
+    for (std::int64_t j = 0; j < n; ++j) y.v[at(row * n + j)] = nr.xhat[at(j)] * w[at(j)] + b[at(j)];
   }
   return y;
 }
@@ -87,34 +58,28 @@ std::vector<BasicRefTensor<R>> layer_norm_vjp(const OpCall& call, const std::vec
   const std::int64_t n = row_length(call), rows = in[0].numel() / n;
   const auto &x = in[0].v, &w = in[1].v, &dy = dout.v;
   BasicRefTensor<R> dx = zeros<R>(in[0].shape), dw = zeros<R>(in[1].shape), db = zeros<R>(in[2].shape);
-  std::vector<R> dw_abs(at(n), R(0)), dw_terms(at(n), R(0)), db_abs(at(n), R(0));
+  std::vector<Sum<R>> dw_sum(at(n)), db_sum(at(n));
   for (std::int64_t row = 0; row < rows; ++row) {
     NormRow<R> nr = normalise(&x[at(row * n)], n, call.attrs.eps);
     const R* g = &dy[at(row * n)];
-    R a(0), a_abs(0), b(0), b_abs(0), b_prop(0);
+    std::vector<R> gh(at(n));
+    Sum<R> a_sum, b_sum;
     for (std::int64_t j = 0; j < n; ++j) {
-      R gh = g[j] * w[at(j)];
-      a += gh, a_abs += mag(gh);
-      b += gh * nr.xhat[at(j)], b_abs += mag(gh * nr.xhat[at(j)]), b_prop += mag(gh) * nr.xhat_scale[at(j)];
+      gh[at(j)] = g[j] * w[at(j)];
+      a_sum.add(gh[at(j)]);
+      b_sum.add_product(gh[at(j)], nr.xhat[at(j)]);
     }
-    a /= real<R>(n), b /= real<R>(n);
-    const R a_scale = 2 * a_abs, b_scale = 2 * b_abs + b_prop / real<R>(n);
+    const R a = a_sum.result() / real<R>(n), b = b_sum.result() / real<R>(n);
     for (std::int64_t j = 0; j < n; ++j) {
-      std::size_t k = at(row * n + j), c = at(j);
-      R xh = nr.xhat[c], gh = g[j] * w[c];
-      R inner = gh - a - xh * b;
-      R inner_scale =
-          mag(gh) + mag(a) + 2 * mag(xh * b) + a_scale + mag(xh) * b_scale + mag(b) * nr.xhat_scale[c] + mag(inner);
-      dx.v[k] = nr.r * inner;
-      dx.scale[k] = mag(nr.r) * inner_scale + mag(dx.v[k]) * (nr.rel_r + 1);
-      R t = g[j] * xh;
-      dw.v[c] += t, dw_abs[c] += mag(t), dw_terms[c] += mag(g[j]) * nr.xhat_scale[c] + mag(t);
-      db.v[c] += g[j], db_abs[c] += mag(g[j]);
+      const std::size_t c = at(j);
+      dx.v[at(row * n + j)] = nr.r * (gh[c] - a - nr.xhat[c] * b);
+      dw_sum[c].add_product(g[j], nr.xhat[c]);
+      db_sum[c].add(g[j]);
     }
   }
   for (std::size_t c = 0; c < at(n); ++c) {
-    dw.scale[c] = accumulated_scale(rows, dw_abs[c], dw_terms[c]);
-    db.scale[c] = accumulated_scale(rows, db_abs[c], db_abs[c]);
+    dw.v[c] = dw_sum[c].result();
+    db.v[c] = db_sum[c].result();
   }
   return {std::move(dx), std::move(dw), std::move(db)};
 }

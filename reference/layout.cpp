@@ -1,5 +1,5 @@
-// Layout ops move values without arithmetic, so a correct kernel is exact; scales are |value| to
-// keep relative bounds meaningful. Every op is written as an index map out[i] = in[src(i)]; its
+// Layout ops move values without arithmetic, so a correct kernel is exact (with Tracked: no
+// rounding, a zero bound). Every op is written as an index map out[i] = in[src(i)]; its
 // VJP scatters dout back through the same map (each input element is read at most once).
 //   transpose  swaps the last two axes (rank 2 or 3)
 //   reshape    identity on the flat order
@@ -67,7 +67,6 @@ template <class R>
 BasicRefTensor<R> layout_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
   BasicRefTensor<R> out = zeros<R>(call.output_shape);
   for_each_source(call, [&](std::int64_t i, Source s) { out.v[at(i)] = in[s.input].v[at(s.index)]; });
-  set_exact_scale(out);
   return out;
 }
 
@@ -77,7 +76,6 @@ std::vector<BasicRefTensor<R>> layout_vjp(const OpCall& call, const std::vector<
   std::vector<BasicRefTensor<R>> grads;
   for (const auto& t : in) grads.push_back(zeros<R>(t.shape));
   for_each_source(call, [&](std::int64_t i, Source s) { grads[s.input].v[at(s.index)] += dout.v[at(i)]; });
-  for (auto& g : grads) set_exact_scale(g);
   return grads;
 }
 

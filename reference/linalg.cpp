@@ -1,6 +1,6 @@
 // matmul (2-D or batched 3-D) and linear (x W^T + b), sizes from core matmul_dims. Every output
-// and gradient element is a dot product of length n: value sum t, scale n * sum|t| (for linear's
-// output the bias is one more term: n = k + 1).
+// and gradient element is a dot product (Sum::add_product; for linear's output the bias is one
+// more term).
 //   matmul  C[m,n] = A[m,k] B[k,n]:  dA = dC B^T (length n), dB = A^T dC (length m)
 //   linear  Y[m,n] = X[m,k] W[n,k]^T + b[n]:  dX = dY W (length n), dW = dY^T X (length m),
 //           db = column sums of dY (length m)
@@ -10,16 +10,12 @@ namespace gp::ref::detail {
 
 namespace {
 
-// A dot product with its accumulation scale.
+// A dot product, stored into one element.
 template <class R>
 struct Dot {
-  R sum = 0, abs_sum = 0;
-  std::int64_t n = 0;
-  void add(const R& t) { sum += t, abs_sum += mag(t), ++n; }
-  void store(BasicRefTensor<R>& out, std::int64_t at_index) const {
-    out.v[at(at_index)] = sum;
-    out.scale[at(at_index)] = real<R>(n) * abs_sum;
-  }
+  Sum<R> sum;
+  void add(const R& a, const R& b) { sum.add_product(a, b); }
+  void store(BasicRefTensor<R>& out, std::int64_t at_index) const { out.v[at(at_index)] = sum.result(); }
 };
 
 // Index helpers over row-major storage; each batch of a 3-D matmul is a contiguous block.
@@ -44,8 +40,8 @@ BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefT
     for (std::int64_t i = 0; i < d.m; ++i) {
       for (std::int64_t j = 0; j < d.n; ++j) {
         Dot<R> dot;
-        for (std::int64_t p = 0; p < d.k; ++p) dot.add(a(i, p) * (linear ? b(j, p) : b(p, j)));
-        if (linear) dot.add(in[2].v[at(j)]);
+        for (std::int64_t p = 0; p < d.k; ++p) dot.add(a(i, p), linear ? b(j, p) : b(p, j));
+        if (linear) dot.sum.add(in[2].v[at(j)]);
         dot.store(out, (bt * d.m + i) * d.n + j);
       }
     }
@@ -67,7 +63,7 @@ std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<
     for (std::int64_t i = 0; i < d.m; ++i) {
       for (std::int64_t p = 0; p < d.k; ++p) {
         Dot<R> dot;
-        for (std::int64_t j = 0; j < d.n; ++j) dot.add(g(i, j) * (linear ? b(j, p) : b(p, j)));
+        for (std::int64_t j = 0; j < d.n; ++j) dot.add(g(i, j), linear ? b(j, p) : b(p, j));
         dot.store(ga, a.offset + i * d.k + p);
       }
     }
@@ -75,7 +71,7 @@ std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<
     for (std::int64_t p = 0; p < d.k; ++p) {
       for (std::int64_t j = 0; j < d.n; ++j) {
         Dot<R> dot;
-        for (std::int64_t i = 0; i < d.m; ++i) dot.add(a(i, p) * g(i, j));
+        for (std::int64_t i = 0; i < d.m; ++i) dot.add(a(i, p), g(i, j));
         dot.store(gb, linear ? j * d.k + p : b.offset + p * d.n + j);
       }
     }
@@ -85,7 +81,7 @@ std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<
     BasicRefTensor<R> gbias = zeros<R>(in[2].shape);
     for (std::int64_t j = 0; j < d.n; ++j) {
       Dot<R> dot;
-      for (std::int64_t i = 0; i < d.m; ++i) dot.add(dout.v[at(i * d.n + j)]);
+      for (std::int64_t i = 0; i < d.m; ++i) dot.sum.add(dout.v[at(i * d.n + j)]);
       dot.store(gbias, j);
     }
     grads.push_back(std::move(gbias));

@@ -18,7 +18,6 @@ MpTensor widen(const RefTensor& t) {
   m.shape = t.shape;
   m.v.reserve(t.v.size());
   for (long double x : t.v) m.v.emplace_back(x);  // exact: MPFR holds any long double
-  m.scale.assign(t.v.size(), MpReal(0));
   return m;
 }
 

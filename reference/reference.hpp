@@ -1,15 +1,17 @@
 // The high-precision reference: naive forward and vector-Jacobian products for every op of the
-// catalog, in long double, plus the error scales the tolerance model needs. It shares no code
-// with any backend's kernels.
+// catalog, in long double. It shares no code with any backend's kernels.
 //
-// The formulas are generic over their real type R: the project uses R = long double (RefTensor,
-// forward, vjp); the oracle (oracle/) evaluates the very same formulas in 166-bit MPFR arithmetic
-// to measure the long-double reference's own rounding error. Both instantiations live in the
-// library; this header stays free of Boost and MPFR.
+// The formulas are generic over their real type R and written in stable forms. Three types
+// instantiate them: long double (the values everyone compares with), the oracle's MpReal
+// (oracle.hpp: the same formulas in 168-bit MPFR, to measure the long-double reference's own
+// error) and Tracked (tracked.hpp: the same formulas carrying a first-order bound of the error a
+// correct kernel commits on a device with a given math profile). This header stays free of Boost
+// and MPFR.
 #pragma once
 
 #include <vector>
 
+#include "core/math_profile.hpp"
 #include "core/op.hpp"
 #include "core/tensor.hpp"
 
@@ -17,20 +19,26 @@ namespace gp::ref {
 
 using Real = long double;
 
+// The error a correct kernel may commit at one element, in absolute units, split by kind
+// (harness/tolerance.hpp combines them into a bound):
+//   det   worst case: the device's library budgets and every single rounding, propagated;
+//   acc   worst case of the roundings inside accumulations (sequential order);
+//   prob  the same roundings' probabilistic scale: their total exceeds lambda * prob with
+//         probability below 2 exp(-lambda^2 / 2) (independent, mean-zero roundings);
+//   spec  the part of det that the device's library budgets contribute (reported, so that a
+//         check's sensitivity can be read against what the device's specification allows).
+struct ErrorBound {
+  long double det = 0, acc = 0, prob = 0, spec = 0;
+};
+
 template <class R>
 struct BasicRefTensor {
   Shape shape;
   std::vector<R> v;
-  // Error scale per element (same length as v): the magnitude against which the rounding error
-  // of a correct kernel in any dtype is measured, |error_i| <= K * u * scale[i] with K a small
-  // budget chosen by the tolerance policy. Definition (reference/README.md has the table):
-  //   elementwise y = f(x, ...):  |y| + sum_k |x_k * dy/dx_k|      (result + argument rounding)
-  //   accumulations (sum, dot products, batch sums of broadcast gradients): n * sum |terms|
-  //   composed ops: the scales of their stages, propagated with |partial derivatives|.
-  // Scales are conservative, never zero where the value can carry rounding error.
-  std::vector<R> scale;
+  // Per element (same length as v) after a bounded evaluation; empty otherwise.
+  std::vector<ErrorBound> err;
 
-  static BasicRefTensor from_host(const HostTensor& t);  // exact widening; scale = 0
+  static BasicRefTensor from_host(const HostTensor& t);  // exact widening
   std::int64_t numel() const { return static_cast<std::int64_t>(v.size()); }
 };
 
@@ -44,8 +52,19 @@ RefTensor forward(const OpCall& call, const std::vector<RefTensor>& inputs);
 std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& out,
                            const RefTensor& dout);
 
+// Forward and VJP with `err` filled: the error bound of a correct kernel computing in the call's
+// dtype (f32 arithmetic for the 16-bit storage types) on a device with math profile `profile`.
+// `flush`: the device may flush subnormal results to zero. A null profile bounds the long-double
+// reference's own rounding instead.
+struct Bounded {
+  RefTensor output;
+  std::vector<RefTensor> grads;  // empty v for inputs without a gradient
+};
+Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
+                         const MathProfile* profile, bool flush = false);
+
 // The same entry points for any instantiated real type (long double here; the MPFR type of
-// reference/mp_real.hpp for the oracle).
+// reference/mp_real.hpp for the oracle; Tracked for bounded_evaluate).
 template <class R>
 BasicRefTensor<R> basic_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& inputs);
 template <class R>

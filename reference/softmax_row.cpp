@@ -1,5 +1,5 @@
-// The stable softmax of one row and its VJP, with the error model documented in internal.hpp and
-// reference/README.md. Used by logsumexp, softmax, log_softmax, cross_entropy and gumbel_softmax.
+// The stable softmax of one row and its VJP (internal.hpp). Used by logsumexp, softmax,
+// log_softmax, cross_entropy and gumbel_softmax.
 #include <algorithm>
 #include <cmath>
 
@@ -8,48 +8,46 @@
 namespace gp::ref::detail {
 
 template <class R>
-SoftmaxRow<R> softmax_row(const std::vector<R>& x, const std::vector<R>* input_scale) {
+SoftmaxRow<R> softmax_row(const std::vector<R>& x) {
   using std::exp;
-  using std::log;
+  using std::log1p;
   SoftmaxRow<R> r;
   const std::size_t n = x.size();
-  r.max = *std::max_element(x.begin(), x.end());
+  r.argmax = static_cast<std::size_t>(std::max_element(x.begin(), x.end()) - x.begin());
+  r.max = x[r.argmax];
   r.p.resize(n);
-  R sum(0);
-  for (std::size_t k = 0; k < n; ++k) sum += r.p[k] = exp(x[k] - r.max);
-  for (auto& p : r.p) p /= sum;
-  r.log_sum = log(sum);
-
-  auto own_error = [&](std::size_t k) { return input_scale ? (*input_scale)[k] : R(0); };
-  for (std::size_t k = 0; k < n; ++k) r.spread += r.p[k] * (1 + mag(x[k] - r.max) + own_error(k));
-  r.rel.resize(n);
-  for (std::size_t j = 0; j < n; ++j)
-    r.rel[j] = real<R>(static_cast<std::int64_t>(n)) + 2 + mag(x[j] - r.max) + own_error(j) + r.spread;
-  r.lse_scale = mag(r.max) + mag(r.log_sum) + mag(r.max + r.log_sum) + real<R>(static_cast<std::int64_t>(n)) + r.spread;
+  Sum<R> all, rest;
+  for (std::size_t k = 0; k < n; ++k) {
+    r.p[k] = k == r.argmax ? R(1) : exp(x[k] - r.max);
+    all.add(r.p[k]);
+    if (k != r.argmax) rest.add(r.p[k]);
+  }
+  r.sum = all.result();
+  r.rest = rest.result();
+  for (auto& p : r.p) p /= r.sum;
+  r.log_sum = log1p(r.rest);
   return r;
 }
 
 template <class R>
-void softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& dy, std::vector<R>& g, std::vector<R>& g_scale) {
+std::vector<R> softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& dy) {
   const std::size_t n = row.p.size();
-  R dot(0), dot_error(0);
-  for (std::size_t k = 0; k < n; ++k) {
-    dot += dy[k] * row.p[k];
-    dot_error += mag(dy[k]) * row.p[k] * (real<R>(static_cast<std::int64_t>(n)) + row.rel[k]);
-  }
-  g.resize(n);
-  g_scale.resize(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    g[j] = row.p[j] * (dy[j] - dot);
-    g_scale[j] = mag(g[j]) * (row.rel[j] + 1) + row.p[j] * (mag(dy[j]) + mag(dot) + dot_error);
-  }
+  std::vector<R> p(n);
+  for (std::size_t k = 0; k < n; ++k) p[k] = stored(row.p[k]);
+  Sum<R> dot;
+  for (std::size_t k = 0; k < n; ++k) dot.add_product(dy[k], p[k]);
+  const R d = dot.result();
+  std::vector<R> g(n);
+  for (std::size_t j = 0; j < n; ++j) g[j] = p[j] * (dy[j] - d);
+  return g;
 }
 
-template SoftmaxRow<long double> softmax_row(const std::vector<long double>&, const std::vector<long double>*);
-template SoftmaxRow<MpReal> softmax_row(const std::vector<MpReal>&, const std::vector<MpReal>*);
-template void softmax_row_vjp(const SoftmaxRow<long double>&, const std::vector<long double>&,
-                              std::vector<long double>&, std::vector<long double>&);
-template void softmax_row_vjp(const SoftmaxRow<MpReal>&, const std::vector<MpReal>&, std::vector<MpReal>&,
-                              std::vector<MpReal>&);
+#define GP_REF_SOFTMAX_ROW(R)                                               \
+  template SoftmaxRow<R> softmax_row(const std::vector<R>&);                \
+  template std::vector<R> softmax_row_vjp(const SoftmaxRow<R>&, const std::vector<R>&);
+GP_REF_SOFTMAX_ROW(long double)
+GP_REF_SOFTMAX_ROW(MpReal)
+GP_REF_SOFTMAX_ROW(Tracked)
+#undef GP_REF_SOFTMAX_ROW
 
 }  // namespace gp::ref::detail

@@ -1,11 +1,13 @@
-// The unary op table. Each line gives f, f', f'' and the formula-stage error terms as expressions
-// of x (the input) and a (the attributes); the list generates one entry per op.
+// The unary op table. Each line gives f, f' and f' from y as expressions of x (the input), y (the
+// forward output) and a (the attributes); the list generates one entry per op.
 #include "reference/unary_math.hpp"
 
 #include <array>
 #include <cmath>
+#include <type_traits>
 
 #include "reference/mp_real.hpp"
+#include "reference/tracked.hpp"
 
 namespace gp::ref {
 
@@ -26,22 +28,36 @@ using std::sin;
 using std::sqrt;
 using std::tanh;
 
-// Constants in the precision of R, computed once per type.
+// Constants in the precision of R, computed once per type. A kernel holds them as literals of
+// its compute dtype: the Tracked ones come from the long-double values, rounded like a literal.
 template <class R>
 struct Constants {
   R pi = acos(R(-1));
-  R sqrt2 = sqrt(R(2));
+  R inv_sqrt2 = 1 / sqrt(R(2));
   R inv_sqrt_2pi = 1 / sqrt(2 * pi);
   R gelu_c = sqrt(2 / pi);           // sqrt(2/pi)
   R gelu_k = R(44715) / R(1000000);  // 0.044715
-  static const Constants& get() {
-    static const Constants c;
-    return c;
-  }
 };
 template <class R>
 const Constants<R>& K() {
-  return Constants<R>::get();
+  static const Constants<R> c;
+  return c;
+}
+// Per call: the literal's rounding depends on the compute dtype of the current evaluation.
+struct TrackedConstants {
+  Tracked inv_sqrt2, inv_sqrt_2pi, gelu_c, gelu_k;
+  TrackedConstants()
+      : inv_sqrt2(K<long double>().inv_sqrt2),
+        inv_sqrt_2pi(K<long double>().inv_sqrt_2pi),
+        gelu_c(K<long double>().gelu_c),
+        gelu_k(K<long double>().gelu_k) {}
+};
+template <class R>
+auto constants() {
+  if constexpr (std::is_same_v<R, Tracked>)
+    return TrackedConstants();
+  else
+    return K<R>();
 }
 
 template <class R>
@@ -61,7 +77,7 @@ R sigmoid(R x) {
 // 1 - s for s = sigmoid(x) near 1, 1 - tanh^2 near |tanh| = 1, 1 + tanh(u) for u << 0, 1 - 2s
 // near x = 0. Each difference of nearly equal numbers becomes a direct expression of the result.
 
-// sigmoid'(x) = s (1 - s) = e / (1 + e)^2 with e = exp(-|x|) (even in x); 1 - 2s = -tanh(x/2).
+// sigmoid'(x) = s (1 - s) = e / (1 + e)^2 with e = exp(-|x|) (even in x).
 template <class R>
 R dsigmoid(R x) {
   R e = exp(-fabs(x));
@@ -80,29 +96,29 @@ R softplus(R x) {
   return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
 }
 
-// --- gelu, erf form: y = x Phi(x) ---------------------------------------------------------------
+// --- gelu, erf form: y = x Phi(x), Phi(x) = erfc(-x / sqrt 2) / 2 (erfc keeps the left tail) ---
 template <class R>
-R big_phi(R x) {  // erfc keeps the left tail accurate
-  return erfc(-x / K<R>().sqrt2) / 2;
+R big_phi(R x) {
+  return erfc(-x * constants<R>().inv_sqrt2) / 2;
 }
 template <class R>
 R small_phi(R x) {
-  return K<R>().inv_sqrt_2pi * exp(-x * x / 2);
+  return constants<R>().inv_sqrt_2pi * exp(-(x * x) / 2);
 }
 
-// --- gelu, tanh form: y = x (1 + tanh U) / 2, U = c (x + k x^3) ----------------------------------
+// --- gelu, tanh form: y = x (1 + tanh U) / 2 = x sigmoid(2U), U = c (x + k x^3) ------------------
 // (1 + tanh U) / 2 = sigmoid(2U) and 1 - tanh^2 U = sech^2 U are evaluated directly: the literal
 // forms cancel for U << 0 (relative error 8.7e-10 at x = -6 in long double, as the oracle showed).
 template <class R>
 struct GeluTanh {
-  R u, du, ddu, t, half_1pt, sech2;
-  explicit GeluTanh(R x)
-      : u(K<R>().gelu_c * (x + K<R>().gelu_k * x * x * x)),
-        du(K<R>().gelu_c * (1 + 3 * K<R>().gelu_k * x * x)),
-        ddu(K<R>().gelu_c * 6 * K<R>().gelu_k * x),
-        t(tanh(u)),
-        half_1pt(sigmoid(2 * u)),
-        sech2(gp::ref::sech2(u)) {}
+  R u, du, half_1pt, sech2;
+  explicit GeluTanh(R x) {
+    const auto k = constants<R>();
+    u = k.gelu_c * (x + k.gelu_k * (x * x * x));
+    du = k.gelu_c * (1 + 3 * k.gelu_k * (x * x));
+    half_1pt = sigmoid(2 * u);
+    sech2 = gp::ref::sech2(u);
+  }
 };
 
 template <class R>
@@ -118,76 +134,30 @@ R gelu_d1(R x, const OpAttrs& a) {
   return g.half_1pt + x * g.sech2 * g.du / 2;
 }
 
-template <class R>
-R gelu_d2(R x, const OpAttrs& a) {
-  if (a.gelu == GeluApprox::erf) return small_phi(x) * (2 - x * x);
-  GeluTanh<R> g(x);
-  return g.sech2 * g.du + x * g.sech2 * (g.ddu - 2 * g.t * g.du * g.du) / 2;
-}
-
-// The contract writes gelu as x (1 + erf(x/sqrt2)) / 2 or x (1 + tanh U) / 2: the 1 + erf (1 + tanh)
-// sum cancels for negative x, an absolute error of u (1 + |erf|) in the bracket, times |x| / 2.
-template <class R>
-R gelu_fwd_stage(R x, const OpAttrs& a) {
-  if (a.gelu == GeluApprox::erf) return fabs(x) / 2 * (1 + fabs(erf(x / K<R>().sqrt2)));
-  GeluTanh<R> g(x);
-  return fabs(x) / 2 * (1 + fabs(g.t) + 3 * g.sech2 * fabs(g.u));
-}
-
-// Gradient: Phi from (1 + erf)/2 (absolute error (1 + |erf|)/2); tanh form: the error of T itself
-// (result and argument rounding) times |d f'/dT|, plus the roundings of 1 + T and 1 - T^2.
-template <class R>
-R gelu_bwd_stage(R x, const OpAttrs& a) {
-  if (a.gelu == GeluApprox::erf) return (1 + fabs(erf(x / K<R>().sqrt2))) / 2;
-  GeluTanh<R> g(x);
-  R t_error = fabs(g.t) + 3 * g.sech2 * fabs(g.u);
-  return fabs(R(0.5) - x * g.t * g.du) * t_error + (1 + fabs(g.t)) / 2 + fabs(x) * g.du * (1 + g.t * g.t) / 2;
-}
-
-// The gradients of tanh, sigmoid and silu are written with the forward value (g (1 - y^2),
-// g y (1 - y), s (1 + x (1 - s))): a kernel that rounds y first carries |d f'/dy| * scale(y).
-template <class R>
-R tanh_bwd_stage(R x, const OpAttrs&) {
-  R t = tanh(x);
-  return 2 * fabs(t) * (fabs(t) + fabs(x) * sech2(x));
-}
-template <class R>
-R sigmoid_bwd_stage(R x, const OpAttrs&) {
-  R s = sigmoid(x);
-  return fabs(1 - 2 * s) * (s + fabs(x) * s * (1 - s));
-}
-template <class R>
-R silu_bwd_stage(R x, const OpAttrs&) {
-  R s = sigmoid(x);
-  return fabs(1 + x - 2 * x * s) * (s + fabs(x) * s * (1 - s)) + s * (1 + fabs(x) * (1 - s));
-}
-
-// name, f, f', f'', forward stage, backward stage. Parenthesise arguments that contain commas.
-#define GP_REF_UNARY_TABLE(X)                                                                                      \
-  X(neg, -x, R(-1), R(0), R(0), R(0))                                                                              \
-  X(square, x* x, 2 * x, R(2), R(0), R(0))                                                                         \
-  X(reciprocal, 1 / x, -1 / (x * x), 2 / (x * x * x), R(0), R(0))                                                  \
-  X(abs, fabs(x), sgn(x), R(0), R(0), R(0))                                                                        \
-  X(exp, exp(x), exp(x), exp(x), R(0), R(0))                                                                       \
-  X(expm1, expm1(x), exp(x), exp(x), R(0), R(0))                                                                   \
-  X(log, log(x), 1 / x, -1 / (x * x), R(0), R(0))                                                                  \
-  X(log1p, log1p(x), 1 / (1 + x), -1 / ((1 + x) * (1 + x)), R(0), R(0))                                            \
-  X(sqrt, sqrt(x), 1 / (2 * sqrt(x)), -1 / (4 * x * sqrt(x)), R(0), R(0))                                          \
-  X(rsqrt, 1 / sqrt(x), -1 / (2 * x * sqrt(x)), 3 / (4 * x * x * sqrt(x)), R(0), R(0))                             \
-  X(pow_scalar, (pow(x, R(a.p))), (R(a.p) * pow(x, R(a.p - 1))), (R(a.p) * R(a.p - 1) * pow(x, R(a.p - 2))), R(0), \
-    R(0))                                                                                                          \
-  X(sin, sin(x), cos(x), -sin(x), R(0), R(0))                                                                      \
-  X(cos, cos(x), -sin(x), -cos(x), R(0), R(0))                                                                     \
-  X(tanh, tanh(x), sech2(x), -2 * tanh(x) * sech2(x), R(0), tanh_bwd_stage(x, a))                                  \
-  X(sigmoid, sigmoid(x), dsigmoid(x), -dsigmoid(x) * tanh(x / 2), R(0), sigmoid_bwd_stage(x, a))                   \
-  X(softplus, softplus(x), sigmoid(x), dsigmoid(x), R(1), R(0))                                                    \
-  X(silu, x* sigmoid(x), sigmoid(x) + x * dsigmoid(x), dsigmoid(x) * (2 - x * tanh(x / 2)), R(0),                  \
-    silu_bwd_stage(x, a))                                                                                          \
-  X(relu, (x > 0 ? x : R(0)), R(x > 0 ? 1 : 0), R(0), R(0), R(0))                                                  \
-  X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), R(0), R(0), R(0))                       \
-  X(elu, (x > 0 ? x : R(a.alpha) * expm1(x)), (x > 0 ? R(1) : R(a.alpha) * exp(x)),                                \
-    (x > 0 ? R(0) : R(a.alpha) * exp(x)), (x > 0 ? R(0) : fabs(R(a.alpha)) * exp(x)), R(0))                        \
-  X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d2(x, a), gelu_fwd_stage(x, a), gelu_bwd_stage(x, a))
+// name, f, f', f' from (x, y). Parenthesise arguments that contain commas. The y forms are those
+// of the catalog's contract (core/README.md) and of the kernels that read y.
+#define GP_REF_UNARY_TABLE(X)                                                                              \
+  X(neg, -x, R(-1), R(-1))                                                                                 \
+  X(square, x* x, 2 * x, 2 * x)                                                                            \
+  X(reciprocal, 1 / x, -1 / (x * x), -(y * y))                                                             \
+  X(abs, fabs(x), sgn(x), sgn(x))                                                                          \
+  X(exp, exp(x), exp(x), y)                                                                                \
+  X(expm1, expm1(x), exp(x), y + 1)                                                                        \
+  X(log, log(x), 1 / x, 1 / x)                                                                             \
+  X(log1p, log1p(x), 1 / (1 + x), 1 / (1 + x))                                                             \
+  X(sqrt, sqrt(x), 1 / (2 * sqrt(x)), 1 / (2 * y))                                                         \
+  X(rsqrt, 1 / sqrt(x), -1 / (2 * x * sqrt(x)), -(y / (2 * x)))                                            \
+  X(pow_scalar, (pow(x, R(a.p))), (R(a.p) * pow(x, R(a.p) - 1)), (R(a.p) * pow(x, R(a.p) - 1)))            \
+  X(sin, sin(x), cos(x), cos(x))                                                                           \
+  X(cos, cos(x), -sin(x), -sin(x))                                                                         \
+  X(tanh, tanh(x), sech2(x), 1 - y * y)                                                                    \
+  X(sigmoid, sigmoid(x), dsigmoid(x), y*(1 - y))                                                           \
+  X(softplus, softplus(x), sigmoid(x), sigmoid(x))                                                         \
+  X(silu, x* sigmoid(x), sigmoid(x) + x * dsigmoid(x), sigmoid(x) + x * dsigmoid(x))                       \
+  X(relu, (x > 0 ? x : R(0)), R(x > 0 ? 1 : 0), R(x > 0 ? 1 : 0))                                          \
+  X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), (x > 0 ? R(1) : R(a.alpha)))    \
+  X(elu, (x > 0 ? x : R(a.alpha) * expm1(x)), (x > 0 ? R(1) : R(a.alpha) * exp(x)), (x > 0 ? R(1) : y + R(a.alpha))) \
+  X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d1(x, a))
 
 template <class R>
 struct Entry {
@@ -195,11 +165,10 @@ struct Entry {
   BasicUnaryMath<R> math;
 };
 
-#define GP_REF_UNARY_ENTRY(name, F, D1, D2, FS, BS)                                                       \
-  Entry<R>{OpKind::name,                                                                                  \
-           {[](R x, const OpAttrs& a) -> R { return F; }, [](R x, const OpAttrs& a) -> R { return D1; },  \
-            [](R x, const OpAttrs& a) -> R { return D2; }, [](R x, const OpAttrs& a) -> R { return FS; }, \
-            [](R x, const OpAttrs& a) -> R { return BS; }}},
+#define GP_REF_UNARY_ENTRY(name, F, D1, DY)                                                              \
+  Entry<R>{OpKind::name,                                                                                 \
+           {[](R x, const OpAttrs& a) -> R { return F; }, [](R x, const OpAttrs& a) -> R { return D1; }, \
+            [](R x, [[maybe_unused]] R y, const OpAttrs& a) -> R { return DY; }}},
 
 template <class R>
 const auto& table() {
@@ -221,5 +190,6 @@ const BasicUnaryMath<R>* basic_unary_math(OpKind k) {
 
 template const BasicUnaryMath<long double>* basic_unary_math<long double>(OpKind);
 template const BasicUnaryMath<MpReal>* basic_unary_math<MpReal>(OpKind);
+template const BasicUnaryMath<Tracked>* basic_unary_math<Tracked>(OpKind);
 
 }  // namespace gp::ref

@@ -1,7 +1,9 @@
-// The calculus of every unary elementwise op as one table: f, f', f'' and the extra error that
-// the contract's own formula carries (core/README.md writes some ops in a way that cancels, e.g.
-// the tanh gradient g(1 - y^2) near |y| = 1). unary.cpp turns it into forward values, VJPs and
-// error scales; the unit test checks f' and f'' against central differences of f and f'.
+// The calculus of every unary elementwise op as one table: f, f', and f' written in terms of the
+// forward output y for the ops whose backward may read y instead of recomputing it (tanh's
+// 1 - y^2, sigmoid's y (1 - y), exp's y, sqrt's 1 / (2y)). unary.cpp turns it into forward values
+// and VJPs; instantiated with Tracked, the y form makes the bound follow a kernel that reads its
+// rounded (possibly 16-bit) y. The unit test checks f' against central differences of f and the
+// y form against f'.
 #pragma once
 
 #include "reference/reference.hpp"
@@ -11,17 +13,13 @@ namespace gp::ref {
 template <class R>
 struct BasicUnaryMath {
   R (*f)(R x, const OpAttrs& a);
-  R (*d1)(R x, const OpAttrs& a);  // f'(x)
-  R (*d2)(R x, const OpAttrs& a);  // f''(x): the scale of the gradient needs d(f')/dx
-  // Extra absolute error scale of a kernel that evaluates the contract's formula literally:
-  // forward in units of 1 (added to |y| + |x f'|), backward per unit of |dy|. Zero for most ops.
-  R (*fwd_stage)(R x, const OpAttrs& a);
-  R (*bwd_stage)(R x, const OpAttrs& a);
+  R (*d1)(R x, const OpAttrs& a);        // f'(x)
+  R (*d1_of_y)(R x, R y, const OpAttrs& a);  // f'(x) from x and y = f(x); f'(x) where no such form is used
 };
 using UnaryMath = BasicUnaryMath<Real>;
 
 // The table entry of a unary-family op; nullptr for ops of other families. Instantiated for
-// long double and the oracle's MpReal.
+// long double, the oracle's MpReal and Tracked.
 template <class R>
 const BasicUnaryMath<R>* basic_unary_math(OpKind k);
 inline const UnaryMath* unary_math(OpKind k) { return basic_unary_math<Real>(k); }

@@ -40,6 +40,7 @@ DeviceInfo cpu_device_info() {
   d.driver = "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
              std::to_string(EIGEN_MINOR_VERSION);
   d.api_version = "host C++20";
+  d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
   d.notes = {"synchronous: commands run on the calling thread",
              "f16/bf16 are storage only (computed in f32), for unary, binary and chosen ops",
@@ -95,7 +96,7 @@ void CpuBackend::record_canary_violation(std::string text) {
 namespace gp {
 
 BackendProvider make_cpu_provider() {
-  return {"cpu", [](const BackendOptions&) {
+  return {"cpu", &cpu::glibc_math_profile(), [](const BackendOptions&) {
             DeviceEntry entry;
             try {
               entry.info = cpu::cpu_device_info();

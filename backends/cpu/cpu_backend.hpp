@@ -26,6 +26,9 @@
 
 namespace gp::cpu {
 
+// glibc's libm accuracy, as the error model sees it (math_profile.cpp).
+const MathProfile& glibc_math_profile();
+
 // What discover() and CpuBackend::info() report: name from /proc/cpuinfo, driver "Eigen x.y.z".
 DeviceInfo cpu_device_info();
 

@@ -18,6 +18,9 @@
 
 namespace gp::opencl {
 
+// What the OpenCL C specification allows the built-ins (math_profile.cpp).
+const MathProfile& opencl_math_profile();
+
 // Launch geometry shared with the kernels (passed as -D options, one source of truth).
 inline constexpr int kWorkGroup = 128;         // row / reduction kernels (GP_WG)
 inline constexpr int kTile = 16;               // matmul tile edge (GP_TILE)

@@ -111,9 +111,14 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   }
   if (call.kind == OpKind::layer_norm) return forward_layer_norm(q, call, in, out);
   SoftmaxArgs a = softmax_args(call);
+  if (call.kind == OpKind::log_softmax) {
+    q.run_per_group("log_softmax_fwd", a.split.outer * a.split.inner, x, out, a.split.outer, a.split.n,
+                    a.split.inner);
+    return;
+  }
   const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
   q.run_per_group("softmax_fwd", a.split.outer * a.split.inner, x, noise, out, a.split.outer, a.split.n, a.split.inner,
-                  a.mode, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
+                  a.has_noise ? 1 : 0, RealArg{a.inv_tau});
 }
 
 void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {

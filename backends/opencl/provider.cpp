@@ -36,6 +36,7 @@ DeviceInfo describe(const Found& f) {
   info.driver = f.platform.getInfo<CL_PLATFORM_NAME>() + " (" + f.platform.getInfo<CL_PLATFORM_VERSION>() +
                 "), driver " + f.device.getInfo<CL_DRIVER_VERSION>();
   info.api_version = f.device.getInfo<CL_DEVICE_VERSION>();
+  info.math = &opencl_math_profile();
   std::string ext = f.device.getInfo<CL_DEVICE_EXTENSIONS>();
   bool fp64 = ext.find("cl_khr_fp64") != std::string::npos;
   info.dtypes = {DType::f16, DType::bf16, DType::f32};
@@ -81,6 +82,7 @@ namespace gp {
 BackendProvider make_opencl_provider() {
   BackendProvider p;
   p.name = "opencl";
+  p.math = &opencl::opencl_math_profile();
   p.discover = [](const BackendOptions& opts) -> std::vector<DeviceEntry> {
     std::vector<DeviceEntry> entries;
     auto unavailable = [](std::string why) {

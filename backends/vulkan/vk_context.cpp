@@ -168,6 +168,7 @@ DeviceFacts describe(VkPhysicalDevice pd, std::uint32_t instance_api) {
   // The shaders declare no DenormPreserve execution mode: subnormal results are the driver's
   // choice (lavapipe flushes them).
   info.may_flush_subnormals = true;
+  info.math = &vulkan_math_profile();
   if (f.float64) info.dtypes.push_back(DType::f64);
   if (f.storage16) {
     info.dtypes.push_back(DType::f16);

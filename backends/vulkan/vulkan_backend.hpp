@@ -30,7 +30,9 @@ namespace gp {
 
 namespace vk {
 struct Shared;
-}
+// The built-ins' specified accuracy and the shaders' own functions (math_profile.cpp).
+const MathProfile& vulkan_math_profile();
+}  // namespace vk
 
 class VulkanBackend final : public Backend {
  public:

@@ -47,6 +47,6 @@ std::vector<DeviceEntry> discover(const BackendOptions& opts) {
 
 }  // namespace
 
-BackendProvider make_vulkan_provider() { return {"vulkan", discover}; }
+BackendProvider make_vulkan_provider() { return {"vulkan", &vk::vulkan_math_profile(), discover}; }
 
 }  // namespace gp

@@ -40,6 +40,25 @@ std::int64_t lane_argmax(const Lane<const T*>& v) {
   return best;
 }
 
+// The stable log-sum-exp of a lane: its maximum m (at `arg`) and rest = the sum over every other
+// j of e^(x_j - m). The argmax term, exactly 1, is kept out of the sum, so that log S =
+// log1p(rest) and 1 - p_arg = rest / (1 + rest) keep their digits in a lane dominated by its
+// maximum (where log S and 1 - p_arg are tiny).
+template <typename T>
+struct LogSumExp {
+  std::int64_t arg;
+  T max, rest;
+  T log_sum() const { return std::log1p(rest); }
+};
+template <typename T>
+LogSumExp<T> lane_log_sum_exp(const Lane<const T*>& v) {
+  LogSumExp<T> r{lane_argmax(v), 0, 0};
+  r.max = v[r.arg];
+  for (std::int64_t j = 0; j < v.n; ++j)
+    if (j != r.arg) r.rest += std::exp(v[j] - r.max);
+  return r;
+}
+
 // out[j] = softmax over the lane of z(j), with the maximum subtracted before exp so that no
 // term overflows. z is a callable so that gumbel_softmax can pass (l + noise) / tau unstored.
 template <typename T, typename Z>

@@ -24,15 +24,11 @@ void check_labels(const OpCall& call, const std::int32_t* labels, std::int64_t b
                      std::to_string(classes) + ")");
 }
 
-// -log_softmax(row)[t] = (max - row[t]) + log1p(sum over j != argmax of e^(row[j] - max)).
+// -log_softmax(row)[t] = (max - row[t]) + log S.
 template <typename T>
 T row_cross_entropy(const T* row, std::int64_t classes, std::int32_t target) {
-  Lane<const T*> v{row, classes, 1};
-  std::int64_t arg = lane_argmax(v);
-  T rest = 0;
-  for (std::int64_t j = 0; j < classes; ++j)
-    if (j != arg) rest += std::exp(row[j] - row[arg]);
-  return (row[arg] - row[target]) + std::log1p(rest);
+  const LogSumExp<T> l = lane_log_sum_exp(Lane<const T*>{row, classes, 1});
+  return (l.max - row[target]) + l.log_sum();
 }
 
 template <typename T>
@@ -116,7 +112,10 @@ void loss_chosen_backward(const BackwardArgs<T>& a) {
         Lane<T*> d{d0 + b * classes, classes, 1};
         softmax_lane<T>(
             classes, [&](std::int64_t j) { return row[j]; }, d);
-        d[a.labels[b]] -= T(1);
+        // p_t - 1 cancels when the target is a dominant maximum: -rest / (1 + rest) does not.
+        const LogSumExp<T> l = lane_log_sum_exp(Lane<const T*>{row, classes, 1});
+        const std::int64_t t = a.labels[b];
+        d[t] = t == l.arg ? -l.rest / (T(1) + l.rest) : d[t] - T(1);
         for (std::int64_t j = 0; j < classes; ++j) d[j] *= scale;
       }
       return;

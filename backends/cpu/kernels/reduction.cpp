@@ -16,18 +16,6 @@ T lane_sum(const Lane<const T*>& v) {
   return s;
 }
 
-// Stable: m + log1p(sum over j != argmax of e^(x_j - m)). The argmax term is exactly 1 and is
-// kept out of the sum, so a lane dominated by its maximum keeps the digits log1p preserves.
-template <typename T>
-T lane_logsumexp(const Lane<const T*>& v) {
-  std::int64_t arg = lane_argmax(v);
-  T m = v[arg];
-  T rest = 0;
-  for (std::int64_t j = 0; j < v.n; ++j)
-    if (j != arg) rest += std::exp(v[j] - m);
-  return m + std::log1p(rest);
-}
-
 template <typename T>
 T variance_divisor(const OpCall& call, std::int64_t n) {
   std::int64_t d = n - call.attrs.correction;
@@ -59,7 +47,10 @@ void reduction_forward(const ForwardArgs<T>& a) {
         y = v[lane_argmax(v)];
         break;
       case OpKind::logsumexp:
-        y = lane_logsumexp(v);
+        y = [&] {
+          const LogSumExp<T> l = lane_log_sum_exp(v);
+          return l.max + l.log_sum();
+        }();
         break;
       case OpKind::variance: {  // two passes: the mean first, then squared deviations
         T mu = lane_sum(v) / n, acc = 0;

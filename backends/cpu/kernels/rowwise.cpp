@@ -74,10 +74,9 @@ void layer_norm_backward(const BackwardArgs<T>& a) {
 
 template <typename T>
 void log_softmax_lane(const Lane<const T*>& x, const Lane<T*>& y) {
-  T m = x[lane_argmax(x)], sum = 0;
-  for (std::int64_t j = 0; j < x.n; ++j) sum += std::exp(x[j] - m);
-  T log_sum = std::log(sum);
-  for (std::int64_t j = 0; j < x.n; ++j) y[j] = (x[j] - m) - log_sum;
+  const LogSumExp<T> l = lane_log_sum_exp(x);
+  const T log_sum = l.log_sum();
+  for (std::int64_t j = 0; j < x.n; ++j) y[j] = (x[j] - l.max) - log_sum;
 }
 
 }  // namespace

@@ -58,7 +58,18 @@ typedef uint bits_t;
 #define GP_EW_INDEX(k) \
   ((int)get_group_id(0) * (int)get_local_size(0) * GP_EW_ITEMS + (k) * (int)get_local_size(0) + (int)get_local_id(0))
 
-inline real sigmoid_r(real x) { return R(1) / (R(1) + exp(-x)); }
+// sigmoid(x) and sigmoid(-x) from one exp(-|x|): each keeps its relative accuracy on both sides,
+// so 1 - sigmoid(x) is never formed by a subtraction.
+inline real sigmoid_pair(real x, real* minus) {
+  real e = exp(-fabs(x));
+  real big = R(1) / (R(1) + e), small = e / (R(1) + e);
+  *minus = x >= R(0) ? small : big;
+  return x >= R(0) ? big : small;
+}
+inline real sigmoid_r(real x) {
+  real unused;
+  return sigmoid_pair(x, &unused);
+}
 
 // Work-group reductions of one value per work item over GP_WG items (a power of two <= 256);
 // every item gets the result. The tree is unrolled with compile-time guards so that no barrier

@@ -46,41 +46,37 @@ __kernel void loss_bwd(__global const store_t* a, __global const store_t* b, __g
   }
 }
 
-// Row max and sum of exp(x - max) for cross entropy rows.
-inline real ce_row_stats(__global const store_t* x, int base, int C, __local real* scratch, real* sum) {
-  real m = -INFINITY;
-  for (int j = get_local_id(0); j < C; j += GP_WG) m = fmax(m, LOAD(x, base + j));
-  m = wg_max(m, scratch);
-  real acc = R(0);
-  for (int j = get_local_id(0); j < C; j += GP_WG) acc += exp(LOAD(x, base + j) - m);
-  *sum = wg_sum(acc, scratch);
-  return m;
-}
-
-// rowloss[r] = logsumexp(x[r]) - x[r, t[r]]; an out-of-range target gives NaN.
+// rowloss[r] = -log_softmax(x[r])[t] = (max - x[r, t]) + log1p(rest) (line_lse_parts: rest is the
+// sum of exp(x - max) without the maximum's own 1); an out-of-range target gives NaN.
 __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_rows(
     __global const store_t* x, __global const int* t, __global real* rowloss, int B, int C) {
   __local real scratch[GP_WG];
+  __local int scratch_i[GP_WG];
   const int r = get_group_id(0);
-  real s;
-  real m = ce_row_stats(x, r * C, C, scratch, &s);
+  real rest;
+  real m = line_lse_parts(x, r * C, C, 1, scratch, scratch_i, &rest);
   if (get_local_id(0) == 0) {
     int k = t[r];
-    rowloss[r] = (k >= 0 && k < C) ? m + log(s) - LOAD(x, r * C + k) : NAN;
+    rowloss[r] = (k >= 0 && k < C) ? (m - LOAD(x, r * C + k)) + log1p(rest) : NAN;
   }
 }
 
-// dx[r, j] = g / B (softmax(x[r])_j - [j == t[r]]).
+// dx[r, j] = g / B (softmax(x[r])_j - [j == t[r]]). At a target holding the maximum,
+// p - 1 = -rest / (1 + rest): the subtraction would cancel when that maximum dominates.
 __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_bwd(
     __global const store_t* x, __global const int* t, __global const store_t* g, __global store_t* dx, int B, int C) {
   __local real scratch[GP_WG];
+  __local int scratch_i[GP_WG];
   const int r = get_group_id(0);
-  real s;
-  real m = ce_row_stats(x, r * C, C, scratch, &s);
+  real rest;
+  real m = line_lse_parts(x, r * C, C, 1, scratch, scratch_i, &rest);
+  real s = R(1) + rest;
   real gv = LOAD(g, 0) / (real)B;
   int k = t[r];
   for (int j = get_local_id(0); j < C; j += GP_WG) {
-    real p = exp(LOAD(x, r * C + j) - m) / s;
-    STORE(dx, r * C + j, gv * (p - (j == k ? R(1) : R(0))));
+    real xj = LOAD(x, r * C + j);
+    real p = exp(xj - m) / s;
+    real d = j != k ? p : (xj == m ? -rest / s : p - R(1));
+    STORE(dx, r * C + j, gv * d);
   }
 }

@@ -25,17 +25,29 @@ inline real row_max_sum(__global const store_t* x, __global const store_t* noise
 
 __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(
     __global const store_t* x, __global const store_t* noise, __global store_t* y, int outer, int n, int inner,
-    int mode, int has_noise, real inv_tau) {
+    int has_noise, real inv_tau) {
   __local real scratch[GP_WG];
   const int base = line_base(get_group_id(0), inner, n);
   real s;
   real m = row_max_sum(x, noise, base, n, inner, has_noise, inv_tau, scratch, &s);
-  real log_s = log(s);
   for (int j = get_local_id(0); j < n; j += GP_WG) {
     int k = base + j * inner;
     real z = row_z(x, noise, k, has_noise, inv_tau) - m;
-    STORE(y, k, mode == ROW_SOFTMAX ? exp(z) / s : z - log_s);
+    STORE(y, k, exp(z) / s);
   }
+}
+
+// log_softmax: (x - m) - log1p(rest), rest the sum of exp(x - m) without the maximum's own 1
+// (line_lse_parts): at a dominant maximum log S is tiny, and log of the rounded S would lose it.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void log_softmax_fwd(
+    __global const store_t* x, __global store_t* y, int outer, int n, int inner) {
+  __local real scratch[GP_WG];
+  __local int scratch_i[GP_WG];
+  const int base = line_base(get_group_id(0), inner, n);
+  real rest;
+  real m = line_lse_parts(x, base, n, inner, scratch, scratch_i, &rest);
+  real log_s = log1p(rest);
+  for (int j = get_local_id(0); j < n; j += GP_WG) STORE(y, base + j * inner, (LOAD(x, base + j * inner) - m) - log_s);
 }
 
 // softmax: dz = p (g - sum g p); log_softmax: dz = g - p sum g; dx = dz / tau.

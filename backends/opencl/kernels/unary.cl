@@ -39,14 +39,18 @@ inline real d_cos(real x, real y, real g, real P, real A) { return -g * sin(x); 
 inline real f_tanh(real x, real P, real A) { return tanh(x); }
 inline real d_tanh(real x, real y, real g, real P, real A) { real t = tanh(x); return g * (R(1) - t * t); }
 inline real f_sigmoid(real x, real P, real A) { return sigmoid_r(x); }
-inline real d_sigmoid(real x, real y, real g, real P, real A) { real s = sigmoid_r(x); return g * s * (R(1) - s); }
+inline real d_sigmoid(real x, real y, real g, real P, real A) {
+  real sm, s = sigmoid_pair(x, &sm);
+  return g * s * sm;
+}
 // ln(1 + e^x) without overflow: max(x, 0) + log1p(e^-|x|).
 inline real f_softplus(real x, real P, real A) { return fmax(x, R(0)) + log1p(exp(-fabs(x))); }
 inline real d_softplus(real x, real y, real g, real P, real A) { return g * sigmoid_r(x); }
 inline real f_silu(real x, real P, real A) { return x * sigmoid_r(x); }
+// s (1 + x (1 - s)) with 1 - s = sigmoid(-x): the subtraction loses the digits of 1 - s for x >> 0.
 inline real d_silu(real x, real y, real g, real P, real A) {
-  real s = sigmoid_r(x);
-  return g * s * (R(1) + x * (R(1) - s));
+  real sm, s = sigmoid_pair(x, &sm);
+  return g * s * (R(1) + x * sm);
 }
 inline real f_relu(real x, real P, real A) { return x > R(0) ? x : R(0); }
 inline real d_relu(real x, real y, real g, real P, real A) { return x > R(0) ? g : R(0); }
@@ -54,19 +58,21 @@ inline real f_leaky_relu(real x, real P, real A) { return x > R(0) ? x : A * x; 
 inline real d_leaky_relu(real x, real y, real g, real P, real A) { return x > R(0) ? g : A * g; }
 inline real f_elu(real x, real P, real A) { return x > R(0) ? x : A * expm1(x); }
 inline real d_elu(real x, real y, real g, real P, real A) { return x > R(0) ? g : g * A * exp(x); }
-inline real f_gelu_erf(real x, real P, real A) { return R(0.5) * x * (R(1) + erf(x * R(0.7071067811865476))); }
+// Phi(x) = erfc(-x / sqrt 2) / 2: 1 + erf(x / sqrt 2) cancels for x << 0 (gelu(-5) would lose
+// every digit in f32).
+inline real f_gelu_erf(real x, real P, real A) { return R(0.5) * x * erfc(-x * R(0.7071067811865476)); }
 inline real d_gelu_erf(real x, real y, real g, real P, real A) {
-  real cdf = R(0.5) * (R(1) + erf(x * R(0.7071067811865476)));
+  real cdf = R(0.5) * erfc(-x * R(0.7071067811865476));
   real pdf = R(0.3989422804014327) * exp(R(-0.5) * x * x);
   return g * (cdf + x * pdf);
 }
-inline real f_gelu_tanh(real x, real P, real A) {
-  return R(0.5) * x * (R(1) + tanh(GELU_K * (x + GELU_C * x * x * x)));
-}
+// (1 + tanh u) / 2 = sigmoid(2u) and (1 - tanh^2 u) / 2 = 2 sigmoid(2u) sigmoid(-2u): the
+// literal forms cancel for u << 0.
+inline real f_gelu_tanh(real x, real P, real A) { return x * sigmoid_r(R(2) * GELU_K * (x + GELU_C * x * x * x)); }
 inline real d_gelu_tanh(real x, real y, real g, real P, real A) {
-  real t = tanh(GELU_K * (x + GELU_C * x * x * x));
+  real sm, s = sigmoid_pair(R(2) * GELU_K * (x + GELU_C * x * x * x), &sm);
   real du = GELU_K * (R(1) + R(3) * GELU_C * x * x);
-  return g * (R(0.5) * (R(1) + t) + R(0.5) * x * (R(1) - t * t) * du);
+  return g * (s + R(2) * x * s * sm * du);
 }
 // Chosen gradients: the forward is a step, the backward a declared surrogate.
 inline real f_ste_round(real x, real P, real A) { return rint(x); } /* half to even */

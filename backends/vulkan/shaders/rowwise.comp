@@ -89,10 +89,22 @@ bool needs_stage2() {
     case ROP_VARIANCE: return !BWD;
     case ROP_LAYER_NORM: return true;
     case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX: return BWD;
+    case ROP_GUMBEL_SOFTMAX:
+    case ROP_LOG_SOFTMAX: return BWD;
   }
   return false;
 }
+
+// The row's exp(V(j) - m), summed in two parts (stage 1 of every op below the maximum): x, the
+// terms below the maximum; y, how many elements equal it (each term exactly 1). So S = y + x and
+// rest = S - 1 = (y - 1) + x exactly: log S = log1p(rest) and 1 - p at the maximum = rest / S keep
+// their digits in a row its maximum dominates, where S - 1 would cancel.
+C2 exp_terms(uint j, C m) {
+  C v = V(j);
+  return v < m ? C2(m_exp(v - m), K(0.0)) : C2(K(0.0), K(1.0));
+}
+C exp_sum(C2 s1) { return s1.y + s1.x; }
+C exp_rest(C2 s1) { return (s1.y - K(1.0)) + s1.x; }
 
 C bce_term(C x, C t) { return max(x, K(0.0)) - x * t + m_log1p(m_exp(-abs(x))); }
 
@@ -105,8 +117,8 @@ C2 stage1(uint j, C m) {
     case ROP_LOGSUMEXP:
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX:
-    case ROP_CROSS_ENTROPY_ROWS: return C2(m_exp(V(j) - m), K(0.0));
-    case ROP_LOG_SOFTMAX: return C2(m_exp(V(j) - m), BWD ? G(j) : K(0.0));
+    case ROP_CROSS_ENTROPY_ROWS:
+    case ROP_LOG_SOFTMAX: return exp_terms(j, m);
     case ROP_LAYER_NORM: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
     case ROP_CROSS_ENTROPY_MEAN: return C2(scratch_[j], K(0.0));
     case ROP_MSE: {
@@ -131,7 +143,8 @@ C2 stage2(uint j, C m, C2 s1) {
       return C2(d * d, BWD ? G(j) * TO_C(w_[j]) * d : K(0.0));
     }
     case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX: return C2(G(j) * m_exp(V(j) - m) / s1.x, K(0.0));
+    case ROP_GUMBEL_SOFTMAX: return C2(G(j) * m_exp(V(j) - m) / exp_sum(s1), K(0.0));
+    case ROP_LOG_SOFTMAX: return C2(G(j), K(0.0));
   }
   return C2(K(0.0));
 }
@@ -148,7 +161,7 @@ void forward_writes(C m, C2 s1, C2 s2) {
       if (lid == 0u) y_[row] = FROM_C(m);
       return;
     case ROP_LOGSUMEXP:
-      if (lid == 0u) y_[row] = FROM_C(m + m_log(s1.x));
+      if (lid == 0u) y_[row] = FROM_C(m + m_log1p(exp_rest(s1)));
       return;
     case ROP_VARIANCE:
       if (lid == 0u) y_[row] = FROM_C(s2.x / (n - C(pc.correction)));
@@ -156,10 +169,10 @@ void forward_writes(C m, C2 s1, C2 s2) {
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX:
     case ROP_LOG_SOFTMAX: {
-      C lse = m + m_log(s1.x);
+      C log_s = m_log1p(exp_rest(s1)), s = exp_sum(s1);
       for (uint j = lid; j < pc.n; j += WG) {
         C v = V(j);
-        y_[at(j)] = FROM_C(OP == ROP_LOG_SOFTMAX ? v - lse : m_exp(v - m) / s1.x);
+        y_[at(j)] = FROM_C(OP == ROP_LOG_SOFTMAX ? (v - m) - log_s : m_exp(v - m) / s);
       }
       return;
     }
@@ -170,7 +183,7 @@ void forward_writes(C m, C2 s1, C2 s2) {
       return;
     }
     case ROP_CROSS_ENTROPY_ROWS:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
-      if (lid == 0u) scratch_[row] = m + m_log(s1.x) - X(uint(target_[row]));
+      if (lid == 0u) scratch_[row] = (m - X(uint(target_[row]))) + m_log1p(exp_rest(s1));
       return;
     case ROP_CROSS_ENTROPY_MEAN:
     case ROP_BCE:
@@ -199,7 +212,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
     }
     case ROP_LOGSUMEXP: {
       C gv = TO_C(g_[row]);
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv * m_exp(X(j) - m) / s1.x);
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv * m_exp(X(j) - m) / exp_sum(s1));
       return;
     }
     case ROP_VARIANCE: {
@@ -210,11 +223,12 @@ void backward_writes(C m, C2 s1, C2 s2) {
     case ROP_SOFTMAX:
     case ROP_GUMBEL_SOFTMAX: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
       C scale = OP == ROP_GUMBEL_SOFTMAX ? K(1.0) / tau() : K(1.0);
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / s1.x * (G(j) - s2.x));
+      for (uint j = lid; j < pc.n; j += WG)
+        dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / exp_sum(s1) * (G(j) - s2.x));
       return;
     }
     case ROP_LOG_SOFTMAX:  // dx = g - softmax * sum g
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / s1.x * s1.y);
+      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / exp_sum(s1) * s2.x);
       return;
     case ROP_LAYER_NORM: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
@@ -230,10 +244,14 @@ void backward_writes(C m, C2 s1, C2 s2) {
       return;
     }
     case ROP_CROSS_ENTROPY_ROWS: {  // dlogits = g / B * (softmax - onehot(target))
-      C k = TO_C(g_[0]) / C(pc.outer);
+      C k = TO_C(g_[0]) / C(pc.outer), s = exp_sum(s1);
       uint t = uint(target_[row]);
-      for (uint j = lid; j < pc.n; j += WG)
-        dx_[at(j)] = FROM_C(k * (m_exp(X(j) - m) / s1.x - (j == t ? K(1.0) : K(0.0))));
+      for (uint j = lid; j < pc.n; j += WG) {
+        C xj = X(j), p = m_exp(xj - m) / s;
+        // at a target holding the maximum, p - 1 = -rest / S (the subtraction would cancel)
+        C d = j != t ? p : (xj == m ? -exp_rest(s1) / s : p - K(1.0));
+        dx_[at(j)] = FROM_C(k * d);
+      }
       return;
     }
     case ROP_MSE: {

@@ -1,0 +1,124 @@
+// The Vulkan backend's math. Where the shaders call a GLSL built-in, its budget is what the
+// Vulkan specification allows a conformant device (appendix "Precision and Operation of SPIR-V
+// Instructions"; f64 built-ins are held to the f32 figures, the spec's floor for them). Where
+// the shaders compute a function themselves (shaders/math.glsl: every f64 transcendental, and
+// expm1, log1p, tanh, erf/erfc in every type), the budget follows that code: the budgets of the
+// built-ins it calls, propagated through its formula, plus its own roundings. Each derivation is
+// next to its figure; the parity runs on lavapipe and NVIDIA check them.
+#include <cmath>
+
+#include "vulkan_backend.hpp"
+
+namespace gp::vk {
+
+namespace {
+
+constexpr double kLn2 = 0.69314718055994530942;
+
+double ulp(DType t, long double v) { return ulp_of(t, static_cast<double>(std::fabs(v))); }
+
+class VulkanProfile final : public MathProfile {
+ public:
+  std::string source() const override {
+    return "Vulkan SPIR-V precision table; the shaders' own functions (math.glsl)";
+  }
+
+  FnBudget budget(MathFn fn, DType c, long double x, long double y, long double x2) const override {
+    const bool f64 = c == DType::f64;
+    switch (fn) {
+      case MathFn::div:
+        return {2.5};
+      case MathFn::sqrt:  // inherited from 1 / inversesqrt(x): 2 ULP, then a 2.5 ULP division
+        return {4.5};
+      case MathFn::rsqrt:
+        return {2};
+      case MathFn::exp:  // built-in: 3 + 2|x| ULP; f64: Cody-Waite reduction and a Taylor
+        return {f64 ? 3.0 : 3.0 + 2.0 * static_cast<double>(std::fabs(x))};  // polynomial
+      case MathFn::log:
+        return {0.5, log_error(c, x)};
+      case MathFn::pow: {
+        // f32 built-in: exp2(y log2 x); f64: m_exp(y m_log(x)). An absolute error d of the
+        // exponent t is a relative error d ln 2 (d for the natural-log form) of the result.
+        const long double t = x2 * std::log2(x);
+        const double log_err = f64 ? 4 * ulp(c, std::log(x)) : log_error(c, x) / kLn2;
+        const double d = static_cast<double>(std::fabs(x2)) * log_err + ulp(c, t) / 2;
+        const double rel = f64 ? d : d * kLn2;
+        return {f64 ? 3.0 : 3.0 + 2.0 * static_cast<double>(std::fabs(t)), static_cast<double>(std::fabs(y)) * rel};
+      }
+      case MathFn::sin:
+      case MathFn::cos:
+        // f32 built-in: absolute 2^-11 on [-pi, pi]; the shader reduces larger arguments by 2 pi
+        // first (an absolute error of about |x| u). f64: quadrant reduction with pi/2 in three
+        // parts and Taylor series: 3 ULP.
+        if (f64) return {3};
+        return {0, 0x1p-11 + static_cast<double>(std::fabs(x)) * 0x1p-24};
+      case MathFn::expm1:
+        return expm1_budget(c, x);
+      case MathFn::log1p:
+        // (-0.25, 0.375): 2 atanh(x / (2 + x)) by its series: the division and two roundings.
+        // Elsewhere log(1 + x): the rounding of 1 + x (half an ULP of it, an absolute error of
+        // about u after the log) and the log's own budget.
+        if (x > -0.25L && x < 0.375L) return {6};
+        return {0.5, ulp(c, 1 + x) / 2 / static_cast<double>(1 + x) + log_error(c, 1 + x)};
+      case MathFn::tanh: {
+        // -em / (2 + em), em = expm1(-2|x|): expm1's absolute error through d/dem = 2 / (2 + em)^2,
+        // the rounding of 2 + em, and the division.
+        const long double em = std::expm1(-2 * std::fabs(x));
+        const FnBudget e = expm1_budget(c, -2 * std::fabs(x));
+        const double em_err = e.ulps * ulp(c, em) + e.abs;
+        const double two_em = static_cast<double>(2 + em);
+        return {3, em_err * 2 / (two_em * two_em) + ulp(c, 2 + em) / 2 * static_cast<double>(std::fabs(em)) /
+                                                        (two_em * two_em)};
+      }
+      case MathFn::erf:
+      case MathFn::erfc:
+        return erfc_budget(c, fn == MathFn::erf ? -x : x, y, fn == MathFn::erf);
+    }
+    return {};
+  }
+
+ private:
+  // Built-in f32 log: absolute 2^-21 on [0.5, 2], 3 ULP elsewhere; f64 m_log: 2 atanh(s) with
+  // s = (m - 1) / (m + 1) and the exponent times ln 2 in two parts: 4 ULP.
+  static double log_error(DType c, long double v) {
+    if (c == DType::f64) return 4 * ulp(c, std::log(v));
+    if (v >= 0.5L && v <= 2) return 0x1p-21;
+    return 3 * ulp(c, std::log(v));
+  }
+
+  // |x| < 0.5: an 18-term Taylor series in Horner form, (t + 1) x / j: 6 ULP. Elsewhere
+  // exp(x) - 1: exp's budget as an absolute error of e^x, then the rounding of the difference.
+  static FnBudget expm1_budget(DType c, long double x) {
+    if (std::fabs(x) < 0.5L) return {6};
+    const double exp_ulps = c == DType::f64 ? 3.0 : 3.0 + 2.0 * static_cast<double>(std::fabs(x));
+    return {0.5, exp_ulps * ulp(c, std::exp(x))};
+  }
+
+  // erfc(w) with q = erfc(|w|) computed, and 2 - q for w < 0 (Phi(x) = 1 - q/2 for x >= 0).
+  // f32: q = e h(t) / (1 + 2z), e = exp(-z^2) from the density's exp(-x^2/2): exp's 3 + 2z^2
+  // ULP, the rounding of x^2 (z^2/2 ULP), the fit (1.4e-8) and its f32 evaluation (9.1e-8
+  // together, tools/fit_erfc.py), the product, the sum and the division: 8 + 2.5 z^2 ULP.
+  // f64: z < 2: q = 1 - erf(z) by an all-positive series times m_exp: erf within about 20 ULP,
+  // an absolute error of 24 * 2^-53 in q; z >= 2: a continued fraction (60 terms from the tail)
+  // times m_exp: 10 + z^2 ULP.
+  static FnBudget erfc_budget(DType c, long double w, long double y, bool is_erf) {
+    const long double z = std::fabs(w);
+    const long double q = std::erfc(z);
+    double q_err;
+    if (c == DType::f64)
+      q_err = z < 2 ? 24 * 0x1p-53 : (10 + static_cast<double>(z * z)) * ulp(c, q);
+    else
+      q_err = (8 + 2.5 * static_cast<double>(z * z)) * ulp(c, q);
+    if (w >= 0 && !is_erf) return {0, q_err};
+    return {0.5, q_err};  // 2 - q, or erf = 1 - erfc
+  }
+};
+
+}  // namespace
+
+const MathProfile& vulkan_math_profile() {
+  static const VulkanProfile p;
+  return p;
+}
+
+}  // namespace gp::vk

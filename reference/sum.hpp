@@ -1,0 +1,88 @@
+// Sum<R>: the accumulations of the reference (reductions, dot products, softmax denominators,
+// broadcast gradients, losses). For long double and MpReal a plain running sum. For Tracked it
+// bounds the roundings of the kernel's own accumulation in two ways, both carried:
+//   acc:  worst case, sum over k >= 2 of half an ULP of the partial sum s_k (sequential order),
+//         at least depth * half an ULP of sum|t| (a balanced tree of depth ceil(log2 n));
+//   prob: sqrt(sum of squares of those roundings): the roundings are independent with mean
+//         zero, so their total is sub-Gaussian with that scale (Hoeffding; Higham & Mary,
+//         "A New Approach to Probabilistic Rounding Error Analysis", 2019). A tree order's partial
+//         sums are at most the sequential ones for random data, except when one term dominates:
+//         depth * (half an ULP of max |s_k|)^2 covers that case.
+// add_product(a, b) also counts the rounding of the product among the accumulation's roundings
+// (a fused multiply-add has none: the bound then overestimates slightly).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "reference/tracked.hpp"
+
+namespace gp::ref {
+
+template <class R>
+class Sum {
+ public:
+  void add(const R& t) { s_ += t; }
+  void add_product(const R& a, const R& b) { s_ += a * b; }
+  R result() const { return s_; }
+
+ private:
+  R s_ = R(0);
+};
+
+template <>
+class Sum<Tracked> {
+ public:
+  void add(const Tracked& t) { add_value(t.v, t.e, t.exact()); }
+  void add_product(const Tracked& a, const Tracked& b) {
+    ErrorBound e;
+    propagate(e, a.e, b.v);
+    propagate(e, b.e, a.v);
+    const long double t = a.v * b.v;
+    const long double r = rounding_of(t, a.exact() && b.exact() && product_is_exact(a.v, b.v, t));
+    round_lin_ += r;
+    round_sq_ += r * r;
+    add_value(t, e, a.exact() && b.exact() && r == 0);
+  }
+  Tracked result() const {
+    Tracked out;
+    out.v = s_;
+    out.e = terms_;
+    if (n_ > 1) {
+      const long double depth = std::ceil(std::log2(static_cast<long double>(n_)));
+      const long double tree_lin = depth * compute_ulp(abs_sum_) / 2;
+      const long double h_max = compute_ulp(max_partial_) / 2;
+      out.e.acc += std::max(seq_lin_, tree_lin) + round_lin_;
+      out.e.prob += std::sqrt(std::max(seq_sq_, depth * h_max * h_max) + round_sq_);
+    } else {  // one term: its product's rounding is a single rounding like any other
+      out.e.det += round_lin_;
+    }
+    return out;
+  }
+
+ private:
+  void add_value(long double t, const ErrorBound& e, bool exact) {
+    propagate(terms_, e, 1);
+    abs_sum_ += std::fabs(t);
+    exact_ = exact_ && exact;
+    const long double before = s_;
+    s_ = n_ == 0 ? t : s_ + t;
+    if (n_ > 0) exact_ = exact_ && sum_is_exact(before, t, s_);
+    if (n_++ > 0) {
+      const long double r = rounding_of(s_, exact_);
+      exact_ = exact_ && r == 0;
+      seq_lin_ += r;
+      seq_sq_ += r * r;
+    }
+    max_partial_ = std::max(max_partial_, std::fabs(s_));
+  }
+
+  long double s_ = 0, abs_sum_ = 0, max_partial_ = 0;
+  long double seq_lin_ = 0, seq_sq_ = 0, round_lin_ = 0, round_sq_ = 0;
+  ErrorBound terms_;
+  std::int64_t n_ = 0;
+  bool exact_ = true;
+};
+
+}  // namespace gp::ref

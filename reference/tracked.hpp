@@ -1,0 +1,151 @@
+// Tracked: a long-double number that carries a first-order bound of the error a correct kernel
+// commits computing it in a lower precision. The reference's formulas are generic over their
+// real type; instantiated with Tracked they return, besides the values, per-element bounds built
+// from the function itself:
+//   * one rounding (half an ULP of the compute dtype) per arithmetic result, none where the
+//     kernel's operation is exact too (operands without error, a representable result);
+//   * the device's budget (MathProfile) for each library call, at its argument;
+//   * each error propagated through the exact partial derivatives of what follows;
+//   * accumulations (Sum<Tracked>) bounded twice: worst case for the sequential order, and
+//     probabilistically (the roundings are independent and mean zero, Higham & Mary 2019), the
+//     smaller one counting (harness/tolerance.hpp);
+//   * stored(y): a 16-bit intermediate a kernel reads back (the forward output y of a backward).
+// Because the reference's formulas are the stable ones (the oracle checks them), the bounds are
+// those of a stable implementation: they do not grow with intermediate terms that cancel.
+// Internal to reference/.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/math_profile.hpp"
+#include "reference/reference.hpp"
+
+namespace gp::ref {
+
+// The arithmetic a Tracked evaluation models. Set for the current thread by TrackingScope.
+struct TrackingContext {
+  const MathProfile* profile = nullptr;  // null: the long-double reference's own arithmetic
+  DType compute = DType::f32;
+  DType storage = DType::f32;
+  int digits = 24;                     // significand bits p of the compute arithmetic
+  int min_exponent = -126;             // smallest normal exponent
+  int storage_digits = 24, storage_min_exponent = -126;
+  bool flush = false;                  // subnormals may become zero
+};
+
+const TrackingContext& tracking_context();
+
+// Makes `ctx` current on this thread for its lifetime (nests).
+class TrackingScope {
+ public:
+  explicit TrackingScope(const TrackingContext& ctx);
+  ~TrackingScope();
+  TrackingScope(const TrackingScope&) = delete;
+  TrackingScope& operator=(const TrackingScope&) = delete;
+
+ private:
+  const TrackingContext* previous_;
+  TrackingContext ctx_;
+};
+
+// The context of a case dtype on a device profile; the long-double reference itself when
+// profile is null.
+TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush);
+
+long double ulp_in(long double v, int digits, int min_exponent);
+inline long double compute_ulp(long double v) {
+  const TrackingContext& c = tracking_context();
+  return ulp_in(v, c.digits, c.min_exponent);
+}
+bool representable_in(long double v, int digits, int min_exponent);
+
+struct Tracked {
+  long double v = 0;
+  ErrorBound e;
+
+  Tracked() = default;
+  // A constant or an input: exact when the compute dtype holds it, else its rounding.
+  template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+  Tracked(T c) : v(static_cast<long double>(c)) {  // NOLINT: constants convert implicitly, as for long double
+    const TrackingContext& ctx = tracking_context();
+    if (!representable_in(v, ctx.digits, ctx.min_exponent)) e.det = compute_ulp(v) / 2;
+  }
+  explicit operator long double() const { return v; }
+  bool exact() const { return e.det == 0 && e.acc == 0 && e.prob == 0; }
+
+  Tracked& operator+=(const Tracked& o);
+  Tracked& operator-=(const Tracked& o);
+  Tracked& operator*=(const Tracked& o);
+  Tracked& operator/=(const Tracked& o);
+};
+
+// r.e += |partial| * x.e
+inline void propagate(ErrorBound& r, const ErrorBound& x, long double partial) {
+  const long double p = std::fabs(partial);
+  r.det += p * x.det;
+  r.acc += p * x.acc;
+  r.prob += p * x.prob;
+  r.spec += p * x.spec;
+}
+inline ErrorBound channel_max(const ErrorBound& a, const ErrorBound& b) {
+  return {std::fmax(a.det, b.det), std::fmax(a.acc, b.acc), std::fmax(a.prob, b.prob), std::fmax(a.spec, b.spec)};
+}
+
+// Whether the long-double result of an operation is its exact value (error-free transformations:
+// TwoSum, the fused multiply-add residual). An f64 product needs up to 106 bits: its long-double
+// rounding can look representable in f64 when the exact product is not.
+bool sum_is_exact(long double a, long double b, long double s);
+bool product_is_exact(long double a, long double b, long double p);
+// The rounding of an arithmetic result v: 0 when the kernel's operation is exact too (exact
+// operands, an exact long-double result representable in the compute dtype).
+long double rounding_of(long double v, bool operands_exact);
+// v with the errors of the operands already propagated into e, plus its own rounding.
+inline Tracked rounded(long double v, const ErrorBound& e, bool operands_exact) {
+  Tracked r;
+  r.v = v;
+  r.e = e;
+  r.e.det += rounding_of(v, operands_exact);
+  return r;
+}
+
+Tracked operator+(const Tracked& a, const Tracked& b);
+Tracked operator-(const Tracked& a, const Tracked& b);
+Tracked operator*(const Tracked& a, const Tracked& b);
+Tracked operator/(const Tracked& a, const Tracked& b);
+Tracked operator-(const Tracked& a);
+
+inline bool operator<(const Tracked& a, const Tracked& b) { return a.v < b.v; }
+inline bool operator>(const Tracked& a, const Tracked& b) { return a.v > b.v; }
+inline bool operator<=(const Tracked& a, const Tracked& b) { return a.v <= b.v; }
+inline bool operator>=(const Tracked& a, const Tracked& b) { return a.v >= b.v; }
+inline bool operator==(const Tracked& a, const Tracked& b) { return a.v == b.v; }
+inline bool operator!=(const Tracked& a, const Tracked& b) { return a.v != b.v; }
+
+// Library functions, each charged the profile's budget at its argument.
+Tracked exp(const Tracked& x);
+Tracked expm1(const Tracked& x);
+Tracked log(const Tracked& x);
+Tracked log1p(const Tracked& x);
+Tracked sqrt(const Tracked& x);
+Tracked pow(const Tracked& x, const Tracked& y);
+Tracked sin(const Tracked& x);
+Tracked cos(const Tracked& x);
+Tracked tanh(const Tracked& x);
+Tracked erf(const Tracked& x);
+Tracked erfc(const Tracked& x);
+// Exact operations: selections and integer parts.
+Tracked fabs(const Tracked& x);
+Tracked floor(const Tracked& x);
+Tracked fmod(const Tracked& x, const Tracked& y);
+
+// The value of a computed quantity without its errors (a selection whose error is accounted
+// for separately).
+inline Tracked detached(const Tracked& x) {
+  Tracked r;
+  r.v = x.v;
+  return r;
+}
+
+}  // namespace gp::ref
