@@ -26,6 +26,18 @@ struct Sensitivity {
   }
 };
 
+// The margin counts the error beyond the rounding to the dtype that even the best result has:
+//   (|got - e| - |round(e) - e|) / (bound - |round(e) - e|),
+// which is <= 1 exactly when |got - e| <= bound, and 0 for the correctly rounded result (a sharp
+// bound, half an ULP for a correctly rounded operation, would otherwise show such a result at
+// up to 0.999). Where the bound is below that rounding (an exact op: both zero) it is |got - e| /
+// bound.
+double margin_of(double error, double rounding, double bound) {
+  if (bound > rounding) return std::max(0.0, error - rounding) / (bound - rounding);
+  if (error == 0) return 0.0;
+  return bound > 0 ? error / bound : std::numeric_limits<double>::infinity();
+}
+
 }  // namespace
 
 Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
@@ -78,7 +90,7 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     if (e != 0) m.max_rel = std::max(m.max_rel, d / std::fabs(e));
     m.max_ulp = std::max(m.max_ulp, ulp_distance(dtype, g, round_to(dtype, e)));
     sens.add(g, d, b, static_cast<double>(eb.spec), dtype, tol);
-    const double margin = d == 0 ? 0.0 : (b > 0 ? d / b : std::numeric_limits<double>::infinity());
+    const double margin = margin_of(d, static_cast<double>(std::fabs(static_cast<long double>(e_rounded) - e_exact)), b);
     if (worst < 0 || margin > m.margin) {
       worst = i;
       m.margin = margin;

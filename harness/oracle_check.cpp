@@ -52,18 +52,18 @@ double OracleCaseResult::worst_ratio() const {
   return w;
 }
 
-TightestBound::TightestBound(const Case& c, const ReferenceData& data, std::vector<const MathProfile*> profiles)
-    : data_(data), profiles_(std::move(profiles)) {
-  if (profiles_.empty())
+TightestBound::TightestBound(const Case& c, const ReferenceData& data, std::vector<DeviceMath> devices)
+    : data_(data), devices_(std::move(devices)) {
+  if (devices_.empty())
     for (const auto& p : backend_providers())
-      if (p.math) profiles_.push_back(p.math);
-  for (const MathProfile* p : profiles_) tolerances_.push_back(tolerance_for(c, *p));
+      if (p.math) devices_.push_back({p.math, false});
+  for (const DeviceMath& d : devices_) tolerances_.push_back(tolerance_for(c, *d.profile, d.flush));
 }
 
 double TightestBound::operator()(int input, std::size_t i) const {
   double b = std::numeric_limits<double>::infinity();
-  for (std::size_t p = 0; p < profiles_.size(); ++p) {
-    const ref::Bounded& bd = data_.bounded(profiles_[p]);
+  for (std::size_t p = 0; p < devices_.size(); ++p) {
+    const ref::Bounded& bd = data_.bounded(devices_[p].profile, devices_[p].flush);
     const ref::RefTensor& t = input < 0 ? bd.output : bd.grads[static_cast<std::size_t>(input)];
     b = std::min(b, tolerances_[p].bound(t.err[i], static_cast<double>(t.v[i])));
   }
@@ -101,7 +101,7 @@ OracleCaseResult oracle_check_case(const Case& c, const ReferenceData& data, std
   OracleCaseResult r;
   r.case_id = c.id;
   r.op_label = op_label(c);
-  const TightestBound tightest(c, data);
+  const TightestBound tightest(c, data, opts.devices);
   OracleDirection forward;
   std::vector<OracleDirection> backward(data.grads.size());
   for (std::size_t k = 0; k < backward.size(); ++k) {

@@ -23,7 +23,13 @@
 
 namespace gp {
 
-inline constexpr double kOracleRatioLimit = 0.01;
+inline constexpr double kOracleRatioLimit = kReferenceShare;
+
+// A device's math as the bounds see it: its profile and whether it may flush subnormals.
+struct DeviceMath {
+  const MathProfile* profile = nullptr;
+  bool flush = false;
+};
 
 struct OracleOptions {
   std::int64_t sample = 32;  // elements per elementwise case; rows and matrix rows/cols: sample / 8
@@ -31,6 +37,9 @@ struct OracleOptions {
   // Skip a case whose check needs a full evaluation of more input elements than this (losses,
   // layer_norm, broadcasts at 64x128), 0 = no limit: the light profile of `gradparity run`.
   std::int64_t max_full = 0;
+  // The devices whose bounds the reference must stay well inside: a run's own devices (their
+  // bounds are already computed); empty: every compiled-in provider's profile, without flushing.
+  std::vector<DeviceMath> devices;
 };
 
 // The profile `gradparity run` uses for its metadata: few points, no large full evaluations
@@ -76,12 +85,12 @@ std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceD
 // the minimum over math profiles (default: every compiled-in provider's, without flushing).
 class TightestBound {
  public:
-  TightestBound(const Case& c, const ReferenceData& data, std::vector<const MathProfile*> profiles = {});
+  TightestBound(const Case& c, const ReferenceData& data, std::vector<DeviceMath> devices = {});
   double operator()(int input, std::size_t i) const;
 
  private:
   const ReferenceData& data_;
-  std::vector<const MathProfile*> profiles_;
+  std::vector<DeviceMath> devices_;
   std::vector<Tolerance> tolerances_;
 };
 

@@ -91,9 +91,24 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
   const double h = fd_step(kUnitLongDouble);
   Evaluator ev{c, data, counter};
   const std::vector<ref::ErrorBound>& out_err = data.bounded(nullptr).output.err;
-  // The VJP of the reference for cotangent v, input k, with its own error bounds.
-  auto bounded_grad = [&](const RefTensor& v, int k) {
-    return ref::bounded_evaluate(c.call, data.ref_inputs, v, nullptr).grads[static_cast<std::size_t>(k)];
+  // The reference's VJPs with their own error bounds, per cotangent, shared by the inputs: the
+  // unit cotangents of the full-Jacobian rows and the probes' cotangents.
+  std::vector<ref::Bounded> unit_rows, probe_vjps;
+  auto unit_row = [&](std::int64_t i) -> const ref::Bounded& {
+    while (static_cast<std::int64_t>(unit_rows.size()) <= i) {
+      RefTensor e = data.ref_cotangent;
+      std::fill(e.v.begin(), e.v.end(), Real(0));
+      e.v[unit_rows.size()] = 1;
+      unit_rows.push_back(ref::bounded_evaluate(c.call, data.ref_inputs, e, nullptr));
+    }
+    return unit_rows[static_cast<std::size_t>(i)];
+  };
+  auto probe_vjp = [&](int p) -> const ref::Bounded& {
+    while (static_cast<int>(probe_vjps.size()) < p) {
+      const RefTensor vt = RefTensor::from_host(make_cotangent(c, seed, static_cast<int>(probe_vjps.size()) + 1));
+      probe_vjps.push_back(ref::bounded_evaluate(c.call, data.ref_inputs, vt, nullptr));
+    }
+    return p == 0 ? data.bounded(nullptr) : probe_vjps[static_cast<std::size_t>(p - 1)];
   };
   for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
     if (!input_is_differentiable(c.decl.op, k)) continue;
@@ -116,12 +131,7 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
       // Full Jacobian: rows from VJPs with unit cotangents, columns from finite differences,
       // grouped into one perturbation when the Jacobian is diagonal.
       std::vector<RefTensor> rows;
-      for (std::int64_t i = 0; i < n_out; ++i) {
-        RefTensor e = data.ref_cotangent;
-        std::fill(e.v.begin(), e.v.end(), Real(0));
-        e.v[static_cast<std::size_t>(i)] = 1;
-        rows.push_back(bounded_grad(e, k));
-      }
+      for (std::int64_t i = 0; i < n_out; ++i) rows.push_back(unit_row(i).grads[static_cast<std::size_t>(k)]);
       std::vector<double> base = fd_direction(c, k, x, h, seed, "jacobian");
       std::int64_t judged = 0, unresolved = 0;
       const bool diag = diagonal_jacobian(c, k);
@@ -157,7 +167,7 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
       for (int p = 0; p < opts.reference_probes; ++p) {
         // Probe 0 reuses the case cotangent; later probes draw a fresh Gaussian v.
         RefTensor vt = p == 0 ? data.ref_cotangent : RefTensor::from_host(make_cotangent(c, seed, p));
-        RefTensor g = p == 0 ? data.bounded(nullptr).grads[static_cast<std::size_t>(k)] : bounded_grad(vt, k);
+        const RefTensor& g = probe_vjp(p).grads[static_cast<std::size_t>(k)];
         // The step moves by 4x while the judgement says noise or truncation dominates, as on the
         // backend: a bias whose probe happens to nearly cancel (layer_norm of rows at
         // 1000 +- 0.01, seed 2) needs a longer step than cbrt(u).

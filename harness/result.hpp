@@ -38,7 +38,10 @@ struct Metrics {
   double max_ulp = 0;  // max ULP distance in the case dtype
   double nmse = 0;     // sum (got-expected)^2 / sum expected^2
   double bound = 0;    // the bound at the element with the largest margin
-  double margin = 0;   // max over elements of |got - expected| / bound_i
+  double margin = 0;   // max over elements of the error beyond the rounding to the dtype / bound_i
+  std::int64_t elements = 0;
+  std::int64_t nonfinite = 0;  // NaN/Inf where the reference is finite
+  WorstElement worst;
   // Sensitivity: the smallest uniform relative perturbation of the result, in ULPs of the dtype
   // at the element that would fail first, that makes this check FAIL (min over elements of the
   // slack bound_i - |error_i| in ULPs of the result there). NaN when no element can be
@@ -48,9 +51,6 @@ struct Metrics {
   // functions (and a 16-bit store's rounding), in the same ULPs. sensitivity / max(1, budget) is
   // how close the check comes to what a conformant device may do.
   double budget_ulp = std::numeric_limits<double>::quiet_NaN();
-  std::int64_t elements = 0;
-  std::int64_t nonfinite = 0;  // NaN/Inf where the reference is finite
-  WorstElement worst;
 };
 
 struct CheckResult {

@@ -130,6 +130,11 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
   // The oracle check of the reference (metadata), light profile, on the reference data the
   // workers prepare anyway (preparing it a second time would cost more than the check).
   std::vector<OracleCaseResult> oracle(opts.oracle_check ? cases.size() : 0);
+  // Against the bounds of this run's devices, which the backend checks compute anyway.
+  OracleOptions oracle_options = light_oracle_options();
+  for (const auto& s : states)
+    if (s->backend && s->backend->info().math)
+      oracle_options.devices.push_back({s->backend->info().math, s->backend->info().may_flush_subnormals});
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex print_mutex;
   const bool tty = isatty(STDERR_FILENO);
@@ -156,7 +161,7 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
           for (auto& r : check_reference_numerics(c, *data, opts.seed, opts.numerical)) out.push_back(std::move(r));
         if (opts.oracle_check) {
           try {
-            oracle[i] = oracle_check_case(c, *data, opts.seed, light_oracle_options());
+            oracle[i] = oracle_check_case(c, *data, opts.seed, oracle_options);
           } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
             oracle[i].case_id = c.id;
             oracle[i].error = e.what();

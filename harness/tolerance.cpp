@@ -9,9 +9,9 @@ namespace gp {
 double propagated_error(const ref::ErrorBound& e) {
   // In long double first: near double's overflow (exp(708)) a term may exceed double's range
   // where the sum, compared with a value of that size, is what matters.
-  const long double b = e.spec + static_cast<long double>(kFormulation) * (e.det - e.spec) +
-                        std::min(e.acc, static_cast<long double>(kLambda) * e.prob);
-  return static_cast<double>(b);
+  const long double k = kFormulation;
+  const long double b = e.spec + k * (e.det - e.spec) + std::min(k * e.acc, static_cast<long double>(kLambda) * e.prob);
+  return static_cast<double>(b * (1 + static_cast<long double>(kReferenceShare)));
 }
 
 double Tolerance::bound(const ref::ErrorBound& e, double value) const {

@@ -20,29 +20,6 @@
 #include "reference/sum.hpp"
 #include "reference/tracked.hpp"
 
-namespace gp::ref {
-
-// A value a kernel reads back from a buffer of the storage type: a 16-bit storage type rounds it
-// once more (the forward output y a backward receives). Identity for the value types.
-inline Tracked stored(const Tracked& y) {
-  const TrackingContext& c = tracking_context();
-  Tracked r = y;
-  if (c.storage_digits < c.digits) r.e.det += ulp_in(y.v, c.storage_digits, c.storage_min_exponent) / 2;
-  return r;
-}
-
-// Two formulas of one value that a correct kernel may use: the value of the first (the stable
-// one, for the reference's accuracy), the larger error of either (a backward that reads the
-// rounded forward output y, such as tanh's g (1 - y^2), is correct; its error grows where 1 - y^2
-// cancels, and the bound follows it there).
-inline Tracked either_form(const Tracked& stable, const Tracked& other) {
-  Tracked r = stable;
-  r.e = channel_max(stable.e, other.e);
-  return r;
-}
-
-}  // namespace gp::ref
-
 namespace gp::ref::detail {
 
 template <class R>

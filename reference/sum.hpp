@@ -9,7 +9,9 @@
 //         sums are at most the sequential ones for random data, except when one term dominates:
 //         depth * (half an ULP of max |s_k|)^2 covers that case.
 // add_product(a, b) also counts the rounding of the product among the accumulation's roundings
-// (a fused multiply-add has none: the bound then overestimates slightly).
+// (a fused multiply-add has none: the bound then overestimates slightly). Exact terms that are
+// multiples of one 2^g with sum|t| < 2^(g + digits) add exactly in every order: no accumulation
+// rounding then (small-integer matmuls are exact on every device).
 #pragma once
 
 #include <algorithm>
@@ -49,6 +51,10 @@ class Sum<Tracked> {
     Tracked out;
     out.v = s_;
     out.e = terms_;
+    if (exact_in_any_order()) {
+      out.e.det += round_lin_;
+      return out;
+    }
     if (n_ > 1) {
       const long double depth = std::ceil(std::log2(static_cast<long double>(n_)));
       const long double tree_lin = depth * compute_ulp(abs_sum_) / 2;
@@ -62,8 +68,16 @@ class Sum<Tracked> {
   }
 
  private:
+  bool exact_in_any_order() const {
+    if (!terms_exact_ || abs_sum_ == 0) return terms_exact_;
+    const TrackingContext& c = tracking_context();
+    return abs_sum_ < std::ldexp(1.0L, lowest_bit_ + c.digits) && lowest_bit_ >= c.min_exponent - c.digits + 1;
+  }
+
   void add_value(long double t, const ErrorBound& e, bool exact) {
     propagate(terms_, e, 1);
+    terms_exact_ = terms_exact_ && exact;
+    if (t != 0) lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(t));
     abs_sum_ += std::fabs(t);
     exact_ = exact_ && exact;
     const long double before = s_;
@@ -82,7 +96,8 @@ class Sum<Tracked> {
   long double seq_lin_ = 0, seq_sq_ = 0, round_lin_ = 0, round_sq_ = 0;
   ErrorBound terms_;
   std::int64_t n_ = 0;
-  bool exact_ = true;
+  bool exact_ = true, terms_exact_ = true;
+  int lowest_bit_ = 1 << 20;
 };
 
 }  // namespace gp::ref

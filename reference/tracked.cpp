@@ -1,8 +1,55 @@
 #include "reference/tracked.hpp"
 
+#include <bit>
+#include <cstring>
 #include <limits>
 
 namespace gp::ref {
+
+namespace {
+
+// The x87 80-bit format, read directly: libm's ilogbl, ldexpl, nearbyintl and fmal (software on
+// x86-64, each saving the floating-point environment) were two thirds of a Tracked evaluation.
+// Every long double the reference meets is normal (subnormal long doubles are below 2^-16382).
+static_assert(std::numeric_limits<long double>::digits == 64, "x87 extended precision expected");
+struct Parts {
+  std::uint64_t mantissa;  // explicit leading bit at 63; 0 for zero
+  int exponent;            // unbiased: value = mantissa * 2^(exponent - 63)
+};
+Parts parts(long double v) {
+  unsigned char b[sizeof(long double)];
+  std::memcpy(b, &v, sizeof b);
+  Parts p;
+  std::uint16_t se;
+  std::memcpy(&p.mantissa, b, 8);
+  std::memcpy(&se, b + 8, 2);
+  p.exponent = (se & 0x7fff) - 16383;
+  return p;
+}
+long double power_of_two(int e) {
+  if (e <= -16383 || e > 16383) return std::ldexp(1.0L, e);  // subnormal or beyond: rare
+  unsigned char b[sizeof(long double)] = {};
+  const std::uint64_t m = std::uint64_t{1} << 63;
+  const auto se = static_cast<std::uint16_t>(e + 16383);
+  std::memcpy(b, &m, 8);
+  std::memcpy(b + 8, &se, 2);
+  long double v;
+  std::memcpy(&v, b, sizeof v);
+  return v;
+}
+// The odd part of |v| and its exponent: v = +-odd * 2^e (odd = 0 for zero).
+struct Odd {
+  std::uint64_t odd;
+  int e;
+};
+Odd odd_part(long double v) {
+  const Parts p = parts(v);
+  if (p.mantissa == 0) return {0, 0};
+  const int tz = std::countr_zero(p.mantissa);
+  return {p.mantissa >> tz, p.exponent - 63 + tz};
+}
+
+}  // namespace
 
 namespace {
 
@@ -36,8 +83,10 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
   const FnBudget b = ctx.profile ? ctx.profile->budget(fn, ctx.compute, x.v, y, x2) : long_double_budget(fn);
   const long double own = static_cast<long double>(b.ulps) * compute_ulp(y) + static_cast<long double>(b.abs);
   r.e.det += own;
-  r.e.spec += own;
-  if (ctx.flush && y != 0 && std::fabs(y) < std::ldexp(1.0L, ctx.min_exponent)) r.e.det += std::fabs(y);
+  // A correctly rounded operation (IEEE division and square root) is a rounding like any other;
+  // only budgets beyond that are the device's specification.
+  if (b.ulps > 0.5 || b.abs > 0) r.e.spec += own;
+  if (ctx.flush && y != 0 && std::fabs(y) < power_of_two(ctx.min_exponent)) r.e.det += std::fabs(y);
   return r;
 }
 
@@ -63,30 +112,45 @@ TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush)
 }
 
 long double ulp_in(long double v, int digits, int min_exponent) {
-  int e = (v == 0 || !std::isfinite(v)) ? min_exponent : std::ilogb(v);
+  int e = (v == 0 || !std::isfinite(v)) ? min_exponent : parts(v).exponent;
   if (e < min_exponent) e = min_exponent;
-  return std::ldexp(1.0L, e - digits + 1);
+  return power_of_two(e - digits + 1);
 }
 
 bool representable_in(long double v, int digits, int min_exponent) {
   if (v == 0 || !std::isfinite(v)) return true;
-  const long double q = ulp_in(v, digits, min_exponent);
-  return std::nearbyint(v / q) * q == v;
+  const Parts p = parts(v);
+  const int drop = 64 - digits + std::max(0, min_exponent - p.exponent);
+  if (drop >= 64) return false;
+  return drop <= 0 || (p.mantissa & ((std::uint64_t{1} << drop) - 1)) == 0;
 }
 
 long double rounding_of(long double v, bool operands_exact) {
   const TrackingContext& ctx = tracking_context();
   if (operands_exact && representable_in(v, ctx.digits, ctx.min_exponent)) return 0;
   long double r = ulp_in(v, ctx.digits, ctx.min_exponent) / 2;
-  if (ctx.flush && v != 0 && std::fabs(v) < std::ldexp(1.0L, ctx.min_exponent)) r = std::fmax(r, std::fabs(v));
+  if (ctx.flush && v != 0 && std::fabs(v) < power_of_two(ctx.min_exponent)) r = std::fmax(r, std::fabs(v));
   return r;
 }
+
+long double rounded_to(long double v, int digits, int min_exponent) {
+  if (representable_in(v, digits, min_exponent)) return v;
+  const long double q = ulp_in(v, digits, min_exponent);
+  return std::nearbyint(v / q) * q;  // only for constants: not on a hot path
+}
+
+int lowest_bit_exponent(long double v) { return odd_part(v).e; }
 
 bool sum_is_exact(long double a, long double b, long double s) {
   const long double bb = s - a;
   return (a - (s - bb)) + (b - bb) == 0;
 }
-bool product_is_exact(long double a, long double b, long double p) { return std::fma(a, b, -p) == 0; }
+bool product_is_exact(long double a, long double b, long double p) {
+  const Odd x = odd_part(a), y = odd_part(b), z = odd_part(p);
+  if (x.odd == 0 || y.odd == 0) return z.odd == 0;
+  const unsigned __int128 xy = static_cast<unsigned __int128>(x.odd) * y.odd;
+  return xy == z.odd && x.e + y.e == z.e;
+}
 
 Tracked operator+(const Tracked& a, const Tracked& b) {
   ErrorBound e = a.e;
@@ -104,7 +168,7 @@ Tracked operator*(const Tracked& a, const Tracked& b) {
 }
 Tracked operator/(const Tracked& a, const Tracked& b) {
   const long double q = a.v / b.v;
-  if (a.exact() && b.exact() && std::fma(q, b.v, -a.v) == 0 &&
+  if (a.exact() && b.exact() && product_is_exact(q, b.v, a.v) &&
       representable_in(q, tracking_context().digits, tracking_context().min_exponent)) {
     Tracked r;
     r.v = q;
@@ -134,7 +198,7 @@ Tracked log(const Tracked& x) { return library(MathFn::log, x, std::log(x.v), 1 
 Tracked log1p(const Tracked& x) { return library(MathFn::log1p, x, std::log1p(x.v), 1 / (1 + x.v)); }
 Tracked sqrt(const Tracked& x) {
   const long double y = std::sqrt(x.v);
-  if (x.exact() && std::fma(y, y, -x.v) == 0 &&
+  if (x.exact() && product_is_exact(y, y, x.v) &&
       representable_in(y, tracking_context().digits, tracking_context().min_exponent)) {
     Tracked r;
     r.v = y;
@@ -144,8 +208,8 @@ Tracked sqrt(const Tracked& x) {
 }
 Tracked pow(const Tracked& x, const Tracked& y) {
   const long double z = std::pow(x.v, y.v);
-  Tracked r = library(MathFn::pow, x, z, y.v * std::pow(x.v, y.v - 1), y.v);
-  propagate(r.e, y.e, z * std::log(x.v));
+  Tracked r = library(MathFn::pow, x, z, y.v * z / x.v, y.v);
+  if (y.e.det != 0 || y.e.acc != 0 || y.e.prob != 0) propagate(r.e, y.e, z * std::log(x.v));
   return r;
 }
 Tracked sin(const Tracked& x) { return library(MathFn::sin, x, std::sin(x.v), std::cos(x.v)); }

@@ -60,6 +60,10 @@ inline long double compute_ulp(long double v) {
   return ulp_in(v, c.digits, c.min_exponent);
 }
 bool representable_in(long double v, int digits, int min_exponent);
+// v rounded to nearest in a format of `digits` significand bits and that smallest normal exponent.
+long double rounded_to(long double v, int digits, int min_exponent);
+// The exponent of v's lowest set bit: v is a multiple of 2^that (v != 0).
+int lowest_bit_exponent(long double v);
 
 struct Tracked {
   long double v = 0;
@@ -70,7 +74,7 @@ struct Tracked {
   template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
   Tracked(T c) : v(static_cast<long double>(c)) {  // NOLINT: constants convert implicitly, as for long double
     const TrackingContext& ctx = tracking_context();
-    if (!representable_in(v, ctx.digits, ctx.min_exponent)) e.det = compute_ulp(v) / 2;
+    e.det = std::fabs(v - rounded_to(v, ctx.digits, ctx.min_exponent));
   }
   explicit operator long double() const { return v; }
   bool exact() const { return e.det == 0 && e.acc == 0 && e.prob == 0; }
@@ -139,6 +143,25 @@ Tracked erfc(const Tracked& x);
 Tracked fabs(const Tracked& x);
 Tracked floor(const Tracked& x);
 Tracked fmod(const Tracked& x, const Tracked& y);
+
+// A value a kernel reads back from a buffer of the storage type: a 16-bit storage type rounds it
+// once more (the forward output y a backward receives). Identity for the value types.
+inline Tracked stored(const Tracked& y) {
+  const TrackingContext& c = tracking_context();
+  Tracked r = y;
+  if (c.storage_digits < c.digits) r.e.det += ulp_in(y.v, c.storage_digits, c.storage_min_exponent) / 2;
+  return r;
+}
+
+// Two formulas of one value that a correct kernel may use: the value of the first (the stable
+// one, for the reference's accuracy), the larger error of either (a backward that reads the
+// rounded forward output y, such as tanh's g (1 - y^2), is correct; its error grows where 1 - y^2
+// cancels, and the bound follows it there).
+inline Tracked either_form(const Tracked& stable, const Tracked& other) {
+  Tracked r = stable;
+  r.e = channel_max(stable.e, other.e);
+  return r;
+}
 
 // The value of a computed quantity without its errors (a selection whose error is accounted
 // for separately).

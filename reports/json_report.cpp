@@ -3,7 +3,9 @@
 // kParitySchemaMajor (renamed, removed or re-typed field) and update SCHEMA.md.
 #include "reports/json_report.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "reports/file_io.hpp"
@@ -100,7 +102,7 @@ Json check_to_json(const CheckResult& c) {
                 {"expected", encode_number(m.worst.expected)},
                 {"got", encode_number(m.worst.got)},
                 {"bound", encode_number(m.worst.bound)}};
-  return {{"case_id", c.case_id},
+  Json j = {{"case_id", c.case_id},
           {"op", c.op},
           {"family", c.family},
           {"backend", c.backend},
@@ -122,6 +124,12 @@ Json check_to_json(const CheckResult& c) {
           {"time_ms", encode_number(c.time_ms)},
           {"seed", c.seed},
           {"repro", c.repro}};
+  // 1.4: the check's sensitivity, where it has one (comparisons with a bound).
+  if (!std::isnan(m.sensitivity_ulp)) {
+    j["sensitivity_ulp"] = encode_number(m.sensitivity_ulp);
+    j["budget_ulp"] = encode_number(m.budget_ulp);
+  }
+  return j;
 }
 
 Json stress_to_json(const StressResult& s) {
@@ -233,6 +241,10 @@ CheckResult check_from_json(const FieldReader& r) {
   m.nmse = r.number("nmse");
   m.bound = r.number("bound");
   m.margin = r.number("margin");
+  if (r.has("sensitivity_ulp")) {
+    m.sensitivity_ulp = r.number("sensitivity_ulp");
+    m.budget_ulp = r.number("budget_ulp");
+  }
   m.elements = r.int64("elements", 0);
   m.nonfinite = r.int64("nonfinite", 0);
   const FieldReader worst = r.object("worst", Need::optional);
@@ -279,7 +291,10 @@ std::string report_to_json_text(const RunReport& report) {
   Json meta = meta_to_json(report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
   const bool v1_3 = add_1_3_meta(meta, report.meta);
-  const std::string_view version = v1_3                    ? kParitySchemaVersion
+  const bool v1_4 = std::any_of(report.checks.begin(), report.checks.end(),
+                                [](const CheckResult& c) { return !std::isnan(c.metrics.sensitivity_ulp); });
+  const std::string_view version = v1_4                    ? kParitySchemaVersion
+                                   : v1_3                  ? std::string_view("1.3")
                                    : v1_2                  ? std::string_view("1.2")
                                    : report.stress.empty() ? std::string_view("1.0")
                                                            : std::string_view("1.1");

@@ -64,7 +64,11 @@ class MockQueue : public Queue {
 
 class FakeBackend : public Backend {
  public:
-  FakeBackend() { info_.backend = info_.name = "fake"; }
+  // Its "device" rounds every result correctly: the tightest math profile there is.
+  FakeBackend() {
+    info_.backend = info_.name = "fake";
+    info_.math = &correctly_rounded_profile();
+  }
   const DeviceInfo& info() const override { return info_; }
   Support supports(const OpCall&) const override { return Support::yes(); }
   std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override {

@@ -1,5 +1,5 @@
-// harness/compare: verdicts, margins and the worst element of compare_to_reference on hand-made
-// tensors whose errors are chosen as exact powers of two, the metrics on a worked example, and
+// harness/compare: verdicts, margins, sensitivity and the worst element of compare_to_reference
+// on hand-made tensors with chosen error bounds, the metrics on a worked example, and
 // mistrust_reason for references that cannot tell a right kernel from a wrong one.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -17,11 +17,13 @@ using ::testing::HasSubstr;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-ref::RefTensor reference(const std::vector<double>& v, double scale = 1.0) {
+// A reference whose every element carries the library-budget error `spec` (counted once by the
+// tolerance model, times 1 + kReferenceShare).
+ref::RefTensor reference(const std::vector<double>& v, long double spec = 0x1p-10L) {
   ref::RefTensor r;
   r.shape = Shape{static_cast<std::int64_t>(v.size())};
   r.v.assign(v.begin(), v.end());
-  r.scale.assign(v.size(), scale);
+  r.err.assign(v.size(), ref::ErrorBound{spec, 0, 0, spec});
   return r;
 }
 
@@ -31,37 +33,39 @@ HostTensor host(DType t, const std::vector<double>& v) {
   return h;
 }
 
-// bound_i = K * u_c * scale_i, nothing else: with K * u_c = 2^-10 and scale 1, every bound is
-// 2^-10 and errors written in multiples of it are exact in f64.
-Tolerance relative_only() {
-  Tolerance t;
-  t.k_compute = 4;
-  t.u_compute = 0x1p-12;
-  return t;
+const Tolerance kPlain;  // f32 storage, no 16-bit store, no flush, nothing loosened
+const double kBound = kPlain.bound(ref::ErrorBound{0x1p-10L, 0, 0, 0x1p-10L}, 1.0);
+
+TEST(Tolerance, BoundCombinesTheChannels) {
+  // spec once, the other single roundings kFormulation times, accumulations at the smaller of
+  // kFormulation x the worst case and kLambda x the probabilistic scale; the verified reference
+  // share on top.
+  const ref::ErrorBound e{3.0L, 10.0L, 1.0L, 1.0L};  // det 3 of which spec 1: 2 of single roundings
+  const double want = (1 + kFormulation * 2 + std::min(kFormulation * 10, kLambda * 1)) * (1 + kReferenceShare);
+  EXPECT_DOUBLE_EQ(kPlain.bound(e, 1.0), want);
+  ref::ErrorBound few = e;
+  few.acc = 0.5L;  // a short sum: its worst case is the smaller
+  EXPECT_DOUBLE_EQ(kPlain.bound(few, 1.0), (1 + kFormulation * 2 + kFormulation * 0.5) * (1 + kReferenceShare));
 }
 
 // A reference beyond double's range (long double holds exp(709.5) * 2) must come back as the
 // infinity it rounds to; a finite answer there is wrong.
 TEST(Compare, ReferenceBeyondDoubleRangeWantsInfinity) {
-  ref::RefTensor r = reference({1.0});
+  ref::RefTensor r = reference({1.0}, 3e300L);
   r.v[0] = 3e308L;
-  r.scale[0] = 3e308L;
-  Tolerance t = relative_only();
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {kInf}), t, DType::f64, 1.0).verdict, Verdict::pass);
-  const Comparison finite = compare_to_reference(r, host(DType::f64, {1e308}), t, DType::f64, 1.0);
-  EXPECT_EQ(finite.verdict, Verdict::fail);
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {-kInf}), t, DType::f64, 1.0).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {kInf}), kPlain, DType::f64).verdict, Verdict::pass);
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {1e308}), kPlain, DType::f64).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {-kInf}), kPlain, DType::f64).verdict, Verdict::fail);
 }
 
 TEST(Compare, ExactMatchPassesWithZeroMargin) {
   const std::vector<double> v = {1.0, -2.5, 0.0, 0x1p-9, 0x1.8p20};  // representable in f32
   for (DType t : {DType::f32, DType::f64}) {
-    const Comparison c = compare_to_reference(reference(v), host(t, v), relative_only(), t, 1.0);
+    const Comparison c = compare_to_reference(reference(v), host(t, v), kPlain, t);
     EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
     EXPECT_TRUE(c.reason.empty());
     EXPECT_EQ(c.metrics.margin, 0.0);
     EXPECT_EQ(c.metrics.max_abs, 0.0);
-    EXPECT_EQ(c.metrics.max_rel, 0.0);
     EXPECT_EQ(c.metrics.max_ulp, 0.0);
     EXPECT_EQ(c.metrics.nmse, 0.0);
     EXPECT_EQ(c.metrics.nonfinite, 0);
@@ -70,48 +74,65 @@ TEST(Compare, ExactMatchPassesWithZeroMargin) {
 }
 
 TEST(Compare, ErrorOfOneAndAHalfBoundsFailsAtTheWorstIndex) {
-  const double b = 0x1p-10;
+  const double b = kBound;
   const std::vector<double> want = {1.0, 2.0, -3.0, 4.0, 5.0};
   const std::vector<double> got = {1.0 + 0.5 * b, 2.0 - b, -3.0 - 1.5 * b, 4.0 + 1.25 * b, 5.0};
-  const Comparison c = compare_to_reference(reference(want), host(DType::f64, got), relative_only(), DType::f64, 1.0);
+  const Comparison c = compare_to_reference(reference(want), host(DType::f64, got), kPlain, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::fail);
-  EXPECT_DOUBLE_EQ(c.metrics.margin, 1.5);
+  EXPECT_NEAR(c.metrics.margin, 1.5, 1e-12);
   EXPECT_DOUBLE_EQ(c.metrics.bound, b);
   EXPECT_EQ(c.metrics.worst.index, 2);
   EXPECT_EQ(c.metrics.worst.expected, -3.0);
-  EXPECT_EQ(c.metrics.worst.got, -3.0 - 1.5 * b);
   EXPECT_DOUBLE_EQ(c.metrics.worst.bound, b);
-  EXPECT_DOUBLE_EQ(c.metrics.max_abs, 1.5 * b);
+  EXPECT_NEAR(c.metrics.max_abs, 1.5 * b, 1e-15);
   EXPECT_THAT(c.reason, HasSubstr("index 2"));
   EXPECT_THAT(c.reason, HasSubstr("exceeds bound"));
 }
 
 TEST(Compare, ErrorOfExactlyTheBoundPasses) {
-  const double b = 0x1p-10;
-  const Comparison c =
-      compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - b, 2.0}), relative_only(), DType::f64, 1.0);
+  const Comparison c = compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - kBound, 2.0}), kPlain,
+                                            DType::f64);
   EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
-  EXPECT_DOUBLE_EQ(c.metrics.margin, 1.0);
+  EXPECT_NEAR(c.metrics.margin, 1.0, 1e-12);
   EXPECT_EQ(c.metrics.worst.index, 0);
 }
 
-TEST(Compare, WeightScalesOnlyTheAbsoluteAllowance) {
-  Tolerance t;
-  t.abs_allowance = 0x1p-8;
-  const Comparison one = compare_to_reference(reference({1.0}), host(DType::f64, {1.0 + 0x1p-9}), t, DType::f64, 1.0);
-  const Comparison quarter =
-      compare_to_reference(reference({1.0}), host(DType::f64, {1.0 + 0x1p-9}), t, DType::f64, 0.25);
-  EXPECT_DOUBLE_EQ(one.metrics.margin, 0.5);
-  EXPECT_EQ(one.verdict, Verdict::pass);
-  EXPECT_DOUBLE_EQ(quarter.metrics.margin, 2.0);
-  EXPECT_EQ(quarter.verdict, Verdict::fail);
+// The margin is the error beyond the rounding to the dtype: a correctly rounded result has
+// margin 0 even under a bound of half an ULP, and margin <= 1 exactly when error <= bound.
+TEST(Compare, CorrectlyRoundedResultHasMarginZeroUnderASharpBound) {
+  const long double exact = 1.0L + 0x1.7p-25L;          // 0.36 f32 ULPs above 1
+  const double half_ulp = 0x1p-24 / (1 + kReferenceShare);  // the bound becomes half an ULP of 1
+  ref::RefTensor r = reference({0.0}, half_ulp);
+  r.v[0] = exact;
+  const Comparison cr = compare_to_reference(r, host(DType::f32, {1.0}), kPlain, DType::f32);
+  EXPECT_EQ(cr.verdict, Verdict::pass);
+  EXPECT_EQ(cr.metrics.margin, 0.0);
+  const Comparison other = compare_to_reference(r, host(DType::f32, {1.0 + 0x1p-23}), kPlain, DType::f32);
+  EXPECT_EQ(other.verdict, Verdict::fail);  // 0.64 ULPs away: beyond half an ULP
+  EXPECT_GT(other.metrics.margin, 1.0);
+}
+
+// The smallest uniform relative perturbation that fails the check, in ULPs of the element that
+// fails first: the slack bound - |error| in ULPs of the result, minimised.
+TEST(Compare, SensitivityIsTheSmallestSlackInUlps) {
+  ref::RefTensor r = reference({1.0, 3.0});
+  r.err[0] = {4 * 0x1p-23L, 0, 0, 4 * 0x1p-23L};  // 4 f32 ULPs of 1 (spec: the device's budget)
+  r.err[1] = {8 * 0x1p-23L, 0, 0, 0};             // single roundings: 8 ULPs of 3 after kFormulation
+  const Comparison c = compare_to_reference(r, host(DType::f32, {1.0 + 0x1p-23, 3.0}), kPlain, DType::f32);
+  ASSERT_EQ(c.verdict, Verdict::pass) << c.reason;
+  // element 0: (4.04 - 1) ULPs of slack; element 1: 8.08 ULPs
+  EXPECT_NEAR(c.metrics.sensitivity_ulp, 4 * (1 + kReferenceShare) - 1, 1e-9);
+  EXPECT_NEAR(c.metrics.budget_ulp, 4.0, 1e-9);
+  // A tensor of zeros cannot be perturbed relatively: no sensitivity.
+  EXPECT_TRUE(std::isnan(compare_to_reference(reference({0.0}), host(DType::f32, {0.0}), kPlain, DType::f32)
+                             .metrics.sensitivity_ulp));
 }
 
 TEST(Compare, NanOrInfWhereReferenceIsFiniteIsCountedAsNonfinite) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // A huge error elsewhere must not hide the NaN: non-finite values decide the verdict.
-  const Comparison c = compare_to_reference(reference({1.0, 2.0, 3.0, 4.0}), host(DType::f32, {1.0, nan, 30.0, kInf}),
-                                            relative_only(), DType::f32, 1.0);
+  const Comparison c =
+      compare_to_reference(reference({1.0, 2.0, 3.0, 4.0}), host(DType::f32, {1.0, nan, 30.0, kInf}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.nonfinite, 2);
   EXPECT_EQ(c.metrics.margin, kInf);
@@ -123,13 +144,11 @@ TEST(Compare, NanOrInfWhereReferenceIsFiniteIsCountedAsNonfinite) {
 TEST(Compare, ReferenceBeyondTheDtypeRangeExpectsInfinity) {
   // 1e39 rounds to +inf in f32: a kernel returning +inf is right, one returning FLT_MAX is not.
   const auto big = reference({1e39, 1.0});
-  EXPECT_EQ(compare_to_reference(big, host(DType::f32, {kInf, 1.0}), relative_only(), DType::f32, 1.0).verdict,
-            Verdict::pass);
-  const Comparison c = compare_to_reference(big, host(DType::f32, {3.0e38, 1.0}), relative_only(), DType::f32, 1.0);
+  EXPECT_EQ(compare_to_reference(big, host(DType::f32, {kInf, 1.0}), kPlain, DType::f32).verdict, Verdict::pass);
+  const Comparison c = compare_to_reference(big, host(DType::f32, {3.0e38, 1.0}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.nonfinite, 1);
-  EXPECT_EQ(compare_to_reference(big, host(DType::f32, {-kInf, 1.0}), relative_only(), DType::f32, 1.0).verdict,
-            Verdict::fail);
+  EXPECT_EQ(compare_to_reference(big, host(DType::f32, {-kInf, 1.0}), kPlain, DType::f32).verdict, Verdict::fail);
 }
 
 // Worked example in f32, every error a whole number of f32 ULPs:
@@ -138,25 +157,31 @@ TEST(Compare, ReferenceBeyondTheDtypeRangeExpectsInfinity) {
 //   |err|     2^-23    2^-21           2^-22         0
 //   ulp       1        2               1 (in [2,4))  0
 TEST(Compare, MetricsOnAHandExample) {
-  Tolerance t;
-  t.abs_allowance = 1.0;  // generous: this test is about the metrics
   const Comparison c = compare_to_reference(
-      reference({1.0, -2.0, 4.0, 0.0}), host(DType::f32, {1.0 + 0x1p-23, -2.0 - 0x1p-21, 4.0 - 0x1p-22, 0.0}), t,
-      DType::f32, 1.0, [](std::int64_t i) { return std::vector<double>{i * 10.0}; });
+      reference({1.0, -2.0, 4.0, 0.0}, 1.0L), host(DType::f32, {1.0 + 0x1p-23, -2.0 - 0x1p-21, 4.0 - 0x1p-22, 0.0}),
+      kPlain, DType::f32, [](std::int64_t i) { return std::vector<double>{i * 10.0}; });
   EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
   EXPECT_EQ(c.metrics.elements, 4);
   EXPECT_EQ(c.metrics.max_abs, 0x1p-21);
   EXPECT_EQ(c.metrics.max_rel, 0x1p-22);  // 2^-21 / 2 beats 2^-23 / 1 and 2^-22 / 4
   EXPECT_EQ(c.metrics.max_ulp, 2.0);
   EXPECT_DOUBLE_EQ(c.metrics.nmse, (0x1p-46 + 0x1p-42 + 0x1p-44) / 21.0);
-  EXPECT_DOUBLE_EQ(c.metrics.margin, 0x1p-21);
+  EXPECT_DOUBLE_EQ(c.metrics.margin, 0x1p-21 / (1 + kReferenceShare));  // the values are representable
   EXPECT_EQ(c.metrics.worst.index, 1);
   EXPECT_EQ(c.metrics.worst.inputs, std::vector<double>{10.0});
 }
 
+TEST(Compare, SixteenBitStoreAddsHalfAnUlpOfTheStorageType) {
+  Tolerance t;
+  t.storage = DType::f16;
+  t.rounds_to_storage = true;
+  EXPECT_DOUBLE_EQ(t.bound(ref::ErrorBound{}, 1.0), 0x1p-11);  // half an f16 ULP at 1
+  t.flushes = true;  // a device that may flush: a subnormal f16 result may become 0
+  EXPECT_DOUBLE_EQ(t.bound(ref::ErrorBound{}, 0x1p-20), 0x1p-20 + 0x1p-25);
+}
+
 TEST(Compare, SizeMismatchFails) {
-  const Comparison c =
-      compare_to_reference(reference({1.0, 2.0, 3.0}), host(DType::f32, {1.0, 2.0}), relative_only(), DType::f32, 1.0);
+  const Comparison c = compare_to_reference(reference({1.0, 2.0, 3.0}), host(DType::f32, {1.0, 2.0}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_THAT(c.reason, HasSubstr("size mismatch"));
 }
@@ -164,10 +189,10 @@ TEST(Compare, SizeMismatchFails) {
 TEST(Compare, ExactToleranceFailsOnAnyDifference) {
   Tolerance t;
   t.exact = true;
-  EXPECT_EQ(compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0, 2.0}), t, DType::f64, 1.0).verdict,
+  EXPECT_EQ(compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0, 2.0}), t, DType::f64).verdict,
             Verdict::pass);
-  const Comparison c = compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0, std::nextafter(2.0, 3.0)}), t,
-                                            DType::f64, 1.0);
+  const Comparison c =
+      compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0, std::nextafter(2.0, 3.0)}), t, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.worst.index, 1);
 }

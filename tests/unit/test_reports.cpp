@@ -50,6 +50,8 @@ void expect_same_check(const CheckResult& a, const CheckResult& b) {
                       {m.worst.expected, n.worst.expected},
                       {m.worst.got, n.worst.got},
                       {m.worst.bound, n.worst.bound},
+                      {m.sensitivity_ulp, n.sensitivity_ulp},
+                      {m.budget_ulp, n.budget_ulp},
                       {a.time_ms, b.time_ms}})
     EXPECT_TRUE(same_double(x, y)) << x << " vs " << y;
   EXPECT_EQ(m.elements, n.elements);
@@ -162,6 +164,22 @@ TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
   EXPECT_EQ(summary["by_backend"]["cpu"]["ERROR"], 1);
   EXPECT_EQ(summary["by_backend"]["opencl:0"]["SKIP"], 1);
   EXPECT_EQ(summary["by_backend"]["opencl:0"]["PASS"], 0);
+}
+
+// 1.4 adds each comparison's sensitivity; a document says 1.4 only when a check has one.
+TEST(ParityJson, SensitivityRoundTripsAndNeedsSchema14) {
+  RunReport r = synthetic_report();
+  r.checks[0].metrics.sensitivity_ulp = 3.5;
+  r.checks[0].metrics.budget_ulp = 2;
+  const std::string text = report_to_json_text(r);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.4");
+  EXPECT_EQ(doc["checks"][0]["sensitivity_ulp"], 3.5);
+  EXPECT_FALSE(doc["checks"][1].contains("sensitivity_ulp"));  // NaN: not written
+  const RunReport back = report_from_json_text(text);
+  EXPECT_EQ(back.checks[0].metrics.sensitivity_ulp, 3.5);
+  EXPECT_EQ(back.checks[0].metrics.budget_ulp, 2);
+  EXPECT_TRUE(std::isnan(back.checks[1].metrics.sensitivity_ulp));
 }
 
 TEST(ParityJson, RejectsOtherSchemaMajorVersion) {

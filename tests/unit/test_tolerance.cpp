@@ -1,6 +1,6 @@
-// harness/tolerance: the derived bound K*u_c*scale + u_s*(V*|v| + S*scale) + A*weight + floor,
-// checked term by term: which ops are exact, how API ULP budgets enter K, where absolute
-// allowances apply, what 16-bit storage adds, and that a loosened case says why.
+// harness/tolerance and the device math profiles behind it: which ops are exact, what a 16-bit
+// store and a flushing device add, that a loosened case says why, and the budgets each compiled-in
+// backend states (spot checks against the specifications they cite).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/registry.hpp"
 #include "cases/registry.hpp"
 #include "harness/tolerance.hpp"
 
@@ -15,8 +16,6 @@ namespace gp {
 namespace {
 
 using ::testing::HasSubstr;
-
-const std::vector<std::string> kBackendKinds = {"cpu", "opencl", "vulkan"};
 
 Case make_case(OpKind op, DType t, std::vector<Shape> shapes = {Shape{7}}, ToleranceKnobs knobs = {}) {
   Case c;
@@ -29,187 +28,90 @@ Case make_case(OpKind op, DType t, std::vector<Shape> shapes = {Shape{7}}, Toler
   return c;
 }
 
+const MathProfile* profile_of(const std::string& backend) {
+  for (const auto& p : backend_providers())
+    if (p.name == backend) return p.math;
+  return nullptr;
+}
+
 TEST(Tolerance, LayoutOpsAreExactEverywhere) {
   int layout_cases = 0;
   for (const Case& c : all_cases()) {
     if (op_family(c.decl.op) != OpFamily::layout) continue;
     ++layout_cases;
-    for (const auto& kind : kBackendKinds) {
-      for (bool backward : {false, true}) {
-        const Tolerance t = tolerance_for(c, kind, backward);
-        EXPECT_TRUE(t.exact) << c.id << " on " << kind;
-        EXPECT_EQ(t.bound(1e3, 5.0, 2.0), 0.0) << c.id;
-        EXPECT_THAT(t.describe(), HasSubstr("exact")) << c.id;
-      }
-    }
+    const Tolerance t = tolerance_for(c, correctly_rounded_profile());
+    EXPECT_TRUE(t.exact) << c.id;
+    EXPECT_EQ(t.bound(ref::ErrorBound{1, 1, 1, 1}, 5.0), 0.0) << c.id;
+    EXPECT_THAT(t.describe(), HasSubstr("exact")) << c.id;
   }
   EXPECT_GT(layout_cases, 0);
   // And nothing else is exact: a rounding op with a zero bound would fail on every ULP.
-  EXPECT_FALSE(tolerance_for(make_case(OpKind::neg, DType::f32), "cpu", false).exact);
+  EXPECT_FALSE(tolerance_for(make_case(OpKind::neg, DType::f32), correctly_rounded_profile()).exact);
 }
 
-TEST(Tolerance, ExpOnOpenclHasTwoMoreThanOnCpu) {
-  for (DType t : float_dtypes()) {
-    for (bool backward : {false, true}) {
-      const Case c = make_case(OpKind::exp, t);
-      const double k_cpu = tolerance_for(c, "cpu", backward).k_compute;
-      const double k_ocl = tolerance_for(c, "opencl", backward).k_compute;
-      EXPECT_DOUBLE_EQ(k_ocl - k_cpu, 2 * 3 - 2 * 2) << dtype_name(t) << (backward ? " backward" : " forward");
-    }
+TEST(Tolerance, SixteenBitStorageRoundsOnlyTheStoredResult) {
+  for (DType t : {DType::f16, DType::bf16}) {
+    const Tolerance tol = tolerance_for(make_case(OpKind::exp, t), correctly_rounded_profile());
+    EXPECT_TRUE(tol.rounds_to_storage);
+    EXPECT_DOUBLE_EQ(tol.bound(ref::ErrorBound{}, 1.0), ulp_of(t, 1.0) / 2) << dtype_name(t);
+    EXPECT_THAT(tol.describe(), HasSubstr(std::string(dtype_name(t)) + " store"));
   }
-  // The totals: chain allowance 4 (forward) or 6 (backward) plus 2 * the exp budget of 2 ULP.
-  EXPECT_DOUBLE_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "cpu", false).k_compute, 4 + 2 * 2);
-  EXPECT_DOUBLE_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "cpu", true).k_compute, 6 + 2 * 2);
-  EXPECT_DOUBLE_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "opencl", true).k_compute, 6 + 2 * 3);
+  for (DType t : {DType::f32, DType::f64})
+    EXPECT_FALSE(tolerance_for(make_case(OpKind::exp, t), correctly_rounded_profile()).rounds_to_storage);
 }
 
-TEST(Tolerance, AccumulationsUseTheSmallerChainAllowance) {
-  const Case sum = make_case(OpKind::sum, DType::f32, {Shape{16, 33}});
-  EXPECT_DOUBLE_EQ(tolerance_for(sum, "cpu", false).k_compute, 2);
-  EXPECT_DOUBLE_EQ(tolerance_for(sum, "cpu", true).k_compute, 4);
-  const Case mean = make_case(OpKind::mean, DType::f32, {Shape{16, 33}});
-  EXPECT_DOUBLE_EQ(tolerance_for(mean, "cpu", false).k_compute, 2 + 2 * 0.5);  // one correctly rounded divide
+TEST(Tolerance, FlushingDeviceMayZeroASubnormalResult) {
+  const Case c = make_case(OpKind::exp, DType::f32);
+  const Tolerance keeps = tolerance_for(c, correctly_rounded_profile(), false);
+  const Tolerance flushes = tolerance_for(c, correctly_rounded_profile(), true);
+  EXPECT_EQ(keeps.bound(ref::ErrorBound{}, 0x1p-130), 0.0);
+  EXPECT_EQ(flushes.bound(ref::ErrorBound{}, 0x1p-130), 0x1p-130);
+  EXPECT_EQ(flushes.bound(ref::ErrorBound{}, 1.0), 0.0);  // normal results keep their bound
+  EXPECT_THAT(flushes.describe(), HasSubstr("flush"));
 }
 
-TEST(Tolerance, VulkanSinHasAnAbsoluteAllowanceInF32Only) {
-  for (OpKind op : {OpKind::sin, OpKind::cos}) {
-    for (bool backward : {false, true}) {
-      const Tolerance f32 = tolerance_for(make_case(op, DType::f32), "vulkan", backward);
-      const Tolerance f16 = tolerance_for(make_case(op, DType::f16), "vulkan", backward);
-      const Tolerance f64 = tolerance_for(make_case(op, DType::f64), "vulkan", backward);
-      EXPECT_EQ(f32.abs_allowance, 0x1p-11);
-      EXPECT_EQ(f16.abs_allowance, 0x1p-11);  // computed in f32
-      EXPECT_EQ(f64.abs_allowance, 0.0);
-      EXPECT_EQ(tolerance_for(make_case(op, DType::f32), "opencl", backward).abs_allowance, 0.0);
-      EXPECT_EQ(tolerance_for(make_case(op, DType::f32), "cpu", backward).abs_allowance, 0.0);
-      // The allowance is scaled by the weight (the cotangent's size for gradients).
-      EXPECT_DOUBLE_EQ(f32.bound(0, 0, 3.0) - f32.bound(0, 0, 1.0), 2 * 0x1p-11);
-      EXPECT_THAT(f32.describe(), HasSubstr("abs"));
-      EXPECT_THAT(f64.describe(), ::testing::Not(HasSubstr("abs")));
-    }
-  }
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "vulkan", false).abs_allowance, 0.0);
+TEST(Tolerance, LoosenedCaseSaysWhy) {
+  const Case plain = make_case(OpKind::exp, DType::f32);
+  const Case loose = make_case(OpKind::exp, DType::f32, {Shape{7}}, {2.0, "a reason"});
+  const Tolerance a = tolerance_for(plain, correctly_rounded_profile());
+  const Tolerance b = tolerance_for(loose, correctly_rounded_profile());
+  EXPECT_DOUBLE_EQ(b.bound(ref::ErrorBound{}, 1.0) - a.bound(ref::ErrorBound{}, 1.0), 2 * ulp_of(DType::f32, 1.0));
+  EXPECT_THAT(b.describe(), HasSubstr("loosened: a reason"));
+  for (const Case& c : all_cases())
+    if (c.decl.tolerance.extra_ulps > 0) EXPECT_FALSE(c.decl.tolerance.reason.empty()) << c.id;
 }
 
-TEST(Tolerance, SixteenBitStorageAddsTheStorageRounding) {
-  struct Row {
-    DType t;
-    double u_s;
-  };
-  for (const Row& r : {Row{DType::f16, 0x1p-11}, Row{DType::bf16, 0x1p-8}}) {
-    const Tolerance fwd = tolerance_for(make_case(OpKind::exp, r.t), "cpu", false);
-    const Tolerance bwd = tolerance_for(make_case(OpKind::exp, r.t), "cpu", true);
-    EXPECT_EQ(fwd.u_compute, 0x1p-24) << dtype_name(r.t);
-    EXPECT_EQ(fwd.u_storage, r.u_s);
-    EXPECT_EQ(fwd.k_storage_value, 1);
-    EXPECT_EQ(fwd.k_storage, 0);
-    EXPECT_EQ(bwd.k_storage, 2);
-    // u_s * |v| on top of the rest, independent of the sign of v.
-    EXPECT_DOUBLE_EQ(fwd.bound(2.0, -3.0) - fwd.bound(2.0, 0.0), 3 * r.u_s);
-    EXPECT_DOUBLE_EQ(bwd.bound(2.0, 0.0) - fwd.bound(2.0, 0.0),
-                     2 * 0x1p-24 * 2.0 + 2 * r.u_s * 2.0 + 2 * ulp_of(r.t, 0.0));  // K +2, S = 2, floor x2
-    EXPECT_THAT(fwd.describe(), HasSubstr("u_s*(1*|v|"));
-  }
-  for (DType t : {DType::f32, DType::f64}) {
-    const Tolerance same = tolerance_for(make_case(OpKind::exp, t), "cpu", true);
-    EXPECT_EQ(same.k_storage_value, 0) << dtype_name(t);
-    EXPECT_EQ(same.k_storage, 0) << dtype_name(t);
-    EXPECT_EQ(same.bound(0.0, -3.0), same.floor) << dtype_name(t);
-    EXPECT_EQ(same.u_compute, unit_roundoff(t));
+TEST(MathProfiles, EveryProviderStatesOne) {
+  for (const auto& p : backend_providers()) {
+    ASSERT_NE(p.math, nullptr) << p.name;
+    EXPECT_FALSE(p.math->source().empty()) << p.name;
+    for (int f = 0; f < kMathFnCount; ++f)
+      for (DType c : {DType::f32, DType::f64}) {
+        const FnBudget b = p.math->budget(static_cast<MathFn>(f), c, 0.75L, 0.5L, 2.0L);
+        // at least correct rounding: in ULPs, or as an absolute error (Vulkan f32 sin and cos)
+        EXPECT_TRUE(b.ulps >= 0.5 || b.abs > 0) << p.name << " " << math_fn_name(static_cast<MathFn>(f));
+        EXPECT_GE(b.abs, 0.0) << p.name;
+      }
   }
 }
 
-TEST(Tolerance, FloorIsTheStorageSubnormalSpacing) {
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "cpu", false).floor, 2 * 0x1p-149);
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "cpu", true).floor, 4 * 0x1p-149);
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f16), "cpu", false).floor, 2 * 0x1p-24);
-}
-
-// A device that may flush subnormal results (Vulkan without DenormPreserve) errs by up to the
-// smallest normal number there; the floor also reaches gradients through the cotangent.
-TEST(Tolerance, FloorOfAFlushingDeviceIsTheSmallestNormal) {
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "vulkan", false, true).floor, 2 * 0x1p-126);
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f32), "vulkan", true, true).floor, 4 * 0x1p-126);
-  EXPECT_EQ(tolerance_for(make_case(OpKind::exp, DType::f16), "vulkan", false, true).floor, 2 * 0x1p-14);
-  const Tolerance t = tolerance_for(make_case(OpKind::neg, DType::f32), "cpu", true);
-  EXPECT_EQ(t.bound(0.0, 0.0, 8.0), 8 * t.floor);
-  EXPECT_EQ(t.bound(0.0, 0.0, 0.5), t.floor);
-}
-
-// Scales beyond double's range (exp near 709) still give the finite bound they imply.
-TEST(Tolerance, BoundOfAScaleBeyondDoubleRangeIsFinite) {
-  const Tolerance t = tolerance_for(make_case(OpKind::exp, DType::f64), "cpu", false);
-  const long double scale = 1e310L;
-  const double b = t.bound(scale, 1e307);
-  EXPECT_TRUE(std::isfinite(b));
-  EXPECT_NEAR(b / static_cast<double>(scale / 1e300L), t.k_compute * t.u_compute * 1e300, 1e286);
-}
-
-TEST(Tolerance, BoundFormulaOnAHandExample) {
-  Tolerance t;
-  t.k_compute = 5;
-  t.u_compute = 0x1p-24;
-  t.k_storage_value = 1;
-  t.k_storage = 2;
-  t.u_storage = 0x1p-11;
-  t.abs_allowance = 1e-3;
-  t.floor = 1e-7;
-  // (5 * 2^-24 + 2 * 2^-11) * 10 + 1 * 2^-11 * |-4| + 1e-3 * 0.5 + 1e-7
-  const double want = (5 * 0x1p-24 + 2 * 0x1p-11) * 10 + 4 * 0x1p-11 + 5e-4 + 1e-7;
-  EXPECT_DOUBLE_EQ(t.bound(10.0, -4.0, 0.5), want);
-  EXPECT_NEAR(t.bound(10.0, -4.0, 0.5), 0.01222183, 1e-8);
-  EXPECT_DOUBLE_EQ(t.bound(0.0, 0.0), 1e-3 + 1e-7);  // default weight 1
-  t.exact = true;
-  EXPECT_EQ(t.bound(10.0, -4.0, 0.5), 0.0);
-}
-
-TEST(Tolerance, ExtraBudgetAddsToKAndShowsItsReason) {
-  const ToleranceKnobs knobs{3.5, "erf of the tanh approximation drifts near 0"};
-  const Case plain = make_case(OpKind::gelu, DType::f32);
-  const Case loose = make_case(OpKind::gelu, DType::f32, {Shape{7}}, knobs);
-  for (const auto& kind : kBackendKinds) {
-    const Tolerance a = tolerance_for(plain, kind, false), b = tolerance_for(loose, kind, false);
-    EXPECT_DOUBLE_EQ(b.k_compute - a.k_compute, 3.5) << kind;
-    EXPECT_EQ(b.loosened, knobs.reason);
-    EXPECT_THAT(b.describe(), HasSubstr("loosened: " + knobs.reason));
-    EXPECT_THAT(a.describe(), ::testing::Not(HasSubstr("loosened")));
+TEST(MathProfiles, BudgetsFollowTheirSources) {
+  const MathProfile* cpu = profile_of("cpu");
+  ASSERT_NE(cpu, nullptr);
+  EXPECT_EQ(cpu->budget(MathFn::div, DType::f32, 1, 1, 0).ulps, 0.5);  // IEEE
+  EXPECT_EQ(cpu->budget(MathFn::tanh, DType::f64, 1, 1, 0).ulps, 3);   // documented 2, measured 2.07
+  if (const MathProfile* cl = profile_of("opencl")) {                   // OpenCL C ULP tables
+    EXPECT_EQ(cl->budget(MathFn::exp, DType::f32, 1, 1, 0).ulps, 3);
+    EXPECT_EQ(cl->budget(MathFn::div, DType::f32, 1, 1, 0).ulps, 2.5);
+    EXPECT_EQ(cl->budget(MathFn::div, DType::f64, 1, 1, 0).ulps, 0.5);
+    EXPECT_EQ(cl->budget(MathFn::erfc, DType::f32, 1, 1, 0).ulps, 16);
   }
-  // Every registry case that loosens its tolerance must say why.
-  for (const Case& c : all_cases()) {
-    if (c.decl.tolerance.extra_budget > 0) {
-      EXPECT_FALSE(c.decl.tolerance.reason.empty()) << c.id;
-    }
+  if (const MathProfile* vk = profile_of("vulkan")) {  // Vulkan's precision table for the built-ins
+    EXPECT_EQ(vk->budget(MathFn::exp, DType::f32, -4, std::exp(-4.0L), 0).ulps, 3 + 2 * 4);
+    EXPECT_EQ(vk->budget(MathFn::log, DType::f32, 1.5, std::log(1.5L), 0).abs, 0x1p-21);
+    EXPECT_EQ(vk->budget(MathFn::log, DType::f32, 3, std::log(3.0L), 0).abs, 3 * ulp_of(DType::f32, std::log(3.0)));
+    EXPECT_GE(vk->budget(MathFn::sin, DType::f32, 1, std::sin(1.0L), 0).abs, 0x1p-11);
   }
-}
-
-TEST(Tolerance, EveryRoundingCaseGetsAPositiveFiniteBound) {
-  for (const Case& c : all_cases()) {
-    if (op_family(c.decl.op) == OpFamily::layout) continue;
-    for (const auto& kind : kBackendKinds) {
-      const Tolerance t = tolerance_for(c, kind, true);
-      ASSERT_GT(t.k_compute, 0) << c.id << " on " << kind;
-      ASSERT_GT(t.bound(1.0, 1.0), 0) << c.id;
-      ASSERT_TRUE(std::isfinite(t.bound(1.0, 1.0))) << c.id;
-      ASSERT_FALSE(t.describe().empty());
-    }
-  }
-}
-
-TEST(Tolerance, BackendKindOfDeviceIds) {
-  EXPECT_EQ(backend_kind("opencl:1"), "opencl");
-  EXPECT_EQ(backend_kind("vulkan:0"), "vulkan");
-  EXPECT_EQ(backend_kind("cpu"), "cpu");
-}
-
-TEST(Tolerance, ApiBudgetTables) {
-  EXPECT_EQ(math_budget("opencl", MathFn::exp, DType::f32).ulps, 3);
-  EXPECT_EQ(math_budget("opencl", MathFn::div, DType::f32).ulps, 2.5);
-  EXPECT_EQ(math_budget("vulkan", MathFn::sincos, DType::f32).abs_error, 0x1p-11);
-  EXPECT_EQ(math_budget("vulkan", MathFn::log, DType::f32).abs_error, 0x1p-21);
-  EXPECT_EQ(math_budget("vulkan", MathFn::log, DType::f64).abs_error, 0.0);
-  EXPECT_EQ(math_budget("cpu", MathFn::sqrt, DType::f64).ulps, 0.5);
-  EXPECT_TRUE(op_math_functions(OpKind::add).empty());
-  EXPECT_EQ(op_math_functions(OpKind::exp), std::vector<MathFn>{MathFn::exp});
 }
 
 }  // namespace

@@ -1,0 +1,202 @@
+// The error model's arithmetic (reference/tracked.hpp) and its two promises on whole ops:
+//   * sound: a float kernel of a stable formulation (glibc's float functions, as the CPU backend
+//     calls them) stays within the bound on every element of 64x128 inputs;
+//   * sharp: the cancelling formulations the bounds are meant to catch (1 + erf in gelu's tail,
+//     exp(x) - 1 for expm1, a one-pass variance of rows at 1000 + N(0, 0.01), 0.5 x (1 + tanh u)
+//     for gelu(approx=tanh), log(sigmoid(x)) in bce) exceed it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "harness/tolerance.hpp"
+#include "reference/reference.hpp"
+#include "reference/sum.hpp"
+
+namespace gp::ref {
+namespace {
+
+TrackingContext f32_context() { return context_for(DType::f32, &correctly_rounded_profile(), false); }
+
+TEST(Tracked, ExactOperationsCarryNoError) {
+  TrackingScope scope(f32_context());
+  const Tracked a(1.5), b(0.25);
+  EXPECT_TRUE((a + b).exact());
+  EXPECT_TRUE((a * b).exact());
+  EXPECT_TRUE((a / b).exact());
+  const Tracked third = Tracked(1) / Tracked(3);  // rounds: half an f32 ULP of 1/3
+  EXPECT_EQ(third.e.det, std::ldexp(1.0L, -26));  // 1/3 in [1/4, 1/2): ULP 2^-25
+  EXPECT_EQ(third.e.spec, 0);  // a correctly rounded division is a rounding, not a device budget
+  EXPECT_EQ(Tracked(0.1L).e.det, std::fabs(0.1L - static_cast<long double>(0.1f)));  // a literal rounds
+}
+
+// An f64 product needs up to 106 bits: its long-double rounding can look representable in f64.
+TEST(Tracked, ProductExactnessDoesNotTrustTheLongDoubleRounding) {
+  const long double a = 1 + 0x1p-52L, p = a * a;  // exact: 1 + 2^-51 + 2^-104; long double drops 2^-104
+  EXPECT_TRUE(representable_in(p, 53, -1022));
+  EXPECT_FALSE(product_is_exact(a, a, p));
+  EXPECT_TRUE(product_is_exact(3, 0.5L, 1.5L));
+  TrackingScope scope(context_for(DType::f64, &correctly_rounded_profile(), false));
+  EXPECT_GT((Tracked(a) * Tracked(a)).e.det, 0);
+  EXPECT_FALSE(sum_is_exact(1, 0x1p-70L, 1));
+}
+
+// A library call costs the profile's budget in ULPs of its result; errors of its argument travel
+// through its derivative.
+class ThreeUlps final : public MathProfile {
+ public:
+  std::string source() const override { return "3 ULP"; }
+  FnBudget budget(MathFn, DType, long double, long double, long double) const override { return {3}; }
+};
+
+TEST(Tracked, LibraryCallChargesTheProfileBudget) {
+  const ThreeUlps three;
+  TrackingScope scope(context_for(DType::f32, &three, false));
+  const Tracked y = exp(Tracked(2.0));
+  EXPECT_EQ(y.e.det, 3 * compute_ulp(std::exp(2.0L)));
+  EXPECT_EQ(y.e.spec, y.e.det);
+  const Tracked z = exp(Tracked(0.5) * Tracked(0.1L));  // the product's rounding, times e^0.05
+  EXPECT_NEAR(static_cast<double>(z.e.det - 3 * compute_ulp(z.v)),
+              static_cast<double>(z.v * (std::fabs(0.1L - static_cast<long double>(0.1f)) * 0.5L +
+                                         compute_ulp(0.5L * static_cast<long double>(0.1f)) / 2)),
+              1e-12);
+}
+
+TEST(Tracked, StoredValuesRoundToTheirStorageType) {
+  TrackingScope f16(context_for(DType::f16, &correctly_rounded_profile(), false));
+  const Tracked y(0.1f);  // exact in f32, not in f16
+  EXPECT_EQ(y.e.det, 0);
+  EXPECT_EQ(stored(y).e.det, ulp_in(y.v, 11, -14) / 2);
+}
+
+// Accumulations: the worst case grows like n, the probabilistic scale like sqrt(n).
+TEST(Sum, ProbabilisticScaleGrowsLikeTheSquareRoot) {
+  TrackingScope scope(f32_context());
+  auto sum_of = [](int n) {
+    Sum<Tracked> s;
+    for (int i = 0; i < n; ++i) s.add(Tracked(1.0f + 0.1f * static_cast<float>(i % 7)));
+    return s.result();
+  };
+  const Tracked s64 = sum_of(64), s4096 = sum_of(4096);
+  EXPECT_EQ(s64.e.det, 0);  // the terms are exact: every error is the accumulation's own
+  // Exactly summable terms (multiples of 2^-10, small) add exactly in any order.
+  Sum<Tracked> exact;
+  for (int i = 0; i < 4096; ++i) exact.add(Tracked(0x1p-10f * static_cast<float>(i % 7)));
+  EXPECT_TRUE(exact.result().exact());
+  const long double acc_growth = s4096.e.acc / s64.e.acc, prob_growth = s4096.e.prob / s64.e.prob;
+  EXPECT_GT(acc_growth, 2000);  // ~ 64^2: partial sums grow with n, and there are n of them
+  EXPECT_GT(prob_growth, 300);  // ~ 64^1.5: the square root of the sum of their squares
+  EXPECT_LT(prob_growth, 1000);
+  EXPECT_LT(kLambda * s4096.e.prob, s4096.e.acc / 8);  // so the probabilistic bound is the one used
+  // A single product: its rounding is a single rounding (det), not an accumulation's.
+  Sum<Tracked> one;
+  one.add_product(Tracked(0.1f), Tracked(3.0f));
+  EXPECT_GT(one.result().e.det, 0);
+  EXPECT_EQ(one.result().e.acc, 0);
+}
+
+// --- whole ops against float kernels ----------------------------------------------------------
+
+constexpr std::int64_t kRows = 64, kCols = 128;
+const Shape kShape{kRows, kCols};
+
+const MathProfile& glibc() {
+  for (const auto& p : backend_providers())
+    if (p.name == "cpu") return *p.math;
+  throw std::runtime_error("no cpu provider");
+}
+
+RefTensor widen(const std::vector<float>& v, const Shape& s) {
+  RefTensor t;
+  t.shape = s;
+  t.v.assign(v.begin(), v.end());
+  return t;
+}
+
+// The largest error / bound of a float kernel's results against the glibc profile's bounds, as
+// the harness's tolerance combines them.
+double worst_margin(const std::vector<float>& got, const RefTensor& bounded) {
+  Case c;  // the tolerance needs only the dtype and the family
+  c.decl.op = OpKind::exp;
+  c.dtype = DType::f32;
+  const Tolerance tol = tolerance_for(c, glibc());
+  double worst = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double err = static_cast<double>(std::fabs(static_cast<long double>(got[i]) - bounded.v[i]));
+    worst = std::max(worst, err / tol.bound(bounded.err[i], static_cast<double>(bounded.v[i])));
+  }
+  return worst;
+}
+
+struct Kernel {
+  std::string name;
+  OpKind op;
+  OpAttrs attrs;
+  float lo, hi;
+  std::function<float(float)> stable, cancelling;
+};
+
+float sigmoid(float x) { return x >= 0 ? 1.f / (1.f + std::exp(-x)) : std::exp(x) / (1.f + std::exp(x)); }
+float gelu_u(float x) { return 0.7978845608f * (x + 0.044715f * x * x * x); }
+
+std::vector<Kernel> kernels() {
+  OpAttrs tanh_form;
+  tanh_form.gelu = GeluApprox::tanh;
+  return {
+      {"gelu(erf) tail", OpKind::gelu, {}, -10, -3, [](float x) { return 0.5f * x * std::erfc(-x * 0.70710678f); },
+       [](float x) { return 0.5f * x * (1.f + std::erf(x * 0.70710678f)); }},
+      {"gelu(tanh) tail", OpKind::gelu, tanh_form, -10, -3, [](float x) { return x * sigmoid(2.f * gelu_u(x)); },
+       [](float x) { return 0.5f * x * (1.f + std::tanh(gelu_u(x))); }},
+      {"expm1 near 0", OpKind::expm1, {}, -1e-3f, 1e-3f, [](float x) { return std::expm1(x); },
+       [](float x) { return std::exp(x) - 1.f; }},
+      {"softplus", OpKind::softplus, {}, -30, 30,
+       [](float x) { return std::max(x, 0.f) + std::log1p(std::exp(-std::fabs(x))); },
+       [](float x) { return std::log(1.f + std::exp(x)); }},
+  };
+}
+
+TEST(TrackedBounds, StableKernelsPassCancellingOnesFail) {
+  std::mt19937_64 rng(3);
+  for (const Kernel& k : kernels()) {
+    std::vector<float> x(static_cast<std::size_t>(kShape.numel())), good(x.size()), bad(x.size());
+    for (auto& v : x) v = std::uniform_real_distribution<float>(k.lo, k.hi)(rng);
+    for (std::size_t i = 0; i < x.size(); ++i) good[i] = k.stable(x[i]), bad[i] = k.cancelling(x[i]);
+    const OpCall call = make_call(k.op, k.attrs, DType::f32, {kShape});
+    const RefTensor dy = widen(std::vector<float>(x.size(), 1.f), kShape);
+    const Bounded b = bounded_evaluate(call, {widen(x, kShape)}, dy, &glibc());
+    EXPECT_LE(worst_margin(good, b.output), 1.0) << k.name << ": the stable form";
+    EXPECT_GT(worst_margin(bad, b.output), 10.0) << k.name << ": the cancelling form";
+  }
+}
+
+// Rows at 1000 + N(0, 0.01): E[x^2] - E[x]^2 loses every digit, the two-pass form keeps them.
+TEST(TrackedBounds, OnePassVarianceFailsTwoPassPasses) {
+  std::mt19937_64 rng(5);
+  std::vector<float> x(static_cast<std::size_t>(kShape.numel()));
+  for (auto& v : x) v = 1000.f + 0.01f * std::normal_distribution<float>()(rng);
+  std::vector<float> two(kRows), one(kRows);
+  for (std::int64_t r = 0; r < kRows; ++r) {
+    const float* row = &x[static_cast<std::size_t>(r * kCols)];
+    float sum = 0, sq = 0;
+    for (std::int64_t j = 0; j < kCols; ++j) sum += row[j], sq += row[j] * row[j];
+    const float mean = sum / kCols;
+    float dev = 0;
+    for (std::int64_t j = 0; j < kCols; ++j) dev += (row[j] - mean) * (row[j] - mean);
+    two[static_cast<std::size_t>(r)] = dev / kCols;
+    one[static_cast<std::size_t>(r)] = sq / kCols - mean * mean;
+  }
+  OpAttrs a;
+  a.axis = 1;
+  const OpCall call = make_call(OpKind::variance, a, DType::f32, {kShape});
+  const Bounded b = bounded_evaluate(call, {widen(x, kShape)}, widen(std::vector<float>(kRows, 1.f), Shape{kRows}),
+                                     &glibc());
+  EXPECT_LE(worst_margin(two, b.output), 1.0);
+  EXPECT_GT(worst_margin(one, b.output), 10.0);
+}
+
+}  // namespace
+}  // namespace gp::ref
