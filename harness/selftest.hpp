@@ -20,6 +20,8 @@ struct FaultOutcome {
   bool must_catch = false;
   bool caught = false;
   std::string evidence;  // the first failing check, or why the fault does not apply
+  // Why a gross scaling is not required of this case (below its bounds' resolution), if so.
+  std::string resolution_note;
 };
 
 struct CaseSelftest {
@@ -44,7 +46,8 @@ std::vector<Fault> fault_set(DType dtype);
 
 // Faults that any checker worth the name catches, on a case whose unperturbed run is clean:
 // structural ones (sign, zero, dropped element or row, crossed gradients), and gross scalings
-// (1e-2 in f32 and f64, 1e-8 in f64). Whatever else is measured, not required.
+// (1e-2 in f32 and f64, 1e-8 in f64) where the case's bounds resolve them (selftest_case: eps at
+// least twice the tightest relative bound). Whatever else is measured, not required.
 bool must_catch(const Fault& f, DType dtype);
 
 CaseSelftest selftest_case(const Case& c, const SelectedDevice& device, Backend& backend, const SelftestOptions& o);
