@@ -12,5 +12,7 @@ namespace gp::html {
 std::string heatmap_svg(const RunReport& report);
 // One small <svg class="hist"> per backend: how many checks have margins in each half-decade.
 std::string margin_histograms_svg(const RunReport& report);
+// The same for each comparison's sensitivity_ulp, by powers of two.
+std::string sensitivity_histograms_svg(const RunReport& report);
 
 }  // namespace gp::html

@@ -160,6 +160,10 @@ std::string report_to_html(const RunReport& report) {
         "hover a cell for its counts, click it for the op's checks.</p>\n";
     out += html::heatmap_svg(report);
     out += "<h2>Margins per backend</h2>\n<div class=\"hists\">\n" + html::margin_histograms_svg(report) + "</div>\n";
+    out +=
+        "<h2>Sensitivity per backend</h2>\n<p>Per comparison: the smallest uniform relative error, in ULPs of the "
+        "result, that would fail it.</p>\n<div class=\"hists\" id=\"sensitivity\">\n" +
+        html::sensitivity_histograms_svg(report) + "</div>\n";
     append_problems(out, report);
     append_per_op(out, report);
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <array>
 #include <cmath>
 #include <iterator>
@@ -125,47 +126,81 @@ std::string heatmap_svg(const RunReport& report) {
   return out;
 }
 
-std::string margin_histograms_svg(const RunReport& report) {
-  // Bins: margin 0, then half-decades from 1e-6 up to 1, then > 1 (failing).
-  constexpr int kBins = 15;
-  auto bin_of = [](double m) {
-    if (m <= 0) return 0;
-    if (m > 1) return kBins - 1;
-    return 1 + std::clamp(static_cast<int>(std::floor((std::log10(m) + 6.0) * 2.0)), 0, kBins - 3);
-  };
-  const char* labels[kBins] = {"0", "1e-6", "", "1e-5", "", "1e-4", "", "1e-3", "", "0.01", "", "0.1", "", "", ">1"};
-  std::map<std::string, std::array<int, kBins>> hist;
-  for (const std::string& b : md::backends_in_order(report)) hist[b] = {};
+namespace {
+
+// Bars per backend of how many checks fall in each bin of a value; the last bin is drawn red
+// when `alarm_last` (failing margins).
+struct Bins {
+  std::vector<std::string> labels;  // "" for an unlabelled bin
+  std::function<int(double)> bin_of;
+  bool alarm_last = false;
+  std::string what;  // "margins"
+};
+
+std::string histograms_svg(const RunReport& report, const Bins& bins,
+                           const std::function<std::optional<double>(const CheckResult&)>& value) {
+  const int n_bins = static_cast<int>(bins.labels.size());
+  std::map<std::string, std::vector<int>> hist;
+  for (const std::string& b : md::backends_in_order(report)) hist[b].assign(bins.labels.size(), 0);
   for (const CheckResult& c : report.checks)
-    if (auto m = margin_of(c)) ++hist[c.backend][static_cast<std::size_t>(bin_of(*m))];
+    if (auto v = value(c)) ++hist[c.backend][static_cast<std::size_t>(std::clamp(bins.bin_of(*v), 0, n_bins - 1))];
 
   std::string out;
   auto o = std::back_inserter(out);
-  const int bw = 14, plot_h = 120, w = 40 + bw * kBins + 10, h = plot_h + 60;
+  const int bw = 14, plot_h = 120, w = 40 + bw * n_bins + 10, h = plot_h + 60;
   for (const std::string& b : md::backends_in_order(report)) {
     const auto& counts = hist[b];
     const int peak = std::max(1, *std::max_element(counts.begin(), counts.end()));
     int total = 0;
     for (int n : counts) total += n;
+    if (total == 0) continue;
     fmt::format_to(o,
                    "<svg class=\"hist\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
-                   "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"margins on {}\">\n"
-                   "<text x=\"4\" y=\"14\" class=\"hb\">{} ({} margins)</text>\n",
-                   w, h, w, h, xml_escape(b), xml_escape(b), total);
-    for (int i = 0; i < kBins; ++i) {
+                   "viewBox=\"0 0 {} {}\" role=\"img\" aria-label=\"{} on {}\">\n"
+                   "<text x=\"4\" y=\"14\" class=\"hb\">{} ({} {})</text>\n",
+                   w, h, w, h, bins.what, xml_escape(b), xml_escape(b), total, bins.what);
+    for (int i = 0; i < n_bins; ++i) {
+      const std::string& label = bins.labels[static_cast<std::size_t>(i)];
       const int bar = counts[static_cast<std::size_t>(i)] * plot_h / peak;
       const int x = 40 + bw * i;
       fmt::format_to(
-          o, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {} checks</title></rect>\n", x,
-          24 + plot_h - bar, bw - 2, bar, i == kBins - 1 ? "#d7191c" : "#4a7fb5",
-          labels[i][0] ? labels[i] : "half decade", counts[static_cast<std::size_t>(i)]);
-      if (labels[i][0])
+          o, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {} checks</title></rect>\n",
+          x, 24 + plot_h - bar, bw - 2, bar, bins.alarm_last && i == n_bins - 1 ? "#d7191c" : "#4a7fb5",
+          label.empty() ? "between the labels" : label, counts[static_cast<std::size_t>(i)]);
+      if (!label.empty())
         fmt::format_to(o, "<text x=\"{}\" y=\"{}\" class=\"ax\" transform=\"rotate(-45 {} {})\">{}</text>\n",
-                       x + bw / 2, 24 + plot_h + 12, x + bw / 2, 24 + plot_h + 12, labels[i]);
+                       x + bw / 2, 24 + plot_h + 12, x + bw / 2, 24 + plot_h + 12, label);
     }
     fmt::format_to(o, "<text x=\"36\" y=\"30\" class=\"ax\" text-anchor=\"end\">{}</text>\n</svg>\n", peak);
   }
   return out;
+}
+
+}  // namespace
+
+std::string margin_histograms_svg(const RunReport& report) {
+  // Bins: margin 0, then half-decades from 1e-6 up to 1, then > 1 (failing).
+  Bins bins{{"0", "1e-6", "", "1e-5", "", "1e-4", "", "1e-3", "", "0.01", "", "0.1", "", "", ">1"},
+            [](double m) {
+              if (m <= 0) return 0;
+              if (m > 1) return 14;
+              return 1 + std::clamp(static_cast<int>(std::floor((std::log10(m) + 6.0) * 2.0)), 0, 12);
+            },
+            true,
+            "margins"};
+  return histograms_svg(report, bins, margin_of);
+}
+
+std::string sensitivity_histograms_svg(const RunReport& report) {
+  // Bins of a power of two: 0, then (2^(k-1), 2^k] ULP for k = -1 .. 10, then more.
+  Bins bins{{"0", "0.5", "1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024", ">1024"},
+            [](double s) {
+              if (s <= 0) return 0;
+              return std::clamp(static_cast<int>(std::ceil(std::log2(s))) + 2, 1, 13);
+            },
+            false,
+            "sensitivities"};
+  return histograms_svg(report, bins, sensitivity_of);
 }
 
 }  // namespace gp::html

@@ -302,6 +302,18 @@ std::string report_to_json_text(const RunReport& report) {
               {"meta", std::move(meta)},
               {"summary", summary_to_json(summarize(report.checks))},
               {"checks", std::move(checks)}};
+  if (v1_4) {
+    Json cells = Json::array();
+    for (const SensitivityCell& c : sensitivity_table(report.checks))
+      cells.push_back({{"op", c.op},
+                       {"backend", c.backend},
+                       {"dtype", dtype_name(c.dtype)},
+                       {"checks", c.checks},
+                       {"median_ulp", encode_number(c.median)},
+                       {"worst_ulp", encode_number(c.worst)},
+                       {"median_per_budget", encode_number(c.median_per_budget)}});
+    doc["summary"]["sensitivity"] = std::move(cells);
+  }
   if (!report.stress.empty()) {
     Json stress = Json::array();
     for (const StressResult& s : report.stress) stress.push_back(stress_to_json(s));

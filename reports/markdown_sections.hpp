@@ -55,6 +55,8 @@ void append_problem_table(std::string& out, const RunReport& report, std::size_t
                           std::string_view details_name);
 // The margin distribution of passing checks and the `rows` checks closest to failing.
 void append_thinnest_margins(std::string& out, const RunReport& report, std::size_t rows);
+// Sensitivity per backend x dtype, then per op x backend x dtype (median / worst).
+void append_sensitivity(std::string& out, const RunReport& report);
 // The stress section (device x mode table, then the failures' messages); nothing when empty.
 void append_stress(std::string& out, const std::vector<StressResult>& stress);
 

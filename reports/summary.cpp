@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <tuple>
 
 #include "reports/result_names.hpp"
 
@@ -49,6 +51,40 @@ std::optional<double> margin_of(const CheckResult& c) {
 std::string check_key(const CheckResult& c) {
   return fmt::format("{} [{}] {} {}", c.case_id, c.backend, dtype_name(c.dtype),
                      direction_label(c.direction, c.direction == Direction::forward ? -1 : c.input));
+}
+
+std::optional<double> sensitivity_of(const CheckResult& c) {
+  if (c.verdict != Verdict::pass || std::isnan(c.metrics.sensitivity_ulp)) return std::nullopt;
+  return c.metrics.sensitivity_ulp;
+}
+
+std::vector<SensitivityCell> sensitivity_table(const std::vector<CheckResult>& checks) {
+  struct Values {
+    std::vector<double> s, ratio;
+  };
+  std::map<std::tuple<std::string, std::string, DType>, Values> by_cell;
+  std::vector<std::tuple<std::string, std::string, DType>> order;
+  for (const CheckResult& c : checks) {
+    auto s = sensitivity_of(c);
+    if (!s) continue;
+    auto key = std::make_tuple(c.op, c.backend, c.dtype);
+    auto [it, inserted] = by_cell.try_emplace(key);
+    if (inserted) order.push_back(key);
+    it->second.s.push_back(*s);
+    const double budget = std::isnan(c.metrics.budget_ulp) ? 1.0 : std::max(1.0, c.metrics.budget_ulp);
+    it->second.ratio.push_back(*s / budget);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[(v.size() - 1) / 2];
+  };
+  std::vector<SensitivityCell> out;
+  for (const auto& key : order) {
+    const Values& v = by_cell.at(key);
+    out.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), static_cast<std::int64_t>(v.s.size()),
+                   median(v.s), *std::max_element(v.s.begin(), v.s.end()), median(v.ratio)});
+  }
+  return out;
 }
 
 }  // namespace gp

@@ -40,6 +40,20 @@ bool has_metrics(const CheckResult& c);
 // comparisons all read margins through this one rule.
 std::optional<double> margin_of(const CheckResult& c);
 
+// The sensitivity of a passing comparison with the reference (sensitivity_ulp), nullopt for
+// other checks.
+std::optional<double> sensitivity_of(const CheckResult& c);
+
+// Sensitivity per op x backend x dtype over the passing comparisons: the median and the largest
+// (the least sensitive check), and the median of sensitivity / max(1, device budget).
+struct SensitivityCell {
+  std::string op, backend;
+  DType dtype = DType::f32;
+  std::int64_t checks = 0;
+  double median = 0, worst = 0, median_per_budget = 0;
+};
+std::vector<SensitivityCell> sensitivity_table(const std::vector<CheckResult>& checks);
+
 // The key that identifies one check across runs and shards: case, backend, dtype, direction,
 // input (forward checks ignore the input index).
 std::string check_key(const CheckResult& c);
