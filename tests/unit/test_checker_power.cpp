@@ -72,8 +72,13 @@ TEST(CheckerPower, ExactBackendPasses) {
   for (const char* id : {"tanh(shape=16x33,dtype=f32)", "add(shape=16x33|33,dtype=f32)", "sin(shape=127,dtype=f64)",
                          "softmax(axis=-1,shape=64x128,dtype=f32)", "matmul(shape=16x33|33x9,dtype=f32)"}) {
     Outcome o = run_with(id, nullptr);
-    for (const auto& c : o.checks)
+    for (const auto& c : o.checks) {
+      if (c.direction == Direction::numerical_backend && c.verdict == Verdict::skip) {  // less sensitive
+        EXPECT_THAT(c.reason, HasSubstr("adds no detection")) << id;
+        continue;
+      }
       EXPECT_EQ(c.verdict, Verdict::pass) << id << " " << direction_label(c.direction, c.input) << ": " << c.reason;
+    }
   }
 }
 
