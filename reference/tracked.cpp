@@ -81,11 +81,16 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
   r.v = y;
   propagate(r.e, x.e, d);
   const FnBudget b = ctx.profile ? ctx.profile->budget(fn, ctx.compute, x.v, y, x2) : long_double_budget(fn);
-  const long double own = static_cast<long double>(b.ulps) * compute_ulp(y) + static_cast<long double>(b.abs);
-  r.e.det += own;
-  // A correctly rounded operation (IEEE division and square root) is a rounding like any other;
-  // only budgets beyond that are the device's specification.
-  if (b.ulps > 0.5 || b.abs > 0) r.e.spec += own;
+  // A correctly rounded operation (IEEE division and square root) is a rounding like any other,
+  // in the standard model (a kernel may multiply by a rounded reciprocal instead); budgets beyond
+  // that are the device's specification, in ULPs of the result.
+  if (b.ulps <= 0.5 && b.abs == 0) {
+    r.e.det += rounding_of(y, false);
+  } else {
+    const long double own = static_cast<long double>(b.ulps) * compute_ulp(y) + static_cast<long double>(b.abs);
+    r.e.det += own;
+    r.e.spec += own;
+  }
   if (ctx.flush && y != 0 && std::fabs(y) < power_of_two(ctx.min_exponent)) r.e.det += std::fabs(y);
   return r;
 }
@@ -125,10 +130,13 @@ bool representable_in(long double v, int digits, int min_exponent) {
   return drop <= 0 || (p.mantissa & ((std::uint64_t{1} << drop) - 1)) == 0;
 }
 
+// The standard model, u |v| (u = 2^-digits), not the exact half ULP at v: a kernel's
+// intermediates are other values of the same size, anywhere in their binade (the exact half ULP
+// of the reference's value is as small as u |v| / 2). Below the normal range the spacing is fixed.
 long double rounding_of(long double v, bool operands_exact) {
   const TrackingContext& ctx = tracking_context();
   if (operands_exact && representable_in(v, ctx.digits, ctx.min_exponent)) return 0;
-  long double r = ulp_in(v, ctx.digits, ctx.min_exponent) / 2;
+  long double r = std::max(std::fabs(v) * power_of_two(-ctx.digits), ulp_in(v, ctx.digits, ctx.min_exponent) / 2);
   if (ctx.flush && v != 0 && std::fabs(v) < power_of_two(ctx.min_exponent)) r = std::fmax(r, std::fabs(v));
   return r;
 }
@@ -166,9 +174,12 @@ Tracked operator*(const Tracked& a, const Tracked& b) {
   const long double p = a.v * b.v;
   return rounded(p, e, a.exact() && b.exact() && product_is_exact(a.v, b.v, p));
 }
+// Exactness has to hold for every formulation a kernel may use: an exact quotient a / 7 is not
+// exact as a * (1 / 7), so a quotient counts as exact only by a power of two, whose reciprocal is
+// exact too; a square root (x * rsqrt(x)) never.
 Tracked operator/(const Tracked& a, const Tracked& b) {
   const long double q = a.v / b.v;
-  if (a.exact() && b.exact() && product_is_exact(q, b.v, a.v) &&
+  if (a.exact() && b.exact() && odd_part(b.v).odd == 1 && product_is_exact(q, b.v, a.v) &&
       representable_in(q, tracking_context().digits, tracking_context().min_exponent)) {
     Tracked r;
     r.v = q;
@@ -198,12 +209,6 @@ Tracked log(const Tracked& x) { return library(MathFn::log, x, std::log(x.v), 1 
 Tracked log1p(const Tracked& x) { return library(MathFn::log1p, x, std::log1p(x.v), 1 / (1 + x.v)); }
 Tracked sqrt(const Tracked& x) {
   const long double y = std::sqrt(x.v);
-  if (x.exact() && product_is_exact(y, y, x.v) &&
-      representable_in(y, tracking_context().digits, tracking_context().min_exponent)) {
-    Tracked r;
-    r.v = y;
-    return r;
-  }
   return library(MathFn::sqrt, x, y, 1 / (2 * y));
 }
 Tracked pow(const Tracked& x, const Tracked& y) {

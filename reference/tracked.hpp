@@ -2,8 +2,9 @@
 // commits computing it in a lower precision. The reference's formulas are generic over their
 // real type; instantiated with Tracked they return, besides the values, per-element bounds built
 // from the function itself:
-//   * one rounding (half an ULP of the compute dtype) per arithmetic result, none where the
-//     kernel's operation is exact too (operands without error, a representable result);
+//   * one rounding (u |v|, the standard model, u = 2^-p of the compute dtype) per arithmetic
+//     result, none where the kernel's operation is exact too (operands without error, a
+//     representable result);
 //   * the device's budget (MathProfile) for each library call, at its argument;
 //   * each error propagated through the exact partial derivatives of what follows;
 //   * accumulations (Sum<Tracked>) bounded twice: worst case for the sequential order, and

@@ -275,9 +275,9 @@ TEST(ReferenceBounds, FiniteAndValuesEqualThePlainReference) {
   }
 }
 
-// Tight bounds: a result off by a relative 1e-5 (168 u_f32) must exceed the f32 bound for most
-// elements of typical inputs (elements whose value cancels to near zero are allowed to hide: in
-// these small cases, 2 of the 18 layer_norm gradient elements of a 4-element row do).
+// Tight bounds: an error of 1e-5 (168 u_f32) of a tensor's largest element must exceed the f32
+// bound at 90 % of its nonzero elements (an element whose value cancels far below the tensor's
+// size has a bound of the size of its terms: layer_norm's dx = r (gh - A - xhat B) in a row of 4).
 TEST(ReferenceBounds, TightEnoughToCatchARelativeErrorOf1e5) {
   Gen g(11);
   for (OpKind k : all_ops()) {
@@ -289,12 +289,14 @@ TEST(ReferenceBounds, TightEnoughToCatchARelativeErrorOf1e5) {
       tensors.insert(tensors.begin(), b.output);
       for (std::size_t t = 0; t < tensors.size(); ++t) {
         int nonzero = 0, caught = 0;
+        Real largest = 0;
+        for (Real v : tensors[t].v) largest = std::max(largest, std::fabs(v));
         for (std::size_t i = 0; i < tensors[t].v.size(); ++i) {
           if (tensors[t].v[i] == 0) continue;
           ++nonzero;
-          caught += Real(1e-5) * std::fabs(tensors[t].v[i]) > total(tensors[t].err[i]);
+          caught += Real(1e-5) * largest > total(tensors[t].err[i]);
         }
-        EXPECT_GE(caught, 0.75 * nonzero) << c.label() << (t ? " gradient " + std::to_string(t - 1) : " forward") << ": "
+        EXPECT_GE(caught, 0.9 * nonzero) << c.label() << (t ? " gradient " + std::to_string(t - 1) : " forward") << ": "
                                          << caught << " of " << nonzero;
       }
     }
