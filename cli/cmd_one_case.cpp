@@ -102,10 +102,11 @@ int repro_command(const OneCaseCommand& cmd) {
   OneCase one = run_one(cmd);
   fmt::print("case {} on {} ({}), seed {}\n", one.c->id, one.device.id, one.device.entry.info.name, cmd.common.seed);
   for (const auto& r : one.checks) {
-    fmt::print("{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  sensitivity {:.3g} ulp  [{}]\n",
-               verdict_name(r.verdict), std::string(r.backend) + " " + direction_label(r.direction, r.input),
-               r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.metrics.sensitivity_ulp,
-               r.tolerance);
+    fmt::print(
+        "{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  sensitivity {:.3g} ulp  [{}]\n",
+        verdict_name(r.verdict), std::string(r.backend) + " " + direction_label(r.direction, r.input),
+        r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.metrics.sensitivity_ulp,
+        r.tolerance);
     if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
   }
   if (produced(one.outputs.output)) {

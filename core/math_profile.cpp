@@ -3,8 +3,8 @@
 namespace gp {
 
 std::string_view math_fn_name(MathFn f) {
-  static constexpr std::string_view names[kMathFnCount] = {"div", "sqrt", "rsqrt", "exp", "expm1", "log", "log1p",
-                                                           "pow", "sin",  "cos",   "tanh", "erf", "erfc"};
+  static constexpr std::string_view names[kMathFnCount] = {"div", "sqrt", "rsqrt", "exp",  "expm1", "log", "log1p",
+                                                           "pow", "sin",  "cos",   "tanh", "erf",   "erfc"};
   return names[static_cast<int>(f)];
 }
 

@@ -90,7 +90,8 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     if (e != 0) m.max_rel = std::max(m.max_rel, d / std::fabs(e));
     m.max_ulp = std::max(m.max_ulp, ulp_distance(dtype, g, round_to(dtype, e)));
     sens.add(g, d, b, static_cast<double>(eb.spec), dtype, tol);
-    const double margin = margin_of(d, static_cast<double>(std::fabs(static_cast<long double>(e_rounded) - e_exact)), b);
+    const double margin =
+        margin_of(d, static_cast<double>(std::fabs(static_cast<long double>(e_rounded) - e_exact)), b);
     if (worst < 0 || margin > m.margin) {
       worst = i;
       m.margin = margin;
@@ -120,9 +121,9 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
                std::to_string(worst) + ")";
   } else if (m.margin > 1) {
     c.verdict = Verdict::fail;
-    c.reason = "error " + format_g(m.margin * m.bound) + " exceeds bound " + format_g(m.bound) +
-               " at index " + std::to_string(worst) + " (expected " + format_g(m.worst.expected) + ", got " +
-               format_g(m.worst.got) + ")";
+    c.reason = "error " + format_g(m.margin * m.bound) + " exceeds bound " + format_g(m.bound) + " at index " +
+               std::to_string(worst) + " (expected " + format_g(m.worst.expected) + ", got " + format_g(m.worst.got) +
+               ")";
   }
   return c;
 }

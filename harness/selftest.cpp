@@ -162,8 +162,7 @@ CaseSelftest selftest_case(const Case& c, const SelectedDevice& device, Backend&
     r.applies = r.evidence.empty();
     if (r.must_catch && r.applies) r.resolution_note = structural_resolution(c, backend, data, f);
     if (!r.resolution_note.empty()) r.must_catch = false;
-    if (r.must_catch && r.applies &&
-        (f.kind == FaultClass::gradient_scaled || f.kind == FaultClass::forward_scaled)) {
+    if (r.must_catch && r.applies && (f.kind == FaultClass::gradient_scaled || f.kind == FaultClass::forward_scaled)) {
       const double res = relative_resolution(c, backend, data, f.kind == FaultClass::forward_scaled);
       if (f.epsilon < 2 * res) {
         r.must_catch = false;

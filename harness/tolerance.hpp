@@ -36,7 +36,7 @@ inline constexpr double kFormulation = 2;
 inline constexpr double kReferenceShare = 0.01;
 
 struct Tolerance {
-  bool exact = false;       // layout ops: values are moved, any difference is a bug
+  bool exact = false;  // layout ops: values are moved, any difference is a bug
   DType storage = DType::f32;
   bool rounds_to_storage = false;  // results are computed in f32 and stored in f16/bf16
   bool flushes = false;            // the device may flush subnormal results to zero

@@ -31,22 +31,22 @@ R pick(bool first, bool tie) {
 }
 
 // name, f, df/da, df/db, df/da and df/db from (a, b, z). Parenthesise arguments with commas.
-#define GP_REF_BINARY_TABLE(X)                                                                                \
-  X(add, a + b, R(1), R(1), R(1), R(1))                                                                       \
-  X(sub, a - b, R(1), R(-1), R(1), R(-1))                                                                     \
-  X(mul, a* b, b, a, b, a)                                                                                    \
-  X(div, a / b, 1 / b, -a / (b * b), 1 / b, -(z / b))                                                         \
-  X(pow, (pow(a, b)), (b * pow(a, b - 1)), (pow(a, b) * log(a)), (b * z / a), (z * log(a)))                   \
-  X(maximum, (a > b ? a : b), pick<R>(a > b, a == b), pick<R>(b > a, a == b), pick<R>(a > b, a == b),         \
-    pick<R>(b > a, a == b))                                                                                   \
-  X(minimum, (a < b ? a : b), pick<R>(a < b, a == b), pick<R>(b < a, a == b), pick<R>(a < b, a == b),         \
+#define GP_REF_BINARY_TABLE(X)                                                                        \
+  X(add, a + b, R(1), R(1), R(1), R(1))                                                               \
+  X(sub, a - b, R(1), R(-1), R(1), R(-1))                                                             \
+  X(mul, a* b, b, a, b, a)                                                                            \
+  X(div, a / b, 1 / b, -a / (b * b), 1 / b, -(z / b))                                                 \
+  X(pow, (pow(a, b)), (b * pow(a, b - 1)), (pow(a, b) * log(a)), (b * z / a), (z * log(a)))           \
+  X(maximum, (a > b ? a : b), pick<R>(a > b, a == b), pick<R>(b > a, a == b), pick<R>(a > b, a == b), \
+    pick<R>(b > a, a == b))                                                                           \
+  X(minimum, (a < b ? a : b), pick<R>(a < b, a == b), pick<R>(b < a, a == b), pick<R>(a < b, a == b), \
     pick<R>(b < a, a == b))
 
-#define GP_REF_BINARY_ENTRY(name, F, FA, FB, FAZ, FBZ)                  \
-  BinaryMath<R>{OpKind::name,                                           \
-                [](R a, R b) -> R { return F; },                        \
-                [](R a, R b) -> R { return FA; },                       \
-                [](R a, R b) -> R { return FB; },                       \
+#define GP_REF_BINARY_ENTRY(name, F, FA, FB, FAZ, FBZ)                   \
+  BinaryMath<R>{OpKind::name,                                            \
+                [](R a, R b) -> R { return F; },                         \
+                [](R a, R b) -> R { return FA; },                        \
+                [](R a, R b) -> R { return FB; },                        \
                 [](R a, R b, [[maybe_unused]] R z) -> R { return FAZ; }, \
                 [](R a, R b, [[maybe_unused]] R z) -> R { return FBZ; }},
 

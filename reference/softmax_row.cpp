@@ -42,8 +42,8 @@ std::vector<R> softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& d
   return g;
 }
 
-#define GP_REF_SOFTMAX_ROW(R)                                               \
-  template SoftmaxRow<R> softmax_row(const std::vector<R>&);                \
+#define GP_REF_SOFTMAX_ROW(R)                                \
+  template SoftmaxRow<R> softmax_row(const std::vector<R>&); \
   template std::vector<R> softmax_row_vjp(const SoftmaxRow<R>&, const std::vector<R>&);
 GP_REF_SOFTMAX_ROW(long double)
 GP_REF_SOFTMAX_ROW(MpReal)

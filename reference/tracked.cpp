@@ -55,9 +55,10 @@ namespace {
 
 // The long-double reference's own arithmetic: x87 extended precision, glibc's long-double
 // functions (their documented maximum errors are 1-3 ULP; erfc 5).
-constexpr TrackingContext kLongDouble{nullptr,       DType::f64, DType::f64, std::numeric_limits<long double>::digits,
-                                      -16382,        std::numeric_limits<long double>::digits,
-                                      -16382,        false};
+constexpr TrackingContext kLongDouble{nullptr,    DType::f64,
+                                      DType::f64, std::numeric_limits<long double>::digits,
+                                      -16382,     std::numeric_limits<long double>::digits,
+                                      -16382,     false};
 
 thread_local const TrackingContext* t_current = nullptr;
 

@@ -30,10 +30,10 @@ struct TrackingContext {
   const MathProfile* profile = nullptr;  // null: the long-double reference's own arithmetic
   DType compute = DType::f32;
   DType storage = DType::f32;
-  int digits = 24;                     // significand bits p of the compute arithmetic
-  int min_exponent = -126;             // smallest normal exponent
+  int digits = 24;          // significand bits p of the compute arithmetic
+  int min_exponent = -126;  // smallest normal exponent
   int storage_digits = 24, storage_min_exponent = -126;
-  bool flush = false;                  // subnormals may become zero
+  bool flush = false;  // subnormals may become zero
 };
 
 const TrackingContext& tracking_context();

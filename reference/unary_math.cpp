@@ -136,26 +136,26 @@ R gelu_d1(R x, const OpAttrs& a) {
 
 // name, f, f', f' from (x, y). Parenthesise arguments that contain commas. The y forms are those
 // of the catalog's contract (core/README.md) and of the kernels that read y.
-#define GP_REF_UNARY_TABLE(X)                                                                              \
-  X(neg, -x, R(-1), R(-1))                                                                                 \
-  X(square, x* x, 2 * x, 2 * x)                                                                            \
-  X(reciprocal, 1 / x, -1 / (x * x), -(y * y))                                                             \
-  X(abs, fabs(x), sgn(x), sgn(x))                                                                          \
-  X(exp, exp(x), exp(x), y)                                                                                \
-  X(expm1, expm1(x), exp(x), y + 1)                                                                        \
-  X(log, log(x), 1 / x, 1 / x)                                                                             \
-  X(log1p, log1p(x), 1 / (1 + x), 1 / (1 + x))                                                             \
-  X(sqrt, sqrt(x), 1 / (2 * sqrt(x)), 1 / (2 * y))                                                         \
-  X(rsqrt, 1 / sqrt(x), -1 / (2 * x * sqrt(x)), -(y / (2 * x)))                                            \
-  X(pow_scalar, (pow(x, R(a.p))), (R(a.p) * pow(x, R(a.p) - 1)), (R(a.p) * pow(x, R(a.p) - 1)))            \
-  X(sin, sin(x), cos(x), cos(x))                                                                           \
-  X(cos, cos(x), -sin(x), -sin(x))                                                                         \
-  X(tanh, tanh(x), sech2(x), 1 - y * y)                                                                    \
-  X(sigmoid, sigmoid(x), dsigmoid(x), y*(1 - y))                                                           \
-  X(softplus, softplus(x), sigmoid(x), sigmoid(x))                                                         \
-  X(silu, x* sigmoid(x), sigmoid(x) + x * dsigmoid(x), sigmoid(x) + x * dsigmoid(x))                       \
-  X(relu, (x > 0 ? x : R(0)), R(x > 0 ? 1 : 0), R(x > 0 ? 1 : 0))                                          \
-  X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), (x > 0 ? R(1) : R(a.alpha)))    \
+#define GP_REF_UNARY_TABLE(X)                                                                                        \
+  X(neg, -x, R(-1), R(-1))                                                                                           \
+  X(square, x* x, 2 * x, 2 * x)                                                                                      \
+  X(reciprocal, 1 / x, -1 / (x * x), -(y * y))                                                                       \
+  X(abs, fabs(x), sgn(x), sgn(x))                                                                                    \
+  X(exp, exp(x), exp(x), y)                                                                                          \
+  X(expm1, expm1(x), exp(x), y + 1)                                                                                  \
+  X(log, log(x), 1 / x, 1 / x)                                                                                       \
+  X(log1p, log1p(x), 1 / (1 + x), 1 / (1 + x))                                                                       \
+  X(sqrt, sqrt(x), 1 / (2 * sqrt(x)), 1 / (2 * y))                                                                   \
+  X(rsqrt, 1 / sqrt(x), -1 / (2 * x * sqrt(x)), -(y / (2 * x)))                                                      \
+  X(pow_scalar, (pow(x, R(a.p))), (R(a.p) * pow(x, R(a.p) - 1)), (R(a.p) * pow(x, R(a.p) - 1)))                      \
+  X(sin, sin(x), cos(x), cos(x))                                                                                     \
+  X(cos, cos(x), -sin(x), -sin(x))                                                                                   \
+  X(tanh, tanh(x), sech2(x), 1 - y * y)                                                                              \
+  X(sigmoid, sigmoid(x), dsigmoid(x), y*(1 - y))                                                                     \
+  X(softplus, softplus(x), sigmoid(x), sigmoid(x))                                                                   \
+  X(silu, x* sigmoid(x), sigmoid(x) + x * dsigmoid(x), sigmoid(x) + x * dsigmoid(x))                                 \
+  X(relu, (x > 0 ? x : R(0)), R(x > 0 ? 1 : 0), R(x > 0 ? 1 : 0))                                                    \
+  X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), (x > 0 ? R(1) : R(a.alpha)))              \
   X(elu, (x > 0 ? x : R(a.alpha) * expm1(x)), (x > 0 ? R(1) : R(a.alpha) * exp(x)), (x > 0 ? R(1) : y + R(a.alpha))) \
   X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d1(x, a))
 

@@ -13,7 +13,7 @@ namespace gp::ref {
 template <class R>
 struct BasicUnaryMath {
   R (*f)(R x, const OpAttrs& a);
-  R (*d1)(R x, const OpAttrs& a);        // f'(x)
+  R (*d1)(R x, const OpAttrs& a);            // f'(x)
   R (*d1_of_y)(R x, R y, const OpAttrs& a);  // f'(x) from x and y = f(x); f'(x) where no such form is used
 };
 using UnaryMath = BasicUnaryMath<Real>;

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -164,8 +164,8 @@ std::string histograms_svg(const RunReport& report, const Bins& bins,
       const int bar = counts[static_cast<std::size_t>(i)] * plot_h / peak;
       const int x = 40 + bw * i;
       fmt::format_to(
-          o, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {} checks</title></rect>\n",
-          x, 24 + plot_h - bar, bw - 2, bar, bins.alarm_last && i == n_bins - 1 ? "#d7191c" : "#4a7fb5",
+          o, "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {} checks</title></rect>\n", x,
+          24 + plot_h - bar, bw - 2, bar, bins.alarm_last && i == n_bins - 1 ? "#d7191c" : "#4a7fb5",
           label.empty() ? "between the labels" : label, counts[static_cast<std::size_t>(i)]);
       if (!label.empty())
         fmt::format_to(o, "<text x=\"{}\" y=\"{}\" class=\"ax\" transform=\"rotate(-45 {} {})\">{}</text>\n",

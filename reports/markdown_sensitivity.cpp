@@ -36,7 +36,8 @@ void append_sensitivity(std::string& out, const RunReport& report) {
   for (const CheckResult& c : report.checks)
     if (auto s = sensitivity_of(c)) {
       sens[{c.backend, c.dtype}].push_back(*s);
-      ratio[{c.backend, c.dtype}].push_back(*s / std::max(1.0, std::isnan(c.metrics.budget_ulp) ? 1.0 : c.metrics.budget_ulp));
+      ratio[{c.backend, c.dtype}].push_back(
+          *s / std::max(1.0, std::isnan(c.metrics.budget_ulp) ? 1.0 : c.metrics.budget_ulp));
     }
   for (const std::string& b : backends_in_order(report))
     for (DType d : float_dtypes()) {

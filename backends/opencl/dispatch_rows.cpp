@@ -112,8 +112,7 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   if (call.kind == OpKind::layer_norm) return forward_layer_norm(q, call, in, out);
   SoftmaxArgs a = softmax_args(call);
   if (call.kind == OpKind::log_softmax) {
-    q.run_per_group("log_softmax_fwd", a.split.outer * a.split.inner, x, out, a.split.outer, a.split.n,
-                    a.split.inner);
+    q.run_per_group("log_softmax_fwd", a.split.outer * a.split.inner, x, out, a.split.outer, a.split.n, a.split.inner);
     return;
   }
   const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;

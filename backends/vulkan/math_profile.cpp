@@ -67,8 +67,8 @@ class VulkanProfile final : public MathProfile {
         const FnBudget e = expm1_budget(c, -2 * std::fabs(x));
         const double em_err = e.ulps * ulp(c, em) + e.abs;
         const double two_em = static_cast<double>(2 + em);
-        return {3, em_err * 2 / (two_em * two_em) + ulp(c, 2 + em) / 2 * static_cast<double>(std::fabs(em)) /
-                                                        (two_em * two_em)};
+        return {3, em_err * 2 / (two_em * two_em) +
+                       ulp(c, 2 + em) / 2 * static_cast<double>(std::fabs(em)) / (two_em * two_em)};
       }
       case MathFn::erf:
       case MathFn::erfc:

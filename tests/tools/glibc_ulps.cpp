@@ -39,8 +39,8 @@ void unary(const char* name, T (*f)(T), MpfrUnary exact, double lo, double hi, l
     const double e = ulps(f(v), y);
     if (e > worst) worst = e, at = v;
   }
-  std::printf("%-6s %-6s [%g, %g]: worst %.3f ULP at %.9g\n", name, sizeof(T) == 4 ? "float" : "double", lo, hi,
-              worst, at);
+  std::printf("%-6s %-6s [%g, %g]: worst %.3f ULP at %.9g\n", name, sizeof(T) == 4 ? "float" : "double", lo, hi, worst,
+              at);
   mpfr_clears(x, y, static_cast<mpfr_ptr>(nullptr));
 }
 

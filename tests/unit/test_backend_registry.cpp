@@ -33,7 +33,8 @@ TEST_P(RegistrySample, EveryOpAndDtypePasses) {
   opts.vulkan_validation = true;  // any validation message fails the case (check_on_backend)
   std::vector<SelectedDevice> devices = select_devices({GetParam()}, opts);
   if (devices.empty() || !devices.front().entry.create)
-    GTEST_SKIP() << GetParam() << " unavailable: " << (devices.empty() ? "no device" : devices.front().entry.unavailable);
+    GTEST_SKIP() << GetParam()
+                 << " unavailable: " << (devices.empty() ? "no device" : devices.front().entry.unavailable);
   std::unique_ptr<Backend> backend = devices.front().entry.create();
   std::unique_ptr<Queue> queue = backend->create_queue();
   int ran = 0;

@@ -90,8 +90,8 @@ TEST(Compare, ErrorOfOneAndAHalfBoundsFailsAtTheWorstIndex) {
 }
 
 TEST(Compare, ErrorOfExactlyTheBoundPasses) {
-  const Comparison c = compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - kBound, 2.0}), kPlain,
-                                            DType::f64);
+  const Comparison c =
+      compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - kBound, 2.0}), kPlain, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
   EXPECT_NEAR(c.metrics.margin, 1.0, 1e-12);
   EXPECT_EQ(c.metrics.worst.index, 0);
@@ -100,7 +100,7 @@ TEST(Compare, ErrorOfExactlyTheBoundPasses) {
 // The margin is the error beyond the rounding to the dtype: a correctly rounded result has
 // margin 0 even under a bound of half an ULP, and margin <= 1 exactly when error <= bound.
 TEST(Compare, CorrectlyRoundedResultHasMarginZeroUnderASharpBound) {
-  const long double exact = 1.0L + 0x1.7p-25L;          // 0.36 f32 ULPs above 1
+  const long double exact = 1.0L + 0x1.7p-25L;              // 0.36 f32 ULPs above 1
   const double half_ulp = 0x1p-24 / (1 + kReferenceShare);  // the bound becomes half an ULP of 1
   ref::RefTensor r = reference({0.0}, half_ulp);
   r.v[0] = exact;
@@ -124,15 +124,15 @@ TEST(Compare, SensitivityIsTheSmallestSlackInUlps) {
   EXPECT_NEAR(c.metrics.sensitivity_ulp, 4 * (1 + kReferenceShare) - 1, 1e-9);
   EXPECT_NEAR(c.metrics.budget_ulp, 4.0, 1e-9);
   // A tensor of zeros cannot be perturbed relatively: no sensitivity.
-  EXPECT_TRUE(std::isnan(compare_to_reference(reference({0.0}), host(DType::f32, {0.0}), kPlain, DType::f32)
-                             .metrics.sensitivity_ulp));
+  EXPECT_TRUE(std::isnan(
+      compare_to_reference(reference({0.0}), host(DType::f32, {0.0}), kPlain, DType::f32).metrics.sensitivity_ulp));
 }
 
 TEST(Compare, NanOrInfWhereReferenceIsFiniteIsCountedAsNonfinite) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // A huge error elsewhere must not hide the NaN: non-finite values decide the verdict.
-  const Comparison c =
-      compare_to_reference(reference({1.0, 2.0, 3.0, 4.0}), host(DType::f32, {1.0, nan, 30.0, kInf}), kPlain, DType::f32);
+  const Comparison c = compare_to_reference(reference({1.0, 2.0, 3.0, 4.0}), host(DType::f32, {1.0, nan, 30.0, kInf}),
+                                            kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.nonfinite, 2);
   EXPECT_EQ(c.metrics.margin, kInf);
@@ -181,7 +181,8 @@ TEST(Compare, SixteenBitStoreAddsHalfAnUlpOfTheStorageType) {
 }
 
 TEST(Compare, SizeMismatchFails) {
-  const Comparison c = compare_to_reference(reference({1.0, 2.0, 3.0}), host(DType::f32, {1.0, 2.0}), kPlain, DType::f32);
+  const Comparison c =
+      compare_to_reference(reference({1.0, 2.0, 3.0}), host(DType::f32, {1.0, 2.0}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_THAT(c.reason, HasSubstr("size mismatch"));
 }

@@ -406,7 +406,8 @@ TEST(ReferenceUnaryTable, DerivativesMatchCentralDifferences) {
         EXPECT_NEAR(double(m->d1(x, a)), double(diff(m->f)), 1e-8 * (1 + std::fabs(double(m->d1(x, a)))))
             << op_name(k) << " x=" << double(x);
         // the form a backward reading its stored y uses is the same derivative
-        EXPECT_NEAR(double(m->d1_of_y(x, m->f(x, a), a)), double(m->d1(x, a)), 1e-15 * (1 + std::fabs(double(m->d1(x, a)))))
+        EXPECT_NEAR(double(m->d1_of_y(x, m->f(x, a), a)), double(m->d1(x, a)),
+                    1e-15 * (1 + std::fabs(double(m->d1(x, a)))))
             << op_name(k) << " x=" << double(x);
       }
     }

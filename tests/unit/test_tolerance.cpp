@@ -100,7 +100,7 @@ TEST(MathProfiles, BudgetsFollowTheirSources) {
   ASSERT_NE(cpu, nullptr);
   EXPECT_EQ(cpu->budget(MathFn::div, DType::f32, 1, 1, 0).ulps, 0.5);  // IEEE
   EXPECT_EQ(cpu->budget(MathFn::tanh, DType::f64, 1, 1, 0).ulps, 3);   // documented 2, measured 2.07
-  if (const MathProfile* cl = profile_of("opencl")) {                   // OpenCL C ULP tables
+  if (const MathProfile* cl = profile_of("opencl")) {                  // OpenCL C ULP tables
     EXPECT_EQ(cl->budget(MathFn::exp, DType::f32, 1, 1, 0).ulps, 3);
     EXPECT_EQ(cl->budget(MathFn::div, DType::f32, 1, 1, 0).ulps, 2.5);
     EXPECT_EQ(cl->budget(MathFn::div, DType::f64, 1, 1, 0).ulps, 0.5);

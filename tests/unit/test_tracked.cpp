@@ -152,13 +152,27 @@ std::vector<Kernel> kernels() {
   OpAttrs tanh_form;
   tanh_form.gelu = GeluApprox::tanh;
   return {
-      {"gelu(erf) tail", OpKind::gelu, {}, -10, -3, [](float x) { return 0.5f * x * std::erfc(-x * 0.70710678f); },
+      {"gelu(erf) tail",
+       OpKind::gelu,
+       {},
+       -10,
+       -3,
+       [](float x) { return 0.5f * x * std::erfc(-x * 0.70710678f); },
        [](float x) { return 0.5f * x * (1.f + std::erf(x * 0.70710678f)); }},
       {"gelu(tanh) tail", OpKind::gelu, tanh_form, -10, -3, [](float x) { return x * sigmoid(2.f * gelu_u(x)); },
        [](float x) { return 0.5f * x * (1.f + std::tanh(gelu_u(x))); }},
-      {"expm1 near 0", OpKind::expm1, {}, -1e-3f, 1e-3f, [](float x) { return std::expm1(x); },
+      {"expm1 near 0",
+       OpKind::expm1,
+       {},
+       -1e-3f,
+       1e-3f,
+       [](float x) { return std::expm1(x); },
        [](float x) { return std::exp(x) - 1.f; }},
-      {"softplus", OpKind::softplus, {}, -30, 30,
+      {"softplus",
+       OpKind::softplus,
+       {},
+       -30,
+       30,
        [](float x) { return std::max(x, 0.f) + std::log1p(std::exp(-std::fabs(x))); },
        [](float x) { return std::log(1.f + std::exp(x)); }},
   };
@@ -197,8 +211,8 @@ TEST(TrackedBounds, OnePassVarianceFailsTwoPassPasses) {
   OpAttrs a;
   a.axis = 1;
   const OpCall call = make_call(OpKind::variance, a, DType::f32, {kShape});
-  const Bounded b = bounded_evaluate(call, {widen(x, kShape)}, widen(std::vector<float>(kRows, 1.f), Shape{kRows}),
-                                     &glibc());
+  const Bounded b =
+      bounded_evaluate(call, {widen(x, kShape)}, widen(std::vector<float>(kRows, 1.f), Shape{kRows}), &glibc());
   EXPECT_LE(worst_margin(two, b.output), 1.0);
   EXPECT_GT(worst_margin(one, b.output), 10.0);
 }
