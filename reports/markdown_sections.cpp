@@ -17,22 +17,23 @@ namespace {
 
 bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
 
-// Checks grouped under one text (a reason), groups in order of first appearance.
+// Checks grouped under one text (a reason class), groups in order of first appearance.
 struct Group {
-  std::string text, tolerance;
+  std::string text;
   std::vector<const CheckResult*> checks;
 };
 
+// `fold`: reasons that differ only in their figures share a group (reason_class).
 template <typename Pred>
-std::vector<Group> group_by_reason(const std::vector<CheckResult>& checks, Pred wanted, bool with_tolerance) {
+std::vector<Group> group_by_reason(const std::vector<CheckResult>& checks, Pred wanted, bool fold) {
   std::vector<Group> groups;
+  std::map<std::string, std::size_t> index;
   for (const CheckResult& c : checks) {
     if (!wanted(c)) continue;
-    const std::string tolerance = with_tolerance ? c.tolerance : "";
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const Group& g) { return g.text == c.reason && g.tolerance == tolerance; });
-    if (it == groups.end()) it = groups.insert(groups.end(), Group{c.reason, tolerance, {}});
-    it->checks.push_back(&c);
+    std::string text = fold ? reason_class(c.reason) : c.reason;
+    auto [it, added] = index.try_emplace(text, groups.size());
+    if (added) groups.push_back(Group{std::move(text), {}});
+    groups[it->second].checks.push_back(&c);
   }
   return groups;
 }
@@ -93,28 +94,41 @@ void append_problems(std::string& out, const RunReport& report) {
 }
 
 void append_loosened_tolerances(std::string& out, const RunReport& report) {
-  // A PASS that carries a reason passed under a tolerance someone widened by hand: the reason
-  // says why, and it belongs in front of reviewers.
+  // A PASS that carries a reason passed under a tolerance someone widened by hand or a declared
+  // surrogate: the reason says why, and it belongs in front of reviewers, figures and all.
   auto groups = group_by_reason(
-      report.checks, [](const CheckResult& c) { return c.verdict == Verdict::pass && !c.reason.empty(); }, true);
+      report.checks, [](const CheckResult& c) { return c.verdict == Verdict::pass && !c.reason.empty(); }, false);
   auto o = std::back_inserter(out);
   fmt::format_to(o, "## Passing checks with a note: loosened tolerances, declared surrogates ({})\n\n", groups.size());
   if (groups.empty()) {
     out += "None.\n\n";
     return;
   }
-  out += "| Reason | Tolerance | Checks | Cases |\n|---|---|---:|---|\n";
-  for (const Group& g : groups)
-    fmt::format_to(o, "| {} | {} | {} | {} |\n", cell(g.text), g.tolerance.empty() ? "—" : cell(g.tolerance),
-                   g.checks.size(), few(g.checks, [](const CheckResult& c) { return c.case_id; }));
+  out += "| Reason | Tolerance | Checks | Backends | Cases |\n|---|---|---:|---|---|\n";
+  for (const Group& g : groups) {
+    // The tolerance texts differ by device profile; the first stands for them.
+    std::vector<std::string> tolerances;
+    for (const CheckResult* c : g.checks)
+      if (std::find(tolerances.begin(), tolerances.end(), c->tolerance) == tolerances.end())
+        tolerances.push_back(c->tolerance);
+    std::string tolerance = tolerances.front().empty() ? "—" : cell(shorten(tolerances.front(), 120));
+    if (tolerances.size() > 1) tolerance += fmt::format(" and {} more", tolerances.size() - 1);
+    fmt::format_to(o, "| {} | {} | {} | {} | {} |\n", cell(g.text), tolerance, g.checks.size(),
+                   few(
+                       g.checks, [](const CheckResult& c) { return c.backend; }, 4),
+                   few(g.checks, [](const CheckResult& c) { return c.case_id; }));
+  }
   out += "\n";
 }
 
 void append_skip_reasons(std::string& out, const RunReport& report) {
   auto groups = group_by_reason(
-      report.checks, [](const CheckResult& c) { return c.verdict == Verdict::skip; }, false);
+      report.checks, [](const CheckResult& c) { return c.verdict == Verdict::skip; }, true);
   auto o = std::back_inserter(out);
-  fmt::format_to(o, "## Skip reasons ({})\n\n", groups.size());
+  fmt::format_to(o,
+                 "## Skip reasons ({})\n\nFigures that differ from check to check are shown as …; each check's own "
+                 "reason is in parity.json and in `repro`.\n\n",
+                 groups.size());
   if (groups.empty()) {
     out += "None.\n\n";
     return;

@@ -25,6 +25,10 @@ std::string exact(double x);
 // Cuts text to at most `max_chars` characters (UTF-8 aware), marking the cut with "…".
 std::string shorten(std::string_view text, std::size_t max_chars);
 
+// A reason with its measured figures folded into "…", so that reasons which differ only in
+// their numbers share one legend entry: "finite differences of the f32 forward only 1 + …".
+// Names and powers stay (f32, 2^-11, 16-bit).
+std::string reason_class(std::string_view reason);
 // The op a check belongs to: its `op` field, or the case id up to '(' when that is empty.
 std::string op_of(const CheckResult& c);
 // Distinct ops in catalog order (core/op_list.hpp), unknown names after them alphabetically.

@@ -79,6 +79,52 @@ std::string shorten(std::string_view text, std::size_t max_chars) {
   return std::string(text);
 }
 
+namespace {
+
+bool is_digit(char ch) { return ch >= '0' && ch <= '9'; }
+bool is_word(char ch) { return is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_'; }
+
+// The end of the number starting at `i`: digits, a fraction, an exponent.
+std::size_t number_end(std::string_view s, std::size_t i) {
+  auto digits = [&] {
+    while (i < s.size() && is_digit(s[i])) ++i;
+  };
+  digits();
+  if (i + 1 < s.size() && s[i] == '.' && is_digit(s[i + 1])) ++i, digits();
+  if (i + 1 < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    std::size_t j = i + 1;
+    if (j < s.size() && (s[j] == '-' || s[j] == '+')) ++j;
+    if (j < s.size() && is_digit(s[j])) i = j, digits();
+  }
+  return i;
+}
+
+}  // namespace
+
+std::string reason_class(std::string_view reason) {
+  std::string out;
+  out.reserve(reason.size());
+  std::size_t i = 0;
+  while (i < reason.size()) {
+    const char ch = reason[i];
+    const char before = out.empty() ? ' ' : out.back();
+    if (!is_digit(ch) || is_word(before) || before == '.' || before == '^' ||
+        (before == '-' && out.size() >= 2 && out[out.size() - 2] == '^')) {
+      out += ch;
+      ++i;
+      continue;
+    }
+    const std::size_t end = number_end(reason, i);
+    const std::string_view number = reason.substr(i, end - i), rest = reason.substr(end);
+    // Kept: names and powers (f32, 2^-11, 16-bit) and the "1 + eps" of a scaling.
+    const bool kept = (!rest.empty() && (is_word(rest.front()) || rest.front() == '^')) || rest.starts_with("-bit") ||
+                      (number == "1" && rest.starts_with(" + "));
+    out += kept ? number : "…";
+    i = end;
+  }
+  return out;
+}
+
 std::string op_of(const CheckResult& c) {
   if (!c.op.empty()) return c.op;
   std::string_view id = c.case_id;

@@ -312,7 +312,7 @@ TEST(ParityMarkdown, SummaryHasCompactMatrixProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, HasSubstr("Margins of the 2 passing checks: 0 ≤ 0.01, 0 in (0.01, 0.1], 2 in (0.1, 0.5]"));
   // Loosened tolerance reason.
   EXPECT_THAT(md, HasSubstr("## Passing checks with a note: loosened tolerances, declared surrogates (1)"));
-  EXPECT_THAT(md, HasSubstr("| loosened to 8 ulp: glibc expf is 1 ulp off near overflow | 4 ulp * scale | 1 | "
+  EXPECT_THAT(md, HasSubstr("| loosened to 8 ulp: glibc expf is 1 ulp off near overflow | 4 ulp * scale | 1 | `cpu` | "
                             "`exp(shape=7x3,dtype=f32)` |"));
   EXPECT_THAT(md, HasSubstr("[parity-details.md](parity-details.md)"));
   // The long per-op tables live in the details file only.
