@@ -2,7 +2,7 @@
 // Vulkan specification allows a conformant device (appendix "Precision and Operation of SPIR-V
 // Instructions"; f64 built-ins are held to the f32 figures, the spec's floor for them). Where
 // the shaders compute a function themselves (shaders/math.glsl: every f64 transcendental, and
-// expm1, log1p, tanh, erf/erfc in every type), the budget follows that code: the budgets of the
+// exp, pow, expm1, log1p, tanh, erf/erfc in every type), the budget follows that code: the budgets of the
 // built-ins it calls, propagated through its formula, plus its own roundings. Each derivation is
 // next to its figure; the parity runs on lavapipe and NVIDIA check them.
 #include <cmath>
@@ -13,7 +13,11 @@ namespace gp::vk {
 
 namespace {
 
-constexpr double kLn2 = 0.69314718055994530942;
+// m_exp: the reduction r = (x - k LN2_HI) - k LN2_LO errs by one rounding of k LN2_LO and of
+// the difference (below u |r| <= 0.35 u, relative to e^r); Horner's steps p r + 1/j! each
+// round once, their errors damped by |r| <= 0.35 per later step (about 1.2 ULP together); the
+// scaling by 2^k is exact. 3 ULP with room for a fused multiply-add or not.
+constexpr double kExpUlps = 3;
 
 double ulp(DType t, long double v) { return ulp_of(t, static_cast<double>(std::fabs(v))); }
 
@@ -32,18 +36,15 @@ class VulkanProfile final : public MathProfile {
         return {4.5};
       case MathFn::rsqrt:
         return {2};
-      case MathFn::exp:  // built-in: 3 + 2|x| ULP; f64: Cody-Waite reduction and a Taylor
-        return {f64 ? 3.0 : 3.0 + 2.0 * static_cast<double>(std::fabs(x))};  // polynomial
+      case MathFn::exp:
+        return {kExpUlps};
       case MathFn::log:
         return {0.5, log_error(c, x)};
       case MathFn::pow: {
-        // f32 built-in: exp2(y log2 x); f64: m_exp(y m_log(x)). An absolute error d of the
-        // exponent t is a relative error d ln 2 (d for the natural-log form) of the result.
-        const long double t = x2 * std::log2(x);
-        const double log_err = f64 ? 4 * ulp(c, std::log(x)) : log_error(c, x) / kLn2;
-        const double d = static_cast<double>(std::fabs(x2)) * log_err + ulp(c, t) / 2;
-        const double rel = f64 ? d : d * kLn2;
-        return {f64 ? 3.0 : 3.0 + 2.0 * static_cast<double>(std::fabs(t)), static_cast<double>(std::fabs(y)) * rel};
+        // m_exp(t), t = y m_log(x): an absolute error d of t is a relative error d of the result.
+        const long double t = x2 * std::log(x);
+        const double d = static_cast<double>(std::fabs(x2)) * log_error(c, x) + ulp(c, t) / 2;
+        return {kExpUlps, static_cast<double>(std::fabs(y)) * d};
       }
       case MathFn::sin:
       case MathFn::cos:
@@ -90,14 +91,13 @@ class VulkanProfile final : public MathProfile {
   // exp(x) - 1: exp's budget as an absolute error of e^x, then the rounding of the difference.
   static FnBudget expm1_budget(DType c, long double x) {
     if (std::fabs(x) < 0.5L) return {6};
-    const double exp_ulps = c == DType::f64 ? 3.0 : 3.0 + 2.0 * static_cast<double>(std::fabs(x));
-    return {0.5, exp_ulps * ulp(c, std::exp(x))};
+    return {0.5, kExpUlps * ulp(c, std::exp(x))};
   }
 
   // erfc(w) with q = erfc(|w|) computed, and 2 - q for w < 0 (Phi(x) = 1 - q/2 for x >= 0).
-  // f32: q = e h(t) / (1 + 2z), e = exp(-z^2) from the density's exp(-x^2/2): exp's 3 + 2z^2
-  // ULP, the rounding of x^2 (z^2/2 ULP), the fit (1.4e-8) and its f32 evaluation (9.1e-8
-  // together, tools/fit_erfc.py), the product, the sum and the division: 8 + 2.5 z^2 ULP.
+  // f32: q = e h(t) / (1 + 2z), e = exp(-z^2) from the density's exp(-x^2/2): exp's 3 ULP, the
+  // rounding of x^2 (z^2/2 ULP), the fit (1.4e-8) and its f32 evaluation (9.1e-8 together,
+  // tools/fit_erfc.py), the product, the sum and the division: 8 + z^2 / 2 ULP.
   // f64: z < 2: q = 1 - erf(z) by an all-positive series times m_exp: erf within about 20 ULP,
   // an absolute error of 24 * 2^-53 in q; z >= 2: a continued fraction (60 terms from the tail)
   // times m_exp: 10 + z^2 ULP.
@@ -108,7 +108,7 @@ class VulkanProfile final : public MathProfile {
     if (c == DType::f64)
       q_err = z < 2 ? 24 * 0x1p-53 : (10 + static_cast<double>(z * z)) * ulp(c, q);
     else
-      q_err = (8 + 2.5 * static_cast<double>(z * z)) * ulp(c, q);
+      q_err = (8 + 0.5 * static_cast<double>(z * z)) * ulp(c, q);
     if (w >= 0 && !is_erf) return {0, q_err};
     return {0.5, q_err};  // 2 - q, or erf = 1 - erfc
   }

@@ -1,8 +1,9 @@
 // Math in the compute type C. GLSL has no double exp/log/sin/cos/pow/tanh and no erf, expm1 or
 // log1p at all; these are written here once, over C, with literals through K() so the f64
 // variant keeps full precision. f32 uses the built-ins where they exist and are accurate
-// enough (exp, log, sin, cos, pow); expm1, log1p, sigmoid, erf use the shared code for both so
-// small arguments keep their relative accuracy. K() wraps only literals exact in float.
+// enough (log, sin, cos); exp (and with it pow, expm1, tanh, sigmoid, erfc) uses the shared
+// code for both: the built-in may err by 3 + 2|x| ULP (lavapipe's came within 7 % of that at
+// x = 8), the shared code by 3 ULP at any x. K() wraps only literals exact in float.
 
 // Irrational constants, written twice so the f64 variant gets double literals (lf) and the
 // others need no Float64 capability.
@@ -29,37 +30,54 @@ C atanh2_series(C s) {
   return K(2.0) * s * t;
 }
 
+// e^x = 2^k e^r with x = k ln2 + r, |r| <= ln2/2, ln2 split so that k * LN2_HI is exact
+// (Cody-Waite); e^r by its Taylor series to degree EXP_DEGREE (the first term left out is below
+// 2^-60 relative in f64, 2^-32 in f32). `precise`: without it Mesa reassociates the two
+// subtractions into x - k ln2, and r loses |x| u (70 ULP of exp(-76), 400 of exp(701), measured
+// on lavapipe).
 #if defined(IS_F64)
+const C LOG2E = 1.44269504088896340736lf;
+const C LN2_HI = 6.93147180369123816490e-01lf;
+const C LN2_LO = 1.90821492927058770002e-10lf;
+const C EXP_MIN = -745.0lf, EXP_MAX = 710.0lf;
 // 2^k for k in the normal exponent range, built from its bits.
-double pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
+C pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
+#else
+const C LOG2E = 1.44269504088896340736;
+const C LN2_HI = 0.693145751953125;  // 15 significant bits: k * LN2_HI is exact for |k| < 512
+const C LN2_LO = 1.42860682030941723212e-6;
+const C EXP_MIN = -104.0, EXP_MAX = 89.0;
+C pow2i(int k) { return uintBitsToFloat(uint(k + 127) << 23); }
+#endif
 
-double m_exp(double x) {
+C m_exp(C x) {
   if (isnan(x)) return x;
-  x = clamp(x, -745.0lf, 710.0lf);
-  // x = k ln2 + r, |r| <= ln2/2; ln2 split so k * LN2_HI is exact (Cody-Waite). `precise`: without
-  // it Mesa reassociates the two subtractions into x - k ln2, and r loses |x| u (70 ULP of
-  // exp(-76), 400 of exp(701), measured on lavapipe).
-  double k = roundEven(x * 1.44269504088896340736lf);
-  precise double r = (x - k * 6.93147180369123816490e-01lf) - k * 1.90821492927058770002e-10lf;
-  double p = 1.0lf / 6227020800.0lf;  // Taylor series of e^r to degree 13
-  p = p * r + 1.0lf / 479001600.0lf;
-  p = p * r + 1.0lf / 39916800.0lf;
-  p = p * r + 1.0lf / 3628800.0lf;
-  p = p * r + 1.0lf / 362880.0lf;
-  p = p * r + 1.0lf / 40320.0lf;
-  p = p * r + 1.0lf / 5040.0lf;
-  p = p * r + 1.0lf / 720.0lf;
-  p = p * r + 1.0lf / 120.0lf;
-  p = p * r + 1.0lf / 24.0lf;
-  p = p * r + 1.0lf / 6.0lf;
-  p = p * r + 0.5lf;
-  p = p * r + 1.0lf;
-  p = p * r + 1.0lf;
+  x = clamp(x, EXP_MIN, EXP_MAX);
+  C k = roundEven(x * LOG2E);
+  precise C r = (x - k * LN2_HI) - k * LN2_LO;
+  C p = K(0.0);
+#if defined(IS_F64)
+  p = p * r + K(1.0) / K(6227020800.0);
+  p = p * r + K(1.0) / K(479001600.0);
+  p = p * r + K(1.0) / K(39916800.0);
+  p = p * r + K(1.0) / K(3628800.0);
+  p = p * r + K(1.0) / K(362880.0);
+#endif
+  p = p * r + K(1.0) / K(40320.0);
+  p = p * r + K(1.0) / K(5040.0);
+  p = p * r + K(1.0) / K(720.0);
+  p = p * r + K(1.0) / K(120.0);
+  p = p * r + K(1.0) / K(24.0);
+  p = p * r + K(1.0) / K(6.0);
+  p = p * r + K(0.5);
+  p = p * r + K(1.0);
+  p = p * r + K(1.0);
   int ki = int(k);
   int k1 = ki / 2;  // two scalings keep both factors normal down to the subnormal range
   return p * pow2i(k1) * pow2i(ki - k1);
 }
 
+#if defined(IS_F64)
 double m_log(double x) {
   if (!(x > 0.0lf)) return packDouble2x32(uvec2(0u, x == 0.0lf ? 0xfff00000u : 0x7ff80000u));
   if (isinf(x)) return x;
@@ -133,9 +151,7 @@ double m_sin_quadrant(double x, int q_extra) {
   double v = (k & 1) == 0 ? sin_poly(r) : cos_poly(r);
   return k >= 2 ? -v : v;
 }
-double m_pow(double x, double y) { return m_exp(y * m_log(x)); }
 #else
-#define m_exp exp
 #define m_log log
 // The built-ins are specified (absolute error 2^-11) on [-pi, pi] only: larger arguments are
 // first reduced by multiples of 2 pi, split so that k * TWO_PI_HI is exact for |k| < 2^12.
@@ -149,8 +165,9 @@ float m_sin_quadrant(float x, int q) {
   float v = (k & 1) == 0 ? sin(x) : cos(x);
   return k >= 2 ? -v : v;
 }
-#define m_pow pow
 #endif
+
+C m_pow(C x, C y) { return m_exp(y * m_log(x)); }
 
 // e^x - 1 without cancellation for small x (Taylor series), e^x - 1 elsewhere.
 C m_expm1(C x) {
