@@ -192,6 +192,44 @@ TEST(TrackedBounds, StableKernelsPassCancellingOnesFail) {
   }
 }
 
+// A kernel sums in its own order (lanes, a tree), not the reference's. Here the sequential
+// partial sums cancel by construction (g1, -g1 + h1, g2, -g2 + h2, ...: each pair leaves only
+// h_i) while the lanes of a two-lane order are random walks of the g_i: the bound must cover
+// both, as it covers a pairwise tree.
+TEST(TrackedBounds, AccumulationBoundsHoldInTheKernelsOrder) {
+  TrackingScope scope(f32_context());
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> normal;
+  std::function<float(const float*, std::size_t)> pairwise = [&](const float* t, std::size_t n) {
+    return n == 1 ? t[0] : pairwise(t, n / 2) + pairwise(t + n / 2, n - n / 2);
+  };
+  double worst_seq = 0, worst_lanes = 0, worst_tree = 0;
+  for (int row = 0; row < 500; ++row) {
+    std::vector<float> t;
+    for (int i = 0; i < 64; ++i) {
+      const float g = normal(rng);
+      t.push_back(g);
+      t.push_back(-g + 1e-3f * normal(rng));
+    }
+    Sum<Tracked> sum;
+    float seq = 0, lanes[2] = {0, 0};
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      sum.add(Tracked(t[i]));
+      seq += t[i];
+      lanes[i % 2] += t[i];
+    }
+    const Tracked exact = sum.result();  // long double holds these sums exactly
+    const double bound = propagated_error(exact.e);
+    auto margin = [&](float got) { return static_cast<double>(std::fabs(got - exact.v)) / bound; };
+    worst_seq = std::max(worst_seq, margin(seq));
+    worst_lanes = std::max(worst_lanes, margin(lanes[0] + lanes[1]));
+    worst_tree = std::max(worst_tree, margin(pairwise(t.data(), t.size())));
+  }
+  EXPECT_LE(worst_seq, 1.0);
+  EXPECT_LE(worst_lanes, 1.0);
+  EXPECT_LE(worst_tree, 1.0);
+}
+
 // Rows at 1000 + N(0, 0.01): E[x^2] - E[x]^2 loses every digit, the two-pass form keeps them.
 TEST(TrackedBounds, OnePassVarianceFailsTwoPassPasses) {
   std::mt19937_64 rng(5);
