@@ -78,7 +78,9 @@ TEST(Tolerance, LoosenedCaseSaysWhy) {
   EXPECT_DOUBLE_EQ(b.bound(ref::ErrorBound{}, 1.0) - a.bound(ref::ErrorBound{}, 1.0), 2 * ulp_of(DType::f32, 1.0));
   EXPECT_THAT(b.describe(), HasSubstr("loosened: a reason"));
   for (const Case& c : all_cases())
-    if (c.decl.tolerance.extra_ulps > 0) EXPECT_FALSE(c.decl.tolerance.reason.empty()) << c.id;
+    if (c.decl.tolerance.extra_ulps > 0) {
+      EXPECT_FALSE(c.decl.tolerance.reason.empty()) << c.id;
+    }
 }
 
 TEST(MathProfiles, EveryProviderStatesOne) {
@@ -107,11 +109,12 @@ TEST(MathProfiles, BudgetsFollowTheirSources) {
     EXPECT_EQ(cl->budget(MathFn::erfc, DType::f32, 1, 1, 0).ulps, 16);
   }
   if (const MathProfile* vk = profile_of("vulkan")) {  // Vulkan's precision table for the built-ins
-    // exp is the shaders' own (math.glsl), not the built-in's 3 + 2|x| ULP
+    // exp is the shaders' own (math.glsl), not the built-in's 3 + 2|x| ULP;
     EXPECT_EQ(vk->budget(MathFn::exp, DType::f32, -4, std::exp(-4.0L), 0).ulps, 3);
     EXPECT_EQ(vk->budget(MathFn::exp, DType::f32, 80, std::exp(80.0L), 0).ulps, 3);
-    EXPECT_EQ(vk->budget(MathFn::log, DType::f32, 1.5, std::log(1.5L), 0).abs, 0x1p-21);
-    EXPECT_EQ(vk->budget(MathFn::log, DType::f32, 3, std::log(3.0L), 0).abs, 3 * ulp_of(DType::f32, std::log(3.0)));
+    // so is log (4 ULP, relative near 1 too), not the built-in's absolute 2^-21 on [0.5, 2]
+    EXPECT_EQ(vk->budget(MathFn::log, DType::f32, 1.5, std::log(1.5L), 0).ulps, 4);
+    EXPECT_EQ(vk->budget(MathFn::log, DType::f32, 1.5, std::log(1.5L), 0).abs, 0);
     EXPECT_GE(vk->budget(MathFn::sin, DType::f32, 1, std::sin(1.0L), 0).abs, 0x1p-11);
   }
 }

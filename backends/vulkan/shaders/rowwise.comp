@@ -171,8 +171,10 @@ void forward_writes(C m, C2 s1, C2 s2) {
     case ROP_LOG_SOFTMAX: {
       C log_s = m_log1p(exp_rest(s1)), s = exp_sum(s1);
       for (uint j = lid; j < pc.n; j += WG) {
-        C v = V(j);
-        y_[at(j)] = FROM_C(OP == ROP_LOG_SOFTMAX ? (v - m) - log_s : m_exp(v - m) / s);
+        // `precise`: NVIDIA's compiler otherwise forms v - (m + log_s), whose rounding of m + log_s
+        // (u |m|) is 7e-15 at f64 logits of 80, where the result may be 2e-7
+        precise C shifted = (V(j) - m) - log_s;
+        y_[at(j)] = FROM_C(OP == ROP_LOG_SOFTMAX ? shifted : m_exp(V(j) - m) / s);
       }
       return;
     }
@@ -183,7 +185,10 @@ void forward_writes(C m, C2 s1, C2 s2) {
       return;
     }
     case ROP_CROSS_ENTROPY_ROWS:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
-      if (lid == 0u) scratch_[row] = (m - X(uint(target_[row]))) + m_log1p(exp_rest(s1));
+      if (lid == 0u) {
+        precise C loss = (m - X(uint(target_[row]))) + m_log1p(exp_rest(s1));  // as log_softmax's
+        scratch_[row] = loss;
+      }
       return;
     case ROP_CROSS_ENTROPY_MEAN:
     case ROP_BCE:
