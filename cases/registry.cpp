@@ -44,6 +44,40 @@ const Case* find_case(const std::string& id) {
   return nullptr;
 }
 
+namespace {
+
+struct AxisShape {
+  Shape shape;
+  int axis;
+  bool keepdim;
+};
+
+const std::vector<AxisShape>& axis_shapes() {
+  static const std::vector<AxisShape> s = {
+      {Shape{1}, 0, false},      {Shape{7}, 0, false},      {Shape{127}, 0, false},      {Shape{16, 33}, -1, false},
+      {Shape{16, 33}, 0, false}, {Shape{16, 33}, -1, true}, {Shape{64, 128}, -1, false}, {Shape{4, 7, 9}, 1, true},
+  };
+  return s;
+}
+
+}  // namespace
+
+void add_axis_cases(CaseList& list, OpKind op, Domain dom, OpAttrs base, double fd_max_step, std::int64_t min_n) {
+  bool has_keepdim = op_attr_set(op) & kAttrKeepdim;
+  for (const auto& as : axis_shapes()) {
+    if (!has_keepdim && as.keepdim) continue;
+    if (as.shape[as.shape.axis(as.axis)] < min_n) continue;
+    CaseDecl c;
+    c.op = op;
+    c.attrs = base;
+    c.attrs.axis = as.axis;
+    c.attrs.keepdim = as.keepdim;
+    c.inputs = {{as.shape, dom}};
+    c.fd_max_step = fd_max_step;
+    list.add(std::move(c));
+  }
+}
+
 const std::vector<Shape>& elementwise_shapes() {
   static const std::vector<Shape> shapes = {Shape{1}, Shape{7}, Shape{127}, Shape{16, 33}, Shape{64, 128}};
   return shapes;

@@ -10,19 +10,36 @@ namespace gp {
 
 namespace {
 
+constexpr int kMaxKinks = 3;
+
 struct OpInfo {
   std::string_view name;
   OpFamily family;
+  ShapeRule shape;
   int arity;
   unsigned grad_mask;
   unsigned attrs;
+  GradientKind gradient;
+  std::array<double, kMaxKinks> kinks;
+  int kink_count;
 };
 
+// The kinks column: up to kMaxKinks points, after the fixed columns.
+template <typename... P>
+constexpr OpInfo make_info(std::string_view name, OpFamily family, ShapeRule shape, int arity, unsigned mask,
+                           unsigned attrs, GradientKind gradient, P... kinks) {
+  static_assert(sizeof...(P) <= kMaxKinks, "raise kMaxKinks");
+  return {name, family, shape, arity, mask, attrs, gradient, {static_cast<double>(kinks)...}, sizeof...(P)};
+}
+
 constexpr std::array kOps = {
-#define GP_X(name, family, inputs, mask, attrs) OpInfo{#name, OpFamily::family, inputs, mask, attrs},
+#define GP_X(name, family, shape, inputs, mask, attrs, gradient, ...)       \
+  make_info(#name, OpFamily::family, ShapeRule::shape, inputs, mask, attrs, \
+            GradientKind::gradient __VA_OPT__(, ) __VA_ARGS__),
     GP_OP_LIST(GP_X)
 #undef GP_X
 };
+static_assert(kOps.size() == kOpCount);
 
 const OpInfo& info(OpKind k) { return kOps.at(static_cast<std::size_t>(k)); }
 
@@ -52,29 +69,36 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
     if (s.rank() < lo || s.rank() > hi)
       bad("expects rank " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + s.to_string(), k);
   };
-  switch (op_family(k)) {
-    case OpFamily::unary:
+  switch (op_shape_rule(k)) {
+    case ShapeRule::same:
       return in[0];
-    case OpFamily::binary:
+    case ShapeRule::broadcast:
       return broadcast_shapes(in[0], in[1]);
-    case OpFamily::reduction:
+    case ShapeRule::reduce:
       need_rank(in[0], 1, kMaxRank);
       return reduced_shape(in[0], in[0].axis(a.axis), a.keepdim);
-    default:
-      break;
-  }
-  switch (k) {
-    case OpKind::softmax:
-    case OpKind::log_softmax:
+    case ShapeRule::same_axis:
       need_rank(in[0], 1, kMaxRank);
       in[0].axis(a.axis);
       return in[0];
-    case OpKind::layer_norm: {
+    case ShapeRule::same_pair:
+      need_rank(in[0], 1, kMaxRank);
+      if (in[0] != in[1]) bad("input 1 must have input 0's shape " + in[0].to_string(), k);
+      return in[0];
+    case ShapeRule::row_params: {
       need_rank(in[0], 1, kMaxRank);
       Shape row{in[0][in[0].rank() - 1]};
-      if (in[1] != row || in[2] != row) bad("weight and bias must be [" + row.to_string() + "]", k);
+      for (std::size_t i = 1; i < in.size(); ++i)
+        if (in[i] != row) bad("input " + std::to_string(i) + " must be [" + row.to_string() + "]", k);
       return in[0];
     }
+    case ShapeRule::pair_to_scalar:
+      if (in[0] != in[1]) bad("inputs must have the same shape", k);
+      return Shape{};
+    case ShapeRule::custom:
+      break;
+  }
+  switch (k) {
     case OpKind::matmul: {
       need_rank(in[0], 2, 3);
       if (in[0].rank() != in[1].rank()) bad("operands must have the same rank", k);
@@ -124,20 +148,9 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       d[static_cast<std::size_t>(ax)] = (a.stop - a.start + a.step - 1) / a.step;
       return Shape(d);
     }
-    case OpKind::mse_loss:
-    case OpKind::bce_with_logits:
-      if (in[0] != in[1]) bad("inputs must have the same shape", k);
-      return Shape{};
     case OpKind::cross_entropy:
       if (in[0].rank() != 2 || in[1] != Shape{in[0][0]}) bad("expects logits [B, C] and targets [B]", k);
       return Shape{};
-    case OpKind::ste_round:
-    case OpKind::ste_hardtanh_gate:
-      return in[0];
-    case OpKind::gumbel_softmax:
-      need_rank(in[0], 1, kMaxRank);
-      if (in[0] != in[1]) bad("noise must have the logits' shape", k);
-      return in[0];
     default:
       bad("has no shape rule", k);
   }
@@ -164,10 +177,22 @@ const std::vector<OpKind>& all_ops() {
 
 OpFamily op_family(OpKind k) { return info(k).family; }
 
-std::string_view family_name(OpFamily f) {
-  static constexpr std::array<std::string_view, 8> names = {"unary",  "binary", "reduction", "rowwise",
-                                                            "linalg", "layout", "loss",      "chosen"};
-  return names.at(static_cast<std::size_t>(f));
+constexpr std::array<std::string_view, kFamilyCount> kFamilyNames = {"unary",  "binary", "reduction", "rowwise",
+                                                                     "linalg", "layout", "loss"};
+
+std::string_view family_name(OpFamily f) { return kFamilyNames.at(static_cast<std::size_t>(f)); }
+
+std::optional<OpFamily> parse_family(std::string_view name) {
+  for (std::size_t i = 0; i < kFamilyNames.size(); ++i)
+    if (kFamilyNames[i] == name) return static_cast<OpFamily>(i);
+  return std::nullopt;
+}
+
+ShapeRule op_shape_rule(OpKind k) { return info(k).shape; }
+GradientKind op_gradient(OpKind k) { return info(k).gradient; }
+std::span<const double> op_kinks(OpKind k) {
+  const OpInfo& i = info(k);
+  return {i.kinks.data(), static_cast<std::size_t>(i.kink_count)};
 }
 
 int op_arity(OpKind k) { return info(k).arity; }
@@ -176,6 +201,12 @@ unsigned op_attr_set(OpKind k) { return info(k).attrs; }
 bool input_is_differentiable(OpKind k, int input) {
   if (input < 0 || input > 7) return false;
   return (info(k).grad_mask >> input) & 1u;
+}
+
+UnaryScalars unary_scalars(const OpCall& call) {
+  UnaryScalars s{call.attrs.p, call.attrs.alpha};
+  if (call.kind == OpKind::gelu) s.a = call.attrs.gelu == GeluApprox::erf ? 0 : 1;
+  return s;
 }
 
 std::string attrs_to_string(OpKind k, const OpAttrs& a) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,13 +16,35 @@
 
 namespace gp {
 
-enum class OpFamily : std::uint8_t { unary, binary, reduction, rowwise, linalg, layout, loss, chosen };
+// The kernel shape of an op (core/op_list.hpp says what each means).
+enum class OpFamily : std::uint8_t { unary, binary, reduction, rowwise, linalg, layout, loss };
+inline constexpr int kFamilyCount = 7;
+
+// How an op's output shape follows from its inputs.
+enum class ShapeRule : std::uint8_t {
+  same,            // input 0's shape
+  broadcast,       // NumPy broadcasting of inputs 0 and 1
+  reduce,          // input 0 without attrs.axis (kept as 1 with keepdim)
+  same_axis,       // input 0's shape; attrs.axis must name one of its dimensions
+  same_pair,       // input 0's shape; input 1 has that shape too
+  row_params,      // input 0's shape; every other input is [last dim of input 0]
+  pair_to_scalar,  // a scalar; inputs 0 and 1 have one shape
+  custom,          // its own rule in core/op.cpp
+};
+
+// Whether the VJP is the op's derivative or a gradient the op declares (straight-through).
+enum class GradientKind : std::uint8_t { exact, surrogate };
 
 enum class OpKind : std::uint8_t {
-#define GP_X(name, family, inputs, mask, attrs) name,
+#define GP_X(name, ...) name,
   GP_OP_LIST(GP_X)
 #undef GP_X
 };
+inline constexpr int kOpCount = 0
+#define GP_X(...) +1
+    GP_OP_LIST(GP_X)
+#undef GP_X
+    ;
 
 enum AttrSet : unsigned {
   kAttrNone = 0,
@@ -60,9 +83,22 @@ std::optional<OpKind> parse_op(std::string_view name);
 const std::vector<OpKind>& all_ops();
 OpFamily op_family(OpKind k);
 std::string_view family_name(OpFamily f);
+std::optional<OpFamily> parse_family(std::string_view name);
+ShapeRule op_shape_rule(OpKind k);
+GradientKind op_gradient(OpKind k);
+// Points of input 0 where a unary op is not differentiable (the catalog's kinks column).
+std::span<const double> op_kinks(OpKind k);
 int op_arity(OpKind k);  // -1 for variadic
 unsigned op_attr_set(OpKind k);
 bool input_is_differentiable(OpKind k, int input);
+// The two scalars every unary kernel takes, as the device backends pass them: p (pow_scalar's
+// exponent) and a (leaky_relu's and elu's alpha; gelu's approximation, 0 = erf, 1 = tanh).
+struct UnaryScalars {
+  double p = 1, a = 1;
+};
+struct OpCall;
+UnaryScalars unary_scalars(const OpCall& call);
+
 // "p=0.5", "axis=-1,keepdim=1": only the attributes the op uses, in a fixed order.
 std::string attrs_to_string(OpKind k, const OpAttrs& a);
 

@@ -1,65 +1,68 @@
-// The op catalog as one declaration list. Every table (enum, names, arity, gradient masks,
-// attribute sets) is generated from it; adding an op means adding one line here plus its
-// reference, kernels and cases. Semantics of every op are written in core/README.md.
+// The op catalog: one declaration per op. Everything else about an op's identity is generated
+// from it: the OpKind enum and its name, family, arity and gradient tables (core/op.cpp), the op
+// codes and per-family op lists the OpenCL kernels and Vulkan shaders switch on (generated at
+// build time into gp_op_codes.h by core/tools/op_codes.cpp), ctest labels, report families. The
+// semantics of every op are written in core/README.md; adding one is docs/adding-an-op.md.
 //
-// X(name, family, inputs, differentiable-input mask, attributes used)
-//   inputs: number of tensor inputs; -1 = variadic (concat: 2 or more)
-//   mask:   bit k set when input k receives a gradient
+// X(name, family, shape, inputs, mask, attrs, gradient, kinks...)
+//   family:   the kernel shape: unary, binary (broadcasting), reduction (one axis), rowwise (a
+//             row in, a row out), linalg, layout (values moved, exact), loss (scalar out)
+//   shape:    how the output shape follows from the inputs (ShapeRule in core/op.hpp; `custom`
+//             ops have their rule in core/op.cpp)
+//   inputs:   number of tensor inputs; -1 = variadic (concat: 2 or more)
+//   mask:     bit k set when input k receives a gradient
+//   gradient: exact (the derivative) or surrogate (declared by the op; straight-through)
+//   kinks:    points of input 0 where a unary op is not differentiable; sampled inputs keep away
+//             from them (Domain::away_from_kinks)
 #pragma once
 
-#define GP_OP_LIST(X)                                                        \
-  /* unary elementwise */                                                    \
-  X(neg, unary, 1, 0x1, kAttrNone)                                           \
-  X(square, unary, 1, 0x1, kAttrNone)                                        \
-  X(reciprocal, unary, 1, 0x1, kAttrNone)                                    \
-  X(abs, unary, 1, 0x1, kAttrNone)                                           \
-  X(exp, unary, 1, 0x1, kAttrNone)                                           \
-  X(expm1, unary, 1, 0x1, kAttrNone)                                         \
-  X(log, unary, 1, 0x1, kAttrNone)                                           \
-  X(log1p, unary, 1, 0x1, kAttrNone)                                         \
-  X(sqrt, unary, 1, 0x1, kAttrNone)                                          \
-  X(rsqrt, unary, 1, 0x1, kAttrNone)                                         \
-  X(pow_scalar, unary, 1, 0x1, kAttrP)                                       \
-  X(sin, unary, 1, 0x1, kAttrNone)                                           \
-  X(cos, unary, 1, 0x1, kAttrNone)                                           \
-  X(tanh, unary, 1, 0x1, kAttrNone)                                          \
-  X(sigmoid, unary, 1, 0x1, kAttrNone)                                       \
-  X(softplus, unary, 1, 0x1, kAttrNone)                                      \
-  X(silu, unary, 1, 0x1, kAttrNone)                                          \
-  X(relu, unary, 1, 0x1, kAttrNone)                                          \
-  X(leaky_relu, unary, 1, 0x1, kAttrAlpha)                                   \
-  X(elu, unary, 1, 0x1, kAttrAlpha)                                          \
-  X(gelu, unary, 1, 0x1, kAttrGelu)                                          \
-  /* binary elementwise with broadcasting */                                 \
-  X(add, binary, 2, 0x3, kAttrNone)                                          \
-  X(sub, binary, 2, 0x3, kAttrNone)                                          \
-  X(mul, binary, 2, 0x3, kAttrNone)                                          \
-  X(div, binary, 2, 0x3, kAttrNone)                                          \
-  X(pow, binary, 2, 0x3, kAttrNone)                                          \
-  X(maximum, binary, 2, 0x3, kAttrNone)                                      \
-  X(minimum, binary, 2, 0x3, kAttrNone)                                      \
-  /* reductions over one axis */                                             \
-  X(sum, reduction, 1, 0x1, kAttrAxis | kAttrKeepdim)                        \
-  X(mean, reduction, 1, 0x1, kAttrAxis | kAttrKeepdim)                       \
-  X(max, reduction, 1, 0x1, kAttrAxis | kAttrKeepdim)                        \
-  X(logsumexp, reduction, 1, 0x1, kAttrAxis | kAttrKeepdim)                  \
-  X(variance, reduction, 1, 0x1, kAttrAxis | kAttrKeepdim | kAttrCorrection) \
-  /* row-wise: output has the input's shape */                               \
-  X(softmax, rowwise, 1, 0x1, kAttrAxis)                                     \
-  X(log_softmax, rowwise, 1, 0x1, kAttrAxis)                                 \
-  X(layer_norm, rowwise, 3, 0x7, kAttrEps)                                   \
-  /* linear algebra and layout */                                            \
-  X(matmul, linalg, 2, 0x3, kAttrNone)                                       \
-  X(linear, linalg, 3, 0x7, kAttrNone)                                       \
-  X(transpose, layout, 1, 0x1, kAttrNone)                                    \
-  X(reshape, layout, 1, 0x1, kAttrShape)                                     \
-  X(concat, layout, -1, 0xFF, kAttrAxis)                                     \
-  X(slice, layout, 1, 0x1, kAttrAxis | kAttrSlice)                           \
-  /* losses: scalar output */                                                \
-  X(mse_loss, loss, 2, 0x3, kAttrReduction)                                  \
-  X(cross_entropy, loss, 2, 0x1, kAttrNone)                                  \
-  X(bce_with_logits, loss, 2, 0x3, kAttrNone)                                \
-  /* ops whose gradient is chosen, not derived */                            \
-  X(ste_round, chosen, 1, 0x1, kAttrNone)                                    \
-  X(ste_hardtanh_gate, chosen, 1, 0x1, kAttrNone)                            \
-  X(gumbel_softmax, chosen, 2, 0x1, kAttrTau)
+#define GP_OP_LIST(X)                                                                         \
+  X(neg, unary, same, 1, 0x1, kAttrNone, exact)                                               \
+  X(square, unary, same, 1, 0x1, kAttrNone, exact)                                            \
+  X(reciprocal, unary, same, 1, 0x1, kAttrNone, exact)                                        \
+  X(abs, unary, same, 1, 0x1, kAttrNone, exact, 0)                                            \
+  X(exp, unary, same, 1, 0x1, kAttrNone, exact)                                               \
+  X(expm1, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(log, unary, same, 1, 0x1, kAttrNone, exact)                                               \
+  X(log1p, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(sqrt, unary, same, 1, 0x1, kAttrNone, exact)                                              \
+  X(rsqrt, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(pow_scalar, unary, same, 1, 0x1, kAttrP, exact)                                           \
+  X(sin, unary, same, 1, 0x1, kAttrNone, exact)                                               \
+  X(cos, unary, same, 1, 0x1, kAttrNone, exact)                                               \
+  X(tanh, unary, same, 1, 0x1, kAttrNone, exact)                                              \
+  X(sigmoid, unary, same, 1, 0x1, kAttrNone, exact)                                           \
+  X(softplus, unary, same, 1, 0x1, kAttrNone, exact)                                          \
+  X(silu, unary, same, 1, 0x1, kAttrNone, exact)                                              \
+  X(relu, unary, same, 1, 0x1, kAttrNone, exact, 0)                                           \
+  X(leaky_relu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                    \
+  X(elu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                           \
+  X(gelu, unary, same, 1, 0x1, kAttrGelu, exact)                                              \
+  X(add, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
+  X(sub, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
+  X(mul, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
+  X(div, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
+  X(pow, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
+  X(maximum, binary, broadcast, 2, 0x3, kAttrNone, exact)                                     \
+  X(minimum, binary, broadcast, 2, 0x3, kAttrNone, exact)                                     \
+  X(sum, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                          \
+  X(mean, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                         \
+  X(max, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                          \
+  X(logsumexp, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                    \
+  X(variance, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim | kAttrCorrection, exact)   \
+  X(softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                                    \
+  X(log_softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                                \
+  X(layer_norm, rowwise, row_params, 3, 0x7, kAttrEps, exact)                                 \
+  X(matmul, linalg, custom, 2, 0x3, kAttrNone, exact)                                         \
+  X(linear, linalg, custom, 3, 0x7, kAttrNone, exact)                                         \
+  X(transpose, layout, custom, 1, 0x1, kAttrNone, exact)                                      \
+  X(reshape, layout, custom, 1, 0x1, kAttrShape, exact)                                       \
+  X(concat, layout, custom, -1, 0xFF, kAttrAxis, exact)                                       \
+  X(slice, layout, custom, 1, 0x1, kAttrAxis | kAttrSlice, exact)                             \
+  X(mse_loss, loss, pair_to_scalar, 2, 0x3, kAttrReduction, exact)                            \
+  X(cross_entropy, loss, custom, 2, 0x1, kAttrNone, exact)                                    \
+  X(bce_with_logits, loss, pair_to_scalar, 2, 0x3, kAttrNone, exact)                         \
+  /* declared after the families they belong to, so that op ids keep their order */         \
+  X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                     \
+  X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                   \
+  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)

@@ -28,7 +28,7 @@ bool sparse_by_construction(OpKind op, Direction d) {
 // Elementwise ops report the inputs behind their worst element.
 std::function<std::vector<double>(std::int64_t)> inputs_at(const Case& c, const ReferenceData& data) {
   OpFamily f = op_family(c.decl.op);
-  if (f != OpFamily::unary && f != OpFamily::binary && f != OpFamily::chosen) return {};
+  if (f != OpFamily::unary && f != OpFamily::binary) return {};
   return [&c, &data](std::int64_t i) {
     std::vector<double> v;
     if (c.call.input_shapes.size() == 2 && op_family(c.decl.op) == OpFamily::binary) {

@@ -203,9 +203,6 @@ std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceD
           shapes[1][0] == shapes[0][1])
         return {columns(c, d, lines, seed)};
       return {full(c, d)};
-    case OpFamily::chosen:
-      if (c.decl.op == OpKind::gumbel_softmax) return {rows(c, d, lines, seed)};
-      return {elements(c, d, sample, seed)};
     case OpFamily::reduction:
       return {rows(c, d, lines, seed)};
     case OpFamily::rowwise:

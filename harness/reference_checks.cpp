@@ -30,7 +30,7 @@ Real self_bound(const ref::ErrorBound& e, Real value) {
 
 bool diagonal_jacobian(const Case& c, int k) {
   OpFamily f = op_family(c.decl.op);
-  if (f == OpFamily::unary || c.decl.op == OpKind::ste_round || c.decl.op == OpKind::ste_hardtanh_gate) return true;
+  if (f == OpFamily::unary) return true;
   return f == OpFamily::binary && c.call.input_shapes[static_cast<std::size_t>(k)] == c.call.output_shape;
 }
 

@@ -30,7 +30,7 @@ struct FamilyImpl {
 
 // Indexed by OpFamily, in its declaration order.
 template <class R>
-constexpr std::array<FamilyImpl<R>, 8> kFamilies = {{
+constexpr std::array<FamilyImpl<R>, kFamilyCount> kFamilies = {{
     {unary_forward<R>, unary_vjp<R>},
     {binary_forward<R>, binary_vjp<R>},
     {reduction_forward<R>, reduction_vjp<R>},
@@ -38,9 +38,8 @@ constexpr std::array<FamilyImpl<R>, 8> kFamilies = {{
     {linalg_forward<R>, linalg_vjp<R>},
     {layout_forward<R>, layout_vjp<R>},
     {loss_forward<R>, loss_vjp<R>},
-    {chosen_forward<R>, chosen_vjp<R>},
 }};
-static_assert(static_cast<int>(OpFamily::chosen) == 7, "kFamilies follows OpFamily");
+static_assert(static_cast<int>(OpFamily::loss) == kFamilyCount - 1, "kFamilies follows OpFamily");
 
 template <class R>
 const FamilyImpl<R>& family_of(const OpCall& call) {

@@ -48,7 +48,7 @@ using RefTensor = BasicRefTensor<Real>;
 RefTensor forward(const OpCall& call, const std::vector<RefTensor>& inputs);
 
 // grads[k] = J_k^T dout for every input k; entries for non-differentiable inputs have an empty
-// v. For ops with chosen gradients (ste_round, ste_hardtanh_gate) this is the declared surrogate.
+// v. For ops with surrogate gradients (ste_round, ste_hardtanh_gate) this is the declared surrogate.
 std::vector<RefTensor> vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& out,
                            const RefTensor& dout);
 

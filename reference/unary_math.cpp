@@ -91,6 +91,17 @@ R sech2(R x) {
   return 4 * e / ((1 + e) * (1 + e));
 }
 
+// Round half to even, for ste_round.
+template <class R>
+R round_half_even(const R& x) {
+  using std::floor;
+  using std::fmod;
+  R r = floor(x), frac = x - r;
+  if (frac > R(0.5)) return r + 1;
+  if (frac < R(0.5)) return r;
+  return fmod(r, R(2)) == 0 ? r : R(r + 1);
+}
+
 template <class R>
 R softplus(R x) {
   return x > 0 ? x + log1p(exp(-x)) : log1p(exp(x));
@@ -157,7 +168,10 @@ R gelu_d1(R x, const OpAttrs& a) {
   X(relu, (x > 0 ? x : R(0)), R(x > 0 ? 1 : 0), R(x > 0 ? 1 : 0))                                                    \
   X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), (x > 0 ? R(1) : R(a.alpha)))              \
   X(elu, (x > 0 ? x : R(a.alpha) * expm1(x)), (x > 0 ? R(1) : R(a.alpha) * exp(x)), (x > 0 ? R(1) : y + R(a.alpha))) \
-  X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d1(x, a))
+  X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d1(x, a))                                                                \
+  /* surrogate gradients (the catalog's gradient column): straight-through */                                        \
+  X(ste_round, round_half_even(x), R(1), R(1))                                                                       \
+  X(ste_hardtanh_gate, R(x > 0 ? 1 : 0), R(fabs(x) < 1 ? 1 : 0), R(fabs(x) < 1 ? 1 : 0))
 
 template <class R>
 struct Entry {

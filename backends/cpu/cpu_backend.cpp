@@ -24,7 +24,12 @@ std::string cpu_model_name() {
   return "host CPU";
 }
 
-bool has_16bit_storage(OpFamily f) { return f == OpFamily::unary || f == OpFamily::binary || f == OpFamily::chosen; }
+// The ops whose staging converts 16-bit storage (computed in f32): the elementwise families and
+// gumbel_softmax.
+bool has_16bit_storage(OpKind k) {
+  const OpFamily f = op_family(k);
+  return f == OpFamily::unary || f == OpFamily::binary || k == OpKind::gumbel_softmax;
+}
 
 // The dtype each input must have: the call's dtype, except cross_entropy's i32 targets.
 DType expected_input_dtype(const OpCall& call, std::size_t k) {
@@ -43,7 +48,7 @@ DeviceInfo cpu_device_info() {
   d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
   d.notes = {"synchronous: commands run on the calling thread",
-             "f16/bf16 are storage only (computed in f32), for unary, binary and chosen ops",
+             "f16/bf16 are storage only (computed in f32), for unary, binary and gumbel_softmax",
              "64-byte canary guards around every buffer",
              std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
   return d;
@@ -65,9 +70,9 @@ Support CpuBackend::supports(const OpCall& call) const {
       return Support::yes();
     case DType::f16:
     case DType::bf16:
-      if (has_16bit_storage(op_family(call.kind))) return Support::yes();
+      if (has_16bit_storage(call.kind)) return Support::yes();
       return Support::no(std::string(dtype_name(call.dtype)) +
-                         " storage is offered for elementwise ops only (unary, binary, chosen), not for " +
+                         " storage is offered for unary, binary and gumbel_softmax only, not for " +
                          std::string(family_name(op_family(call.kind))) + " op " + std::string(op_name(call.kind)));
     case DType::i32:
       break;

@@ -37,7 +37,7 @@ class CpuBackend final : public Backend {
   CpuBackend();
 
   const DeviceInfo& info() const override { return info_; }
-  // f32 and f64: every op. f16 and bf16: the unary, binary and chosen families only.
+  // f32 and f64: every op. f16 and bf16: the unary and binary families and gumbel_softmax.
   Support supports(const OpCall& call) const override;
   std::unique_ptr<DeviceBuffer> allocate(DType dtype, const Shape& shape) override;
   std::unique_ptr<Queue> create_queue() override;

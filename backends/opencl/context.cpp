@@ -8,7 +8,6 @@
 #include <span>
 
 #include "backends/opencl/detail.hpp"
-#include "backends/opencl/kernels/op_lists.h"
 #include "backends/opencl/program_cache.hpp"
 
 namespace gp::opencl {
@@ -156,18 +155,6 @@ cl::Program ClBackend::build_variant(DType dtype, const std::string& case_id) {
   }
   finish_stats(&ProgramStats::built_from_source);
   return p;
-}
-
-int kernel_op_index(std::string_view list, std::string_view op) {
-#define GP_OP_NAME(NAME) #NAME,
-  static constexpr std::string_view unary[] = {GP_UNARY_OPS(GP_OP_NAME)};
-  static constexpr std::string_view binary[] = {GP_BINARY_OPS(GP_OP_NAME)};
-#undef GP_OP_NAME
-  std::span<const std::string_view> names;
-  if (list == "GP_UNARY_OPS") names = unary;
-  if (list == "GP_BINARY_OPS") names = binary;
-  auto it = std::find(names.begin(), names.end(), op);
-  return it == names.end() ? -1 : static_cast<int>(it - names.begin());
 }
 
 bool binary_cache_capture_enabled(bool cpu_device) {

@@ -1,29 +1,20 @@
-// Unary and binary elementwise ops (and the unary ops with chosen gradients): host-side
-// geometry and launches of the kernels instantiated in unary.cl / binary.cl.
+// Unary and binary elementwise ops: host-side geometry and launches of the kernels instantiated
+// in unary.cl / binary.cl.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
 
 namespace {
 
-// Kernel suffix of a unary-shaped op: the op name, with gelu split by its approximation.
-std::string unary_kernel_op(const OpCall& call) {
-  if (call.kind == OpKind::gelu) return call.attrs.gelu == GeluApprox::erf ? "gelu_erf" : "gelu_tanh";
-  return std::string(op_name(call.kind));
-}
-
-// The kernel of `family` ("unary_fwd", "binary_bwd", ...) for `op`, and the op argument: the
-// generic kernel and the op's index in `list`, or the op's own kernel.
+// The kernel of `family` ("unary_fwd", "binary_bwd", ...) for an op, and its `op` argument: the
+// generic kernel and the op's code (gp_op_codes.h), or the op's own kernel.
 struct ElementwiseKernel {
   std::string name;
   int op = 0;
 };
-ElementwiseKernel elementwise_kernel(const ClQueue& q, std::string_view family, std::string_view list,
-                                     const std::string& op) {
-  if (!q.generic_elementwise()) return {std::string(family) + "_" + op, 0};
-  int index = kernel_op_index(list, op);
-  if (index < 0) throw Error("opencl: op " + op + " is missing from " + std::string(list) + " in the kernels");
-  return {std::string(family) + "_any", index};
+ElementwiseKernel elementwise_kernel(const ClQueue& q, std::string_view family, OpKind kind) {
+  if (q.generic_elementwise()) return {std::string(family) + "_any", static_cast<int>(kind)};
+  return {std::string(family) + "_" + std::string(op_name(kind)), 0};
 }
 
 cl_int4 int4_of(const std::int64_t* v) {
@@ -41,22 +32,23 @@ cl_int4 padded_dims(const Shape& s) {
 
 void forward_unary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const std::int64_t n = call.output_shape.numel() + testing::unary_overrun_elements.load();
-  auto k = elementwise_kernel(q, "unary_fwd", "GP_UNARY_OPS", unary_kernel_op(call));
-  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, n, RealArg{call.attrs.p}, RealArg{call.attrs.alpha},
-                         k.op);
+  auto k = elementwise_kernel(q, "unary_fwd", call.kind);
+  const UnaryScalars s = unary_scalars(call);
+  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, n, RealArg{s.p}, RealArg{s.a}, k.op);
 }
 
 void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
   if (!grads[0]) return;
   const std::int64_t n = call.output_shape.numel();
-  auto k = elementwise_kernel(q, "unary_bwd", "GP_UNARY_OPS", unary_kernel_op(call));
-  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{call.attrs.p},
-                         RealArg{call.attrs.alpha}, k.op);
+  auto k = elementwise_kernel(q, "unary_bwd", call.kind);
+  const UnaryScalars s = unary_scalars(call);
+  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{s.p}, RealArg{s.a},
+                         k.op);
 }
 
 void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
-  auto k = elementwise_kernel(q, "binary_fwd", "GP_BINARY_OPS", std::string(op_name(call.kind)));
+  auto k = elementwise_kernel(q, "binary_fwd", call.kind);
   q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), out, int4_of(p.out_dims),
                          int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
 }
@@ -66,7 +58,7 @@ void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
 void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
   cl::Buffer partial[2] = {q.scratch(static_cast<std::size_t>(p.numel)), q.scratch(static_cast<std::size_t>(p.numel))};
-  auto k = elementwise_kernel(q, "binary_bwd", "GP_BINARY_OPS", std::string(op_name(call.kind)));
+  auto k = elementwise_kernel(q, "binary_bwd", call.kind);
   q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, partial[0], partial[1],
                          int4_of(p.out_dims), int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
   for (int k = 0; k < 2; ++k) {

@@ -74,10 +74,6 @@ bool binary_cache_capture_enabled(bool cpu_device);
 // The default cache folder: $XDG_CACHE_HOME/gradparity/opencl or ~/.cache/gradparity/opencl.
 std::string default_cache_dir();
 
-// Position of `op` in the kernels' op list macro `list` (kernels/op_lists.h) ("GP_UNARY_OPS", "GP_BINARY_OPS"): the
-// `op` argument of the generic elementwise kernels (CPU devices). -1 when absent.
-int kernel_op_index(std::string_view list, std::string_view op);
-
 namespace testing {
 // Test-only fault injection; see the thread-safety note above.
 inline std::atomic<bool> share_kernels_unsafely{false};

@@ -115,8 +115,6 @@ Dispatch dispatch_of(OpKind k) {
     case OpFamily::unary:
     case OpFamily::binary:
       return Dispatch::elementwise;
-    case OpFamily::chosen:
-      return k == OpKind::gumbel_softmax ? Dispatch::rows : Dispatch::elementwise;
     case OpFamily::reduction:
     case OpFamily::rowwise:
     case OpFamily::loss:

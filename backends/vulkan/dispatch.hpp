@@ -34,7 +34,7 @@ void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
 void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
 
-// The strided copy of copy.comp (also used by linear's bias gradient and the benchmark).
+// The strided copy of layout.comp (also used by linear's bias gradient and the benchmark).
 // The shaders' compute type C (common.glsl): scratch buffers of partial results use it.
 inline DType compute_dtype(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }
 

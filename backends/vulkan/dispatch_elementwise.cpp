@@ -1,5 +1,4 @@
-// Unary ops, the straight-through ops and binary ops with broadcasting (unary.comp,
-// binary.comp).
+// The unary family and binary ops with broadcasting (unary.comp, binary.comp).
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -41,71 +40,23 @@ static_assert(sizeof(BinaryPush) == 112);
 Spec spec_of(const UnaryPush& p) { return {p.op, p.backward}; }
 Spec spec_of(const BinaryPush& p) { return {p.op, p.mode}; }
 
-std::uint32_t unary_code(const OpCall& c) {
-  switch (c.kind) {
-#define GP_VK_UNARY(kind, code) \
-  case OpKind::kind:            \
-    return code;
-    GP_VK_UNARY(neg, UOP_NEG)
-    GP_VK_UNARY(square, UOP_SQUARE)
-    GP_VK_UNARY(reciprocal, UOP_RECIPROCAL)
-    GP_VK_UNARY(abs, UOP_ABS)
-    GP_VK_UNARY(exp, UOP_EXP)
-    GP_VK_UNARY(expm1, UOP_EXPM1)
-    GP_VK_UNARY(log, UOP_LOG)
-    GP_VK_UNARY(log1p, UOP_LOG1P)
-    GP_VK_UNARY(sqrt, UOP_SQRT)
-    GP_VK_UNARY(rsqrt, UOP_RSQRT)
-    GP_VK_UNARY(pow_scalar, UOP_POW_SCALAR)
-    GP_VK_UNARY(sin, UOP_SIN)
-    GP_VK_UNARY(cos, UOP_COS)
-    GP_VK_UNARY(tanh, UOP_TANH)
-    GP_VK_UNARY(sigmoid, UOP_SIGMOID)
-    GP_VK_UNARY(softplus, UOP_SOFTPLUS)
-    GP_VK_UNARY(silu, UOP_SILU)
-    GP_VK_UNARY(relu, UOP_RELU)
-    GP_VK_UNARY(leaky_relu, UOP_LEAKY_RELU)
-    GP_VK_UNARY(elu, UOP_ELU)
-    GP_VK_UNARY(ste_round, UOP_STE_ROUND)
-    GP_VK_UNARY(ste_hardtanh_gate, UOP_STE_HARDTANH_GATE)
-#undef GP_VK_UNARY
-    case OpKind::gelu:
-      return c.attrs.gelu == GeluApprox::erf ? UOP_GELU_ERF : UOP_GELU_TANH;
-    default:
-      throw Error("vulkan backend: " + std::string(op_name(c.kind)) + " is not a unary op");
-  }
-}
-
-std::uint32_t binary_code(OpKind k) {
-  switch (k) {
-    case OpKind::add:
-      return BOP_ADD;
-    case OpKind::sub:
-      return BOP_SUB;
-    case OpKind::mul:
-      return BOP_MUL;
-    case OpKind::div:
-      return BOP_DIV;
-    case OpKind::pow:
-      return BOP_POW;
-    case OpKind::maximum:
-      return BOP_MAXIMUM;
-    case OpKind::minimum:
-      return BOP_MINIMUM;
-    default:
-      throw Error("vulkan backend: " + std::string(op_name(k)) + " is not a binary op");
-  }
+// The shaders' op codes: the op's catalog code (gp_op_codes.h).
+std::uint32_t family_code(OpKind k, OpFamily family) {
+  if (op_family(k) != family)
+    throw Error("vulkan backend: " + std::string(op_name(k)) + " is not a " + std::string(family_name(family)) + " op");
+  return static_cast<std::uint32_t>(k);
 }
 
 UnaryPush unary_push(const OpCall& c, bool backward) {
   UnaryPush p{};
   p.n = static_cast<std::uint32_t>(c.input_shapes[0].numel());
-  p.op = unary_code(c);
+  p.op = family_code(c.kind, OpFamily::unary);
   p.backward = backward ? 1 : 0;
-  p.p = double_bits(c.attrs.p);
-  p.alpha = double_bits(c.attrs.alpha);
-  p.p_f = static_cast<float>(c.attrs.p);
-  p.alpha_f = static_cast<float>(c.attrs.alpha);
+  const UnaryScalars s = unary_scalars(c);
+  p.p = double_bits(s.p);
+  p.alpha = double_bits(s.a);
+  p.p_f = static_cast<float>(s.p);
+  p.alpha_f = static_cast<float>(s.a);
   return p;
 }
 
@@ -183,7 +134,7 @@ void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which
 
 void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
   if (op_family(call.kind) == OpFamily::binary) {
-    BinaryPush p = binary_push(binary_code(call.kind), call.input_shapes[0], call.input_shapes[1]);
+    BinaryPush p = binary_push(family_code(call.kind, OpFamily::binary), call.input_shapes[0], call.input_shapes[1]);
     p.mode = BMODE_FORWARD;
     rec.dispatch_items("binary", call.dtype, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, p.count);
     return;
@@ -195,7 +146,7 @@ void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuf
 void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
   if (op_family(call.kind) == OpFamily::binary) {
     const Shape &a = call.input_shapes[0], &b = call.input_shapes[1];
-    const std::uint32_t bop = binary_code(call.kind);
+    const std::uint32_t bop = family_code(call.kind, OpFamily::binary);
     const BinaryPush push[2] = {binary_grad_push(bop, 0, a, b), binary_grad_push(bop, 1, a, b)};
     // The bias pattern: one gradient is a column sum and the other input has the output's shape.
     // One pass then reads g once for both.

@@ -1,4 +1,4 @@
-// transpose, reshape, concat, slice and their gradients: strided copies (copy.comp); transpose
+// transpose, reshape, concat, slice and their gradients: strided copies (layout.comp); transpose
 // through shared-memory tiles.
 #include "core/error.hpp"
 #include "dispatch.hpp"
@@ -56,7 +56,7 @@ void record_transpose(Recorder& rec, DType dtype, const VulkanBuffer& src, const
   p.count = u32(b * r * c);
   p.dims[0] = 1, p.dims[1] = u32(b), p.dims[2] = u32(r), p.dims[3] = u32(c);
   const std::int64_t tiles = ((r + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE) * ((c + TRANSPOSE_TILE - 1) / TRANSPOSE_TILE);
-  rec.dispatch_groups("copy", dtype, {{0, &src}, {1, &dst}}, p, static_cast<std::uint64_t>(b * tiles));
+  rec.dispatch_groups("layout", dtype, {{0, &src}, {1, &dst}}, p, static_cast<std::uint64_t>(b * tiles));
 }
 
 }  // namespace
@@ -77,7 +77,7 @@ void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const Vulk
   p.dst_base = plan.dst_base;
   for (int i = 0; i < 4; ++i)
     p.dims[i] = plan.dims[i], p.src_stride[i] = plan.src_stride[i], p.dst_stride[i] = plan.dst_stride[i];
-  rec.dispatch_items("copy", dtype, {{0, &src}, {1, &dst}}, p, p.count);
+  rec.dispatch_items("layout", dtype, {{0, &src}, {1, &dst}}, p, p.count);
 }
 
 void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::uint32_t count) {
@@ -86,7 +86,7 @@ void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::
   p.mode = CMODE_FILL_ZERO;
   p.count = count;
   for (int i = 0; i < 4; ++i) p.dims[i] = plan.dims[i], p.dst_stride[i] = plan.dst_stride[i];
-  rec.dispatch_items("copy", dtype, {{1, &dst}}, p, count);
+  rec.dispatch_items("layout", dtype, {{1, &dst}}, p, count);
 }
 
 void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {

@@ -1,4 +1,4 @@
-// matmul and linear (matmul.comp): every pass is one strided GEMM; the transposes of the
+// matmul and linear (linalg.comp): every pass is one strided GEMM; the transposes of the
 // backward passes are expressed through strides, never materialised.
 #include "core/error.hpp"
 #include "dispatch.hpp"
@@ -28,9 +28,9 @@ void gemm(Recorder& rec, DType dt, const MatPush& p, const VulkanBuffer& a, cons
           const VulkanBuffer* bias, const VulkanBuffer& out) {
   std::uint32_t gx = (p.n + kTile - 1) / kTile, gy = (p.m + kTile - 1) / kTile;
   if (bias)
-    rec.dispatch_3d("matmul", dt, {{0, &a}, {1, &b}, {2, bias}, {3, &out}}, p, gx, gy, p.batch);
+    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {2, bias}, {3, &out}}, p, gx, gy, p.batch);
   else
-    rec.dispatch_3d("matmul", dt, {{0, &a}, {1, &b}, {3, &out}}, p, gx, gy, p.batch);
+    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {3, &out}}, p, gx, gy, p.batch);
 }
 
 }  // namespace
@@ -81,7 +81,7 @@ void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
   }
   if (linear && grads.size() > 2 && grads[2]) {  // db[n] = sum over rows of G: a broadcast gradient
     Shape g{d.m, d.n}, b{d.n};
-    record_binary_grad(rec, dt, BOP_ADD, 1, g, b, dout, *in[2], dout, *grads[2]);
+    record_binary_grad(rec, dt, static_cast<std::uint32_t>(OpKind::add), 1, g, b, dout, *in[2], dout, *grads[2]);
   }
 }
 

@@ -18,35 +18,12 @@ struct RowPush {
 
 Spec spec_of(const RowPush& p) { return {p.op, p.backward}; }
 
+// The shader's op code: the op's catalog code (gp_op_codes.h).
 std::uint32_t row_code(OpKind k) {
-  switch (k) {
-    case OpKind::sum:
-      return ROP_SUM;
-    case OpKind::mean:
-      return ROP_MEAN;
-    case OpKind::max:
-      return ROP_MAX;
-    case OpKind::logsumexp:
-      return ROP_LOGSUMEXP;
-    case OpKind::variance:
-      return ROP_VARIANCE;
-    case OpKind::softmax:
-      return ROP_SOFTMAX;
-    case OpKind::log_softmax:
-      return ROP_LOG_SOFTMAX;
-    case OpKind::gumbel_softmax:
-      return ROP_GUMBEL_SOFTMAX;
-    case OpKind::layer_norm:
-      return ROP_LAYER_NORM;
-    case OpKind::cross_entropy:
-      return ROP_CROSS_ENTROPY_ROWS;
-    case OpKind::mse_loss:
-      return ROP_MSE;
-    case OpKind::bce_with_logits:
-      return ROP_BCE;
-    default:
-      throw Error("vulkan backend: " + std::string(op_name(k)) + " is not a row-wise op");
-  }
+  const OpFamily f = op_family(k);
+  if (f != OpFamily::reduction && f != OpFamily::rowwise && f != OpFamily::loss)
+    throw Error("vulkan backend: " + std::string(op_name(k)) + " is not a row-wise op");
+  return static_cast<std::uint32_t>(k);
 }
 
 // Scratch values are kept in the compute type: f64 for f64, f32 otherwise.

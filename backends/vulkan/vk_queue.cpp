@@ -41,9 +41,6 @@ void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
     case OpFamily::unary:
     case OpFamily::binary:
       return forward_elementwise(rec, call, in, out);
-    case OpFamily::chosen:
-      if (call.kind == OpKind::gumbel_softmax) return forward_rowwise(rec, call, in, out);
-      return forward_elementwise(rec, call, in, out);
     case OpFamily::reduction:
     case OpFamily::rowwise:
     case OpFamily::loss:
@@ -60,9 +57,6 @@ void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
   switch (op_family(call.kind)) {
     case OpFamily::unary:
     case OpFamily::binary:
-      return backward_elementwise(rec, call, in, dout, grads);
-    case OpFamily::chosen:
-      if (call.kind == OpKind::gumbel_softmax) return backward_rowwise(rec, call, in, out, dout, grads);
       return backward_elementwise(rec, call, in, dout, grads);
     case OpFamily::reduction:
     case OpFamily::rowwise:

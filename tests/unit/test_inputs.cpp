@@ -197,7 +197,7 @@ TEST(Inputs, EveryCaseRespectsItsDomainsAtThreeSeeds) {
   }
   EXPECT_EQ(bad.count(), 0);
   // The loop above proves nothing for a kind no case uses: all ten must be exercised.
-  // BUG (reported, cases/chosen.cpp): `g.dtypes = r.dtypes` reads r after std::move(r), so
+  // BUG (reported, then in cases/chosen.cpp): `g.dtypes = r.dtypes` reads r after std::move(r), so
   // ste_hardtanh_gate gets no dtypes and no case, and the gate kind is never exercised.
   EXPECT_EQ(kinds_seen.size(), 10u);
 }

@@ -296,16 +296,6 @@ TEST_F(OpenclTest, QueuesOnManyThreadsAgree) {
   EXPECT_TRUE(backend->take_canary_violations().empty());
 }
 
-// The generic elementwise kernels take an op's position in the kernels' own list.
-TEST(OpenclKernels, OpListsAreReadFromTheEmbeddedSources) {
-  EXPECT_EQ(opencl::kernel_op_index("GP_UNARY_OPS", "neg"), 0);
-  EXPECT_EQ(opencl::kernel_op_index("GP_UNARY_OPS", "ste_hardtanh_gate"), 23);
-  EXPECT_EQ(opencl::kernel_op_index("GP_BINARY_OPS", "add"), 0);
-  EXPECT_EQ(opencl::kernel_op_index("GP_BINARY_OPS", "minimum"), 6);
-  EXPECT_EQ(opencl::kernel_op_index("GP_BINARY_OPS", "neg"), -1);
-  EXPECT_EQ(opencl::kernel_op_index("GP_NO_SUCH_OPS", "add"), -1);
-}
-
 TEST(OpenclProvider, DiscoversDevicesAndNeverThrows) {
   auto p = make_opencl_provider();
   EXPECT_EQ(p.name, "opencl");

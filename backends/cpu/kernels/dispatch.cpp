@@ -1,57 +1,45 @@
-// Routes a call to its family's kernels. ste_round and ste_hardtanh_gate are elementwise with
-// chosen gradients and share the elementwise table; gumbel_softmax sits with the losses.
+// Routes a call to its family's kernels (one table, in the order of OpFamily).
+#include <array>
+
 #include "backends/cpu/kernels/kernel_args.hpp"
 
 namespace gp::cpu {
 
 namespace {
 
-bool is_straight_through(OpKind k) { return k == OpKind::ste_round || k == OpKind::ste_hardtanh_gate; }
+template <typename T>
+struct FamilyKernels {
+  void (*forward)(const ForwardArgs<T>&);
+  void (*backward)(const BackwardArgs<T>&);
+};
+
+template <typename T>
+constexpr std::array<FamilyKernels<T>, kFamilyCount> kFamilies = {{
+    {unary_forward<T>, unary_backward<T>},
+    {binary_forward<T>, binary_backward<T>},
+    {reduction_forward<T>, reduction_backward<T>},
+    {rowwise_forward<T>, rowwise_backward<T>},
+    {linalg_forward<T>, linalg_backward<T>},
+    {layout_forward<T>, layout_backward<T>},
+    {loss_forward<T>, loss_backward<T>},
+}};
+static_assert(static_cast<int>(OpFamily::loss) == kFamilyCount - 1, "kFamilies follows OpFamily");
+
+template <typename T>
+const FamilyKernels<T>& family_of(const OpCall& call) {
+  return kFamilies<T>.at(static_cast<std::size_t>(op_family(call.kind)));
+}
 
 }  // namespace
 
 template <typename T>
 void dispatch_forward(const ForwardArgs<T>& a) {
-  switch (op_family(a.call.kind)) {
-    case OpFamily::unary:
-      return elementwise_forward(a);
-    case OpFamily::binary:
-      return binary_forward(a);
-    case OpFamily::reduction:
-      return reduction_forward(a);
-    case OpFamily::rowwise:
-      return rowwise_forward(a);
-    case OpFamily::linalg:
-    case OpFamily::layout:
-      return linalg_layout_forward(a);
-    case OpFamily::loss:
-      return loss_chosen_forward(a);
-    case OpFamily::chosen:
-      return is_straight_through(a.call.kind) ? elementwise_forward(a) : loss_chosen_forward(a);
-  }
-  fail(a.call, "has no CPU kernel");
+  family_of<T>(a.call).forward(a);
 }
 
 template <typename T>
 void dispatch_backward(const BackwardArgs<T>& a) {
-  switch (op_family(a.call.kind)) {
-    case OpFamily::unary:
-      return elementwise_backward(a);
-    case OpFamily::binary:
-      return binary_backward(a);
-    case OpFamily::reduction:
-      return reduction_backward(a);
-    case OpFamily::rowwise:
-      return rowwise_backward(a);
-    case OpFamily::linalg:
-    case OpFamily::layout:
-      return linalg_layout_backward(a);
-    case OpFamily::loss:
-      return loss_chosen_backward(a);
-    case OpFamily::chosen:
-      return is_straight_through(a.call.kind) ? elementwise_backward(a) : loss_chosen_backward(a);
-  }
-  fail(a.call, "has no CPU kernel");
+  family_of<T>(a.call).backward(a);
 }
 
 GP_CPU_INSTANTIATE(dispatch_forward, dispatch_backward)

@@ -48,32 +48,20 @@ void clear_gradient(T* dx, std::int64_t n) {
               (call.case_id.empty() ? std::string("<unnamed>") : call.case_id) + "]");
 }
 
-// Elementwise ops with one input: the unary family and the straight-through ops of the
-// chosen family (ste_round, ste_hardtanh_gate).
-template <typename T>
-void elementwise_forward(const ForwardArgs<T>& a);
-template <typename T>
-void elementwise_backward(const BackwardArgs<T>& a);
-template <typename T>
-void binary_forward(const ForwardArgs<T>& a);
-template <typename T>
-void binary_backward(const BackwardArgs<T>& a);
-template <typename T>
-void reduction_forward(const ForwardArgs<T>& a);
-template <typename T>
-void reduction_backward(const BackwardArgs<T>& a);
-template <typename T>
-void rowwise_forward(const ForwardArgs<T>& a);  // softmax, log_softmax, layer_norm
-template <typename T>
-void rowwise_backward(const BackwardArgs<T>& a);
-template <typename T>
-void linalg_layout_forward(const ForwardArgs<T>& a);
-template <typename T>
-void linalg_layout_backward(const BackwardArgs<T>& a);
-template <typename T>
-void loss_chosen_forward(const ForwardArgs<T>& a);  // losses, gumbel_softmax
-template <typename T>
-void loss_chosen_backward(const BackwardArgs<T>& a);
+// One entry point pair per family (kernels/<family>.cpp).
+#define GP_CPU_FAMILY_DECL(family)                \
+  template <typename T>                           \
+  void family##_forward(const ForwardArgs<T>& a); \
+  template <typename T>                           \
+  void family##_backward(const BackwardArgs<T>& a);
+GP_CPU_FAMILY_DECL(unary)
+GP_CPU_FAMILY_DECL(binary)
+GP_CPU_FAMILY_DECL(reduction)
+GP_CPU_FAMILY_DECL(rowwise)
+GP_CPU_FAMILY_DECL(linalg)
+GP_CPU_FAMILY_DECL(layout)
+GP_CPU_FAMILY_DECL(loss)
+#undef GP_CPU_FAMILY_DECL
 
 // Routes a call to its family's entry point.
 template <typename T>

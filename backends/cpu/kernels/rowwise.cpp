@@ -1,5 +1,6 @@
 // Row-wise ops whose output has the input's shape: softmax and log_softmax over attrs.axis,
-// layer_norm over the last axis with weight and bias.
+// layer_norm over the last axis with weight and bias, gumbel_softmax over the last axis with its
+// noise as an input.
 #include <cmath>
 #include <vector>
 
@@ -79,11 +80,41 @@ void log_softmax_lane(const Lane<const T*>& x, const Lane<T*>& y) {
   for (std::int64_t j = 0; j < x.n; ++j) y[j] = (x[j] - l.max) - log_sum;
 }
 
+template <typename T>
+T gumbel_tau(const OpCall& call) {
+  if (!(call.attrs.tau > 0)) fail(call, "tau must be positive, got " + std::to_string(call.attrs.tau));
+  return static_cast<T>(call.attrs.tau);
+}
+
+// y = softmax((logits + noise) / tau) along the last axis.
+template <typename T>
+void gumbel_softmax_forward(const ForwardArgs<T>& a) {
+  const T tau = gumbel_tau<T>(a.call);
+  const AxisSplit s = split_at_axis(a.call.input_shapes[0], -1);
+  for_each_lane(s, [&](std::int64_t, std::int64_t first) {
+    Lane<const T*> l = lane_at(a.x[0], s, first), noise = lane_at(a.x[1], s, first);
+    softmax_lane<T>(
+        s.n, [&](std::int64_t j) { return (l[j] + noise[j]) / tau; }, lane_at(a.y, s, first));
+  });
+}
+
+// The logits' gradient only: the softmax VJP scaled by 1/tau.
+template <typename T>
+void gumbel_softmax_backward(const BackwardArgs<T>& a) {
+  if (!a.dx[0]) return;
+  const T tau = gumbel_tau<T>(a.call);
+  const AxisSplit s = split_at_axis(a.call.input_shapes[0], -1);
+  for_each_lane(s, [&](std::int64_t, std::int64_t first) {
+    softmax_vjp_lane(lane_at(a.y, s, first), lane_at(a.dy, s, first), lane_at(a.dx[0], s, first), T(1) / tau);
+  });
+}
+
 }  // namespace
 
 template <typename T>
 void rowwise_forward(const ForwardArgs<T>& a) {
   if (a.call.kind == OpKind::layer_norm) return layer_norm_forward(a);
+  if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(a);
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {
     Lane<const T*> x = lane_at(a.x[0], s, first);
@@ -105,6 +136,7 @@ void rowwise_forward(const ForwardArgs<T>& a) {
 template <typename T>
 void rowwise_backward(const BackwardArgs<T>& a) {
   if (a.call.kind == OpKind::layer_norm) return layer_norm_backward(a);
+  if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_backward(a);
   if (!a.dx[0]) return;
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {

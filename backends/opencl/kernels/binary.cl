@@ -2,7 +2,7 @@
 // (core/op.hpp broadcast_plan): `dims` are the output dims (x outermost, w innermost), `sa` and
 // `sb` the element strides of a and b (0 along broadcast dims). Each op is three one-line
 // functions: value, d/da and d/db times g; the kernels are written once and instantiated by
-// GP_BINARY_OPS (op_lists.h). The backward writes both partial gradients at output size in `real`; the host
+// GP_BINARY_OPS (gp_op_codes.h). The backward writes both partial gradients at output size in `real`; the host
 // then sums them over the broadcast dims with bcast_reduce (a work-group reduction) or converts
 // them with cast_real when an input was not broadcast. Each work item handles GP_EW_ITEMS
 // elements, loaded before the first store (as the unary kernels). GP_GENERIC_ELEMENTWISE: one
@@ -80,17 +80,15 @@ inline int2 bcast_offsets(int i, int4 d, int4 sa, int4 sb) {
   }
 
 #ifdef GP_GENERIC_ELEMENTWISE
-#define GP_BINARY_ID(NAME) GP_BOP_##NAME,
-enum gp_binary_op { GP_BINARY_OPS(GP_BINARY_ID) };
 /* NAME is pasted at once: one more macro level would expand PoCL's `#define pow _cl_pow` */
 #define GP_BINARY_F_CASE(NAME) \
-  case GP_BOP_##NAME:          \
+  case GP_OP_##NAME:           \
     return fb_##NAME(a, b);
 #define GP_BINARY_DA_CASE(NAME) \
-  case GP_BOP_##NAME:           \
+  case GP_OP_##NAME:           \
     return da_##NAME(a, b, g);
 #define GP_BINARY_DB_CASE(NAME) \
-  case GP_BOP_##NAME:           \
+  case GP_OP_##NAME:           \
     return db_##NAME(a, b, g);
 inline real fb_switch(int op, real a, real b) {
   switch (op) { GP_BINARY_OPS(GP_BINARY_F_CASE) }

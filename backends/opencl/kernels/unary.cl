@@ -1,11 +1,13 @@
-// Unary elementwise ops (and the unary ops with chosen gradients). Each op is two one-line
+// The unary family (the straight-through ops with their surrogate gradients among them). Each op is two one-line
 // functions: f_NAME(x, P, A) for the value and d_NAME(x, y, g, P, A) for the VJP, where y is the
-// stored forward value, g the incoming gradient, P the pow_scalar exponent and A the alpha of
-// leaky_relu / elu. The kernels are written once below and instantiated per op by
-// GP_UNARY_OPS (op_lists.h); the host names them unary_fwd_NAME / unary_bwd_NAME. With
-// GP_GENERIC_ELEMENTWISE (CPU devices: PoCL compiles every kernel at its first launch, about
-// 0.15 s each on a 2-core machine) there is instead one kernel per direction, unary_fwd_any /
-// unary_bwd_any, that switches on its `op` argument: the op's position in GP_UNARY_OPS.
+// stored forward value, g the incoming gradient, P and A the op's scalars as core's
+// unary_scalars() gives them (pow_scalar's exponent; leaky_relu's and elu's alpha, gelu's
+// approximation). The kernels are written once below and instantiated per op of the catalog's
+// unary family by GP_UNARY_OPS (gp_op_codes.h, generated from core/op_list.hpp); the host names
+// them unary_fwd_NAME / unary_bwd_NAME. With GP_GENERIC_ELEMENTWISE (CPU devices: PoCL compiles
+// every kernel at its first launch, about 0.15 s each on a 2-core machine) there is instead one
+// kernel per direction, unary_fwd_any / unary_bwd_any, that switches on its `op` argument, the
+// op's code GP_OP_NAME.
 
 #define GELU_K R(0.7978845608028654) /* sqrt(2/pi) */
 #define GELU_C R(0.044715)
@@ -60,21 +62,24 @@ inline real f_elu(real x, real P, real A) { return x > R(0) ? x : A * expm1(x); 
 inline real d_elu(real x, real y, real g, real P, real A) { return x > R(0) ? g : g * A * exp(x); }
 // Phi(x) = erfc(-x / sqrt 2) / 2: 1 + erf(x / sqrt 2) cancels for x << 0 (gelu(-5) would lose
 // every digit in f32).
-inline real f_gelu_erf(real x, real P, real A) { return R(0.5) * x * erfc(-x * R(0.7071067811865476)); }
-inline real d_gelu_erf(real x, real y, real g, real P, real A) {
+inline real gelu_erf(real x) { return R(0.5) * x * erfc(-x * R(0.7071067811865476)); }
+inline real dgelu_erf(real x) {
   real cdf = R(0.5) * erfc(-x * R(0.7071067811865476));
   real pdf = R(0.3989422804014327) * exp(R(-0.5) * x * x);
-  return g * (cdf + x * pdf);
+  return cdf + x * pdf;
 }
 // (1 + tanh u) / 2 = sigmoid(2u) and (1 - tanh^2 u) / 2 = 2 sigmoid(2u) sigmoid(-2u): the
 // literal forms cancel for u << 0.
-inline real f_gelu_tanh(real x, real P, real A) { return x * sigmoid_r(R(2) * GELU_K * (x + GELU_C * x * x * x)); }
-inline real d_gelu_tanh(real x, real y, real g, real P, real A) {
+inline real gelu_tanh(real x) { return x * sigmoid_r(R(2) * GELU_K * (x + GELU_C * x * x * x)); }
+inline real dgelu_tanh(real x) {
   real sm, s = sigmoid_pair(R(2) * GELU_K * (x + GELU_C * x * x * x), &sm);
   real du = GELU_K * (R(1) + R(3) * GELU_C * x * x);
-  return g * (s + R(2) * x * s * sm * du);
+  return s + R(2) * x * s * sm * du;
 }
-// Chosen gradients: the forward is a step, the backward a declared surrogate.
+// A: the approximation, 0 = erf, 1 = tanh.
+inline real f_gelu(real x, real P, real A) { return A == R(0) ? gelu_erf(x) : gelu_tanh(x); }
+inline real d_gelu(real x, real y, real g, real P, real A) { return g * (A == R(0) ? dgelu_erf(x) : dgelu_tanh(x)); }
+// Surrogate gradients (straight-through): the forward is a step, the backward the declared surrogate.
 inline real f_ste_round(real x, real P, real A) { return rint(x); } /* half to even */
 inline real d_ste_round(real x, real y, real g, real P, real A) { return g; }
 inline real f_ste_hardtanh_gate(real x, real P, real A) { return x > R(0) ? R(1) : R(0); }
@@ -112,13 +117,11 @@ inline real d_ste_hardtanh_gate(real x, real y, real g, real P, real A) { return
   }
 
 #ifdef GP_GENERIC_ELEMENTWISE
-#define GP_UNARY_ID(NAME) GP_UOP_##NAME,
-enum gp_unary_op { GP_UNARY_OPS(GP_UNARY_ID) };
 #define GP_UNARY_F_CASE(NAME) \
-  case GP_UOP_##NAME:         \
+  case GP_OP_##NAME:          \
     return f_##NAME(x, P, A);
 #define GP_UNARY_D_CASE(NAME) \
-  case GP_UOP_##NAME:         \
+  case GP_OP_##NAME:          \
     return d_##NAME(x, y, g, P, A);
 inline real f_switch(int op, real x, real P, real A) {
   switch (op) { GP_UNARY_OPS(GP_UNARY_F_CASE) }

@@ -41,13 +41,13 @@ layout(push_constant) uniform Push {
 
 C f(uint op, C a, C b) {
   switch (op) {
-    case BOP_ADD: return a + b;
-    case BOP_SUB: return a - b;
-    case BOP_MUL: return a * b;
-    case BOP_DIV: return a / b;
-    case BOP_POW: return m_pow(a, b);
-    case BOP_MAXIMUM: return a > b ? a : b;
-    case BOP_MINIMUM: return a < b ? a : b;
+    case GP_OP_add: return a + b;
+    case GP_OP_sub: return a - b;
+    case GP_OP_mul: return a * b;
+    case GP_OP_div: return a / b;
+    case GP_OP_pow: return m_pow(a, b);
+    case GP_OP_maximum: return a > b ? a : b;
+    case GP_OP_minimum: return a < b ? a : b;
   }
   return K(0.0);
 }
@@ -55,23 +55,23 @@ C f(uint op, C a, C b) {
 C partial_derivative(uint op, uint which, C a, C b) {
   bool da = which == 0u;
   switch (op) {
-    case BOP_ADD: return K(1.0);
-    case BOP_SUB: return da ? K(1.0) : K(-1.0);
-    case BOP_MUL: return da ? b : a;
-    case BOP_DIV: return da ? K(1.0) / b : -a / (b * b);
-    case BOP_POW: return da ? b * m_pow(a, b - K(1.0)) : m_pow(a, b) * m_log(a);
-    case BOP_MAXIMUM: return (da ? a > b : b > a) ? K(1.0) : K(0.0);
-    case BOP_MINIMUM: return (da ? a < b : b < a) ? K(1.0) : K(0.0);
+    case GP_OP_add: return K(1.0);
+    case GP_OP_sub: return da ? K(1.0) : K(-1.0);
+    case GP_OP_mul: return da ? b : a;
+    case GP_OP_div: return da ? K(1.0) / b : -a / (b * b);
+    case GP_OP_pow: return da ? b * m_pow(a, b - K(1.0)) : m_pow(a, b) * m_log(a);
+    case GP_OP_maximum: return (da ? a > b : b > a) ? K(1.0) : K(0.0);
+    case GP_OP_minimum: return (da ? a < b : b < a) ? K(1.0) : K(0.0);
   }
   return K(0.0);
 }
 
 // Whether the derivative with respect to input `which` reads a, b (uniform: no divergence).
 bool derivative_reads_a(uint op, uint which) {
-  return op == BOP_POW || op == BOP_MAXIMUM || op == BOP_MINIMUM || (which == 1u && (op == BOP_MUL || op == BOP_DIV));
+  return op == GP_OP_pow || op == GP_OP_maximum || op == GP_OP_minimum || (which == 1u && (op == GP_OP_mul || op == GP_OP_div));
 }
 bool derivative_reads_b(uint op, uint which) {
-  return op == BOP_POW || op == BOP_MAXIMUM || op == BOP_MINIMUM || op == BOP_DIV || (which == 0u && op == BOP_MUL);
+  return op == GP_OP_pow || op == GP_OP_maximum || op == GP_OP_minimum || op == GP_OP_div || (which == 0u && op == GP_OP_mul);
 }
 bool fused() { return MODE == BMODE_GRAD_COLUMNS && pc.fused != 0u; }
 bool loads_a() { return derivative_reads_a(OP, pc.which) || (fused() && derivative_reads_a(OP, 1u - pc.which)); }

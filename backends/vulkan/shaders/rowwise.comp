@@ -59,38 +59,38 @@ C G(uint j) { return TO_C(g_[at(j)]); }
 C tau() { return ATTR(pc.tau_bits, pc.tau_f); }
 
 // The row's value before normalisation: gumbel_softmax adds the noise and divides by tau.
-C V(uint j) { return OP == ROP_GUMBEL_SOFTMAX ? (X(j) + TO_C(w_[at(j)])) / tau() : X(j); }
+C V(uint j) { return OP == GP_OP_gumbel_softmax ? (X(j) + TO_C(w_[at(j)])) / tau() : X(j); }
 
 bool needs_max() {
   switch (OP) {
-    case ROP_MAX: return !BWD;
-    case ROP_LOGSUMEXP:
-    case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX:
-    case ROP_LOG_SOFTMAX:
-    case ROP_CROSS_ENTROPY_ROWS: return true;
+    case GP_OP_max: return !BWD;
+    case GP_OP_logsumexp:
+    case GP_OP_softmax:
+    case GP_OP_gumbel_softmax:
+    case GP_OP_log_softmax:
+    case GP_OP_cross_entropy: return true;
   }
   return false;
 }
 
 bool needs_stage1() {
   switch (OP) {
-    case ROP_SUM:
-    case ROP_MEAN:
-    case ROP_MSE:
-    case ROP_BCE: return !BWD;
-    case ROP_MAX: return false;
+    case GP_OP_sum:
+    case GP_OP_mean:
+    case GP_OP_mse_loss:
+    case GP_OP_bce_with_logits: return !BWD;
+    case GP_OP_max: return false;
   }
   return true;
 }
 
 bool needs_stage2() {
   switch (OP) {
-    case ROP_VARIANCE: return !BWD;
-    case ROP_LAYER_NORM: return true;
-    case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX:
-    case ROP_LOG_SOFTMAX: return BWD;
+    case GP_OP_variance: return !BWD;
+    case GP_OP_layer_norm: return true;
+    case GP_OP_softmax:
+    case GP_OP_gumbel_softmax:
+    case GP_OP_log_softmax: return BWD;
   }
   return false;
 }
@@ -111,21 +111,21 @@ C bce_term(C x, C t) { return max(x, K(0.0)) - x * t + m_log1p(m_exp(-abs(x))); 
 // Stage 1: terms summed over the row (two at a time).
 C2 stage1(uint j, C m) {
   switch (OP) {
-    case ROP_SUM:
-    case ROP_MEAN:
-    case ROP_VARIANCE: return C2(X(j), K(0.0));
-    case ROP_LOGSUMEXP:
-    case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX:
-    case ROP_CROSS_ENTROPY_ROWS:
-    case ROP_LOG_SOFTMAX: return exp_terms(j, m);
-    case ROP_LAYER_NORM: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
+    case GP_OP_sum:
+    case GP_OP_mean:
+    case GP_OP_variance: return C2(X(j), K(0.0));
+    case GP_OP_logsumexp:
+    case GP_OP_softmax:
+    case GP_OP_gumbel_softmax:
+    case GP_OP_cross_entropy:
+    case GP_OP_log_softmax: return exp_terms(j, m);
+    case GP_OP_layer_norm: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
     case ROP_CROSS_ENTROPY_MEAN: return C2(scratch_[j], K(0.0));
-    case ROP_MSE: {
+    case GP_OP_mse_loss: {
       C d = TO_C(x_[j]) - TO_C(w_[j]);
       return C2(d * d, K(0.0));
     }
-    case ROP_BCE: return C2(bce_term(TO_C(x_[j]), TO_C(w_[j])), K(0.0));
+    case GP_OP_bce_with_logits: return C2(bce_term(TO_C(x_[j]), TO_C(w_[j])), K(0.0));
   }
   return C2(K(0.0));
 }
@@ -134,17 +134,17 @@ C2 stage1(uint j, C m) {
 C2 stage2(uint j, C m, C2 s1) {
   C mean = s1.x / C(pc.n);
   switch (OP) {
-    case ROP_VARIANCE: {
+    case GP_OP_variance: {
       C d = X(j) - mean;
       return C2(d * d, K(0.0));
     }
-    case ROP_LAYER_NORM: {
+    case GP_OP_layer_norm: {
       C d = X(j) - mean;
       return C2(d * d, BWD ? G(j) * TO_C(w_[j]) * d : K(0.0));
     }
-    case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX: return C2(G(j) * m_exp(V(j) - m) / exp_sum(s1), K(0.0));
-    case ROP_LOG_SOFTMAX: return C2(G(j), K(0.0));
+    case GP_OP_softmax:
+    case GP_OP_gumbel_softmax: return C2(G(j) * m_exp(V(j) - m) / exp_sum(s1), K(0.0));
+    case GP_OP_log_softmax: return C2(G(j), K(0.0));
   }
   return C2(K(0.0));
 }
@@ -153,48 +153,48 @@ void forward_writes(C m, C2 s1, C2 s2) {
   C n = C(pc.n);
   C mean = s1.x / n;
   switch (OP) {
-    case ROP_SUM:
-    case ROP_MEAN:
-      if (lid == 0u) y_[row] = FROM_C(OP == ROP_MEAN ? mean : s1.x);
+    case GP_OP_sum:
+    case GP_OP_mean:
+      if (lid == 0u) y_[row] = FROM_C(OP == GP_OP_mean ? mean : s1.x);
       return;
-    case ROP_MAX:
+    case GP_OP_max:
       if (lid == 0u) y_[row] = FROM_C(m);
       return;
-    case ROP_LOGSUMEXP:
+    case GP_OP_logsumexp:
       if (lid == 0u) y_[row] = FROM_C(m + m_log1p(exp_rest(s1)));
       return;
-    case ROP_VARIANCE:
+    case GP_OP_variance:
       if (lid == 0u) y_[row] = FROM_C(s2.x / (n - C(pc.correction)));
       return;
-    case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX:
-    case ROP_LOG_SOFTMAX: {
+    case GP_OP_softmax:
+    case GP_OP_gumbel_softmax:
+    case GP_OP_log_softmax: {
       C log_s = m_log1p(exp_rest(s1)), s = exp_sum(s1);
       for (uint j = lid; j < pc.n; j += WG) {
         // `precise`: NVIDIA's compiler otherwise forms v - (m + log_s), whose rounding of m + log_s
         // (u |m|) is 7e-15 at f64 logits of 80, where the result may be 2e-7
         precise C shifted = (V(j) - m) - log_s;
-        y_[at(j)] = FROM_C(OP == ROP_LOG_SOFTMAX ? shifted : m_exp(V(j) - m) / s);
+        y_[at(j)] = FROM_C(OP == GP_OP_log_softmax ? shifted : m_exp(V(j) - m) / s);
       }
       return;
     }
-    case ROP_LAYER_NORM: {
+    case GP_OP_layer_norm: {
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
       for (uint j = lid; j < pc.n; j += WG)
         y_[at(j)] = FROM_C((X(j) - mean) * rstd * TO_C(w_[j]) + TO_C(bias_[j]));
       return;
     }
-    case ROP_CROSS_ENTROPY_ROWS:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
+    case GP_OP_cross_entropy:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
       if (lid == 0u) {
         precise C loss = (m - X(uint(target_[row]))) + m_log1p(exp_rest(s1));  // as log_softmax's
         scratch_[row] = loss;
       }
       return;
     case ROP_CROSS_ENTROPY_MEAN:
-    case ROP_BCE:
+    case GP_OP_bce_with_logits:
       if (lid == 0u) y_[0] = FROM_C(mean);
       return;
-    case ROP_MSE:
+    case GP_OP_mse_loss:
       if (lid == 0u) y_[0] = FROM_C(pc.mean_reduction != 0u ? mean : s1.x);
       return;
   }
@@ -204,38 +204,38 @@ void backward_writes(C m, C2 s1, C2 s2) {
   C n = C(pc.n);
   C mean = s1.x / n;
   switch (OP) {
-    case ROP_SUM:
-    case ROP_MEAN: {
-      C gv = TO_C(g_[row]) / (OP == ROP_MEAN ? n : K(1.0));
+    case GP_OP_sum:
+    case GP_OP_mean: {
+      C gv = TO_C(g_[row]) / (OP == GP_OP_mean ? n : K(1.0));
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv);
       return;
     }
-    case ROP_MAX: {  // the maximum is unique by construction: the gradient goes to it
+    case GP_OP_max: {  // the maximum is unique by construction: the gradient goes to it
       C ymax = TO_C(y_[row]), gv = TO_C(g_[row]);
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(X(j) == ymax ? gv : K(0.0));
       return;
     }
-    case ROP_LOGSUMEXP: {
+    case GP_OP_logsumexp: {
       C gv = TO_C(g_[row]);
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv * m_exp(X(j) - m) / exp_sum(s1));
       return;
     }
-    case ROP_VARIANCE: {
+    case GP_OP_variance: {
       C k = K(2.0) * TO_C(g_[row]) / (n - C(pc.correction));
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(k * (X(j) - mean));
       return;
     }
-    case ROP_SOFTMAX:
-    case ROP_GUMBEL_SOFTMAX: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
-      C scale = OP == ROP_GUMBEL_SOFTMAX ? K(1.0) / tau() : K(1.0);
+    case GP_OP_softmax:
+    case GP_OP_gumbel_softmax: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
+      C scale = OP == GP_OP_gumbel_softmax ? K(1.0) / tau() : K(1.0);
       for (uint j = lid; j < pc.n; j += WG)
         dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / exp_sum(s1) * (G(j) - s2.x));
       return;
     }
-    case ROP_LOG_SOFTMAX:  // dx = g - softmax * sum g
+    case GP_OP_log_softmax:  // dx = g - softmax * sum g
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / exp_sum(s1) * s2.x);
       return;
-    case ROP_LAYER_NORM: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w
+    case GP_OP_layer_norm: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
       C mean_d = s1.y / n, mean_dx = rstd * s2.y / n;
       for (uint j = lid; j < pc.n; j += WG) {
@@ -248,7 +248,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
       }
       return;
     }
-    case ROP_CROSS_ENTROPY_ROWS: {  // dlogits = g / B * (softmax - onehot(target))
+    case GP_OP_cross_entropy: {  // dlogits = g / B * (softmax - onehot(target))
       C k = TO_C(g_[0]) / C(pc.outer), s = exp_sum(s1);
       uint t = uint(target_[row]);
       for (uint j = lid; j < pc.n; j += WG) {
@@ -259,7 +259,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
       }
       return;
     }
-    case ROP_MSE: {
+    case GP_OP_mse_loss: {
       C k = K(2.0) * TO_C(g_[0]) / (pc.mean_reduction != 0u ? n : K(1.0));
       for (uint j = lid; j < pc.n; j += WG) {
         C d = k * (TO_C(x_[j]) - TO_C(w_[j]));
@@ -268,7 +268,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
       }
       return;
     }
-    case ROP_BCE: {
+    case GP_OP_bce_with_logits: {
       C k = TO_C(g_[0]) / n;
       for (uint j = lid; j < pc.n; j += WG) {
         C x = TO_C(x_[j]);

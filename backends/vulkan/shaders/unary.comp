@@ -1,7 +1,8 @@
 #version 450
-// Elementwise unary ops and the straight-through ops: forward y = f(x), backward dx = g * f'(x).
-// The op is a push-constant code (uniform across the dispatch, so the switch costs one uniform
-// branch) which keeps one pipeline per dtype instead of one per op: lavapipe compiles every
+// The unary family (the straight-through ops with their surrogate gradients among them): forward
+// y = f(x), backward dx = g * f'(x). The op is a push-constant code (GP_OP_*, generated from the
+// catalog into gp_op_codes.h) ; uniform across the dispatch, so the switch costs one uniform
+// branch, which keeps one pipeline per dtype instead of one per op: lavapipe compiles every
 // pipeline at first use. Derivatives are recomputed from x in C precision rather than read from
 // y, so a 16-bit stored y does not limit the gradient's accuracy.
 #define LOCAL_X 256
@@ -31,23 +32,23 @@ layout(push_constant) uniform Push {
 // (one inlined copy per call site is what lavapipe's JIT has to compile).
 C eval(uint op, C x, bool bwd, C p, C alpha) {
   switch (op) {
-    case UOP_NEG: return bwd ? K(-1.0) : -x;
-    case UOP_SQUARE: return bwd ? K(2.0) * x : x * x;
-    case UOP_RECIPROCAL: return bwd ? K(-1.0) / (x * x) : K(1.0) / x;
-    case UOP_ABS: return bwd ? (x > K(0.0) ? K(1.0) : x < K(0.0) ? K(-1.0) : K(0.0)) : abs(x);
-    case UOP_EXP: return m_exp(x);
-    case UOP_EXPM1: return bwd ? m_exp(x) : m_expm1(x);
-    case UOP_LOG: return bwd ? K(1.0) / x : m_log(x);
-    case UOP_LOG1P: return bwd ? K(1.0) / (K(1.0) + x) : m_log1p(x);
-    case UOP_SQRT: return bwd ? K(0.5) / sqrt(x) : sqrt(x);
-    case UOP_RSQRT: return bwd ? K(-0.5) / (x * sqrt(x)) : K(1.0) / sqrt(x);
-    case UOP_POW_SCALAR: return bwd ? p * m_pow(x, p - K(1.0)) : m_pow(x, p);
-    case UOP_SIN:
-    case UOP_COS: {  // sin(x + pi/2) = cos x: shift the quadrant instead of a second reduction
-      int q = (op == UOP_COS ? 1 : 0) + (bwd ? 1 : 0);
+    case GP_OP_neg: return bwd ? K(-1.0) : -x;
+    case GP_OP_square: return bwd ? K(2.0) * x : x * x;
+    case GP_OP_reciprocal: return bwd ? K(-1.0) / (x * x) : K(1.0) / x;
+    case GP_OP_abs: return bwd ? (x > K(0.0) ? K(1.0) : x < K(0.0) ? K(-1.0) : K(0.0)) : abs(x);
+    case GP_OP_exp: return m_exp(x);
+    case GP_OP_expm1: return bwd ? m_exp(x) : m_expm1(x);
+    case GP_OP_log: return bwd ? K(1.0) / x : m_log(x);
+    case GP_OP_log1p: return bwd ? K(1.0) / (K(1.0) + x) : m_log1p(x);
+    case GP_OP_sqrt: return bwd ? K(0.5) / sqrt(x) : sqrt(x);
+    case GP_OP_rsqrt: return bwd ? K(-0.5) / (x * sqrt(x)) : K(1.0) / sqrt(x);
+    case GP_OP_pow_scalar: return bwd ? p * m_pow(x, p - K(1.0)) : m_pow(x, p);
+    case GP_OP_sin:
+    case GP_OP_cos: {  // sin(x + pi/2) = cos x: shift the quadrant instead of a second reduction
+      int q = (op == GP_OP_cos ? 1 : 0) + (bwd ? 1 : 0);
       return m_sin_quadrant(x, q);
     }
-    case UOP_TANH: {  // tanh from expm1(-2|x|); 1 - tanh^2 = 4a / (1 + a)^2 with a = e^(-2|x|)
+    case GP_OP_tanh: {  // tanh from expm1(-2|x|); 1 - tanh^2 = 4a / (1 + a)^2 with a = e^(-2|x|)
       if (bwd) {  // a from exp, not expm1 + 1, which would cancel where a is small
         C a = m_exp(K(-2.0) * abs(x));
         return K(4.0) * a / ((K(1.0) + a) * (K(1.0) + a));
@@ -56,28 +57,29 @@ C eval(uint op, C x, bool bwd, C p, C alpha) {
       C t = -em / (K(2.0) + em);
       return x < K(0.0) ? -t : t;
     }
-    case UOP_SIGMOID:
-    case UOP_SOFTPLUS:
-    case UOP_SILU: {
+    case GP_OP_sigmoid:
+    case GP_OP_softplus:
+    case GP_OP_silu: {
       C s, sm;
       m_sigmoid_pair(x, s, sm);  // sigmoid(x), sigmoid(-x) from one exp
-      if (op == UOP_SIGMOID) return bwd ? s * sm : s;
-      if (op == UOP_SILU) return bwd ? s * (K(1.0) + x * sm) : x * s;
+      if (op == GP_OP_sigmoid) return bwd ? s * sm : s;
+      if (op == GP_OP_silu) return bwd ? s * (K(1.0) + x * sm) : x * s;
       // softplus = max(x, 0) + log1p(e^-|x|), e^-|x| = min(s, sm) / max(s, sm)
       return bwd ? s : max(x, K(0.0)) + m_log1p(min(s, sm) / max(s, sm));
     }
-    case UOP_RELU: return x > K(0.0) ? (bwd ? K(1.0) : x) : K(0.0);
-    case UOP_LEAKY_RELU: return x > K(0.0) ? (bwd ? K(1.0) : x) : (bwd ? alpha : alpha * x);
-    case UOP_ELU: {
+    case GP_OP_relu: return x > K(0.0) ? (bwd ? K(1.0) : x) : K(0.0);
+    case GP_OP_leaky_relu: return x > K(0.0) ? (bwd ? K(1.0) : x) : (bwd ? alpha : alpha * x);
+    case GP_OP_elu: {
       if (x > K(0.0)) return bwd ? K(1.0) : x;
       return bwd ? alpha * m_exp(x) : alpha * m_expm1(x);
     }
-    case UOP_GELU_ERF: {
-      C phi, density;
-      m_phi_density(x, phi, density);
-      return bwd ? phi + x * density : x * phi;
-    }
-    case UOP_GELU_TANH: {  // 0.5 x (1 + tanh u) = x sigmoid(2u): no cancellation for x << 0
+    case GP_OP_gelu: {  // alpha: the approximation (core's unary_scalars), 0 = erf, 1 = tanh
+      if (alpha == K(0.0)) {
+        C phi, density;
+        m_phi_density(x, phi, density);
+        return bwd ? phi + x * density : x * phi;
+      }
+      // 0.5 x (1 + tanh u) = x sigmoid(2u): no cancellation for x << 0
       C u = SQRT_2_OVER_PI * (x + GELU_A * x * x * x);
       C s, sm;
       m_sigmoid_pair(K(2.0) * u, s, sm);
@@ -85,8 +87,8 @@ C eval(uint op, C x, bool bwd, C p, C alpha) {
       C du = SQRT_2_OVER_PI * (K(1.0) + K(3.0) * GELU_A * x * x);
       return s + x * s * sm * K(2.0) * du;
     }
-    case UOP_STE_ROUND: return bwd ? K(1.0) : roundEven(x);  // straight-through: identity
-    case UOP_STE_HARDTANH_GATE:
+    case GP_OP_ste_round: return bwd ? K(1.0) : roundEven(x);  // straight-through: identity
+    case GP_OP_ste_hardtanh_gate:
       return bwd ? (abs(x) < K(1.0) ? K(1.0) : K(0.0)) : (x > K(0.0) ? K(1.0) : K(0.0));
   }
   return K(0.0);

@@ -3,7 +3,7 @@
 
 namespace gp {
 
-void declare_losses_cases(CaseList& list) {
+void declare_loss_cases(CaseList& list) {
   for (const Shape& s : {Shape{7}, Shape{16, 33}, Shape{64, 128}}) {
     for (LossReduction r : {LossReduction::mean, LossReduction::sum}) {
       CaseDecl c;

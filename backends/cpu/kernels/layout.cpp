@@ -1,68 +1,12 @@
-// Linear algebra (matmul, linear) through Eigen maps over the row-major buffers, and the
-// layout ops (transpose, reshape, concat, slice), which only move elements.
-#include <Eigen/Core>
+// The layout ops (transpose, reshape, concat, slice), which only move elements.
 #include <algorithm>
 
+#include "backends/cpu/kernels/eigen_maps.hpp"
 #include "backends/cpu/kernels/kernel_args.hpp"
 
 namespace gp::cpu {
 
 namespace {
-
-template <typename T>
-using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <typename T>
-using ConstMat = Eigen::Map<const RowMajor<T>>;
-template <typename T>
-using Mat = Eigen::Map<RowMajor<T>>;
-template <typename T>
-using ConstRow = Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>;
-template <typename T>
-using Row = Eigen::Map<Eigen::Matrix<T, 1, Eigen::Dynamic>>;
-
-// y[b] = a[b] * w[b] for every batch b (2-D matmul is batch 1).
-template <typename T>
-void matmul_forward(const ForwardArgs<T>& a) {
-  MatmulDims d = matmul_dims(a.call);
-  for (std::int64_t b = 0; b < d.batch; ++b) {
-    ConstMat<T> lhs(a.x[0] + b * d.m * d.k, d.m, d.k);
-    ConstMat<T> rhs(a.x[1] + b * d.k * d.n, d.k, d.n);
-    Mat<T>(a.y + b * d.m * d.n, d.m, d.n).noalias() = lhs * rhs;
-  }
-}
-
-// d lhs = G rhs^T, d rhs = lhs^T G.
-template <typename T>
-void matmul_backward(const BackwardArgs<T>& a) {
-  MatmulDims d = matmul_dims(a.call);
-  for (std::int64_t b = 0; b < d.batch; ++b) {
-    ConstMat<T> lhs(a.x[0] + b * d.m * d.k, d.m, d.k);
-    ConstMat<T> rhs(a.x[1] + b * d.k * d.n, d.k, d.n);
-    ConstMat<T> g(a.dy + b * d.m * d.n, d.m, d.n);
-    if (a.dx[0]) Mat<T>(a.dx[0] + b * d.m * d.k, d.m, d.k).noalias() = g * rhs.transpose();
-    if (a.dx[1]) Mat<T>(a.dx[1] + b * d.k * d.n, d.k, d.n).noalias() = lhs.transpose() * g;
-  }
-}
-
-// y = x W^T + bias, x [m, k], W [n, k], bias [n].
-template <typename T>
-void linear_forward(const ForwardArgs<T>& a) {
-  MatmulDims d = matmul_dims(a.call);
-  ConstMat<T> x(a.x[0], d.m, d.k), w(a.x[1], d.n, d.k);
-  Mat<T> y(a.y, d.m, d.n);
-  y.noalias() = x * w.transpose();
-  y.rowwise() += ConstRow<T>(a.x[2], d.n);
-}
-
-// dx = G W, dW = G^T x, dbias = column sums of G.
-template <typename T>
-void linear_backward(const BackwardArgs<T>& a) {
-  MatmulDims d = matmul_dims(a.call);
-  ConstMat<T> x(a.x[0], d.m, d.k), w(a.x[1], d.n, d.k), g(a.dy, d.m, d.n);
-  if (a.dx[0]) Mat<T>(a.dx[0], d.m, d.k).noalias() = g * w;
-  if (a.dx[1]) Mat<T>(a.dx[1], d.n, d.k).noalias() = g.transpose() * x;
-  if (a.dx[2]) Row<T>(a.dx[2], d.n) = g.colwise().sum();
-}
 
 // Swaps the last two axes of src [batch, rows, cols] into dst [batch, cols, rows].
 template <typename T>
@@ -106,13 +50,9 @@ void for_each_sliced(const OpCall& call, Visit&& visit) {
 }  // namespace
 
 template <typename T>
-void linalg_layout_forward(const ForwardArgs<T>& a) {
+void layout_forward(const ForwardArgs<T>& a) {
   const OpCall& call = a.call;
   switch (call.kind) {
-    case OpKind::matmul:
-      return matmul_forward(a);
-    case OpKind::linear:
-      return linear_forward(a);
     case OpKind::transpose:
       return transpose_batches(a.x[0], a.y, call.input_shapes[0]);
     case OpKind::reshape:
@@ -127,21 +67,13 @@ void linalg_layout_forward(const ForwardArgs<T>& a) {
       for_each_sliced(call, [&](std::int64_t src, std::int64_t dst) { a.y[dst] = a.x[0][src]; });
       return;
     default:
-      fail(call, "is not a linear-algebra or layout op");
+      fail(call, "is not a layout op");
   }
 }
 
 template <typename T>
-void linalg_layout_backward(const BackwardArgs<T>& a) {
+void layout_backward(const BackwardArgs<T>& a) {
   const OpCall& call = a.call;
-  switch (call.kind) {
-    case OpKind::matmul:
-      return matmul_backward(a);
-    case OpKind::linear:
-      return linear_backward(a);
-    default:
-      break;
-  }
   T* dx = a.dx[0];
   switch (call.kind) {
     case OpKind::transpose:
@@ -160,10 +92,10 @@ void linalg_layout_backward(const BackwardArgs<T>& a) {
       if (dx) for_each_sliced(call, [&](std::int64_t src, std::int64_t dst) { dx[src] = a.dy[dst]; });
       return;
     default:
-      fail(call, "is not a linear-algebra or layout op");
+      fail(call, "is not a layout op");
   }
 }
 
-GP_CPU_INSTANTIATE(linalg_layout_forward, linalg_layout_backward)
+GP_CPU_INSTANTIATE(layout_forward, layout_backward)
 
 }  // namespace gp::cpu

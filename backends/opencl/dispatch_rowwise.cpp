@@ -6,7 +6,7 @@ namespace gp::opencl {
 
 namespace {
 
-// reduce_fwd_NAME / reduce_bwd_NAME of reduce.cl.
+// reduce_fwd_NAME / reduce_bwd_NAME of reduction.cl.
 std::string reduce_kernel(const char* direction, OpKind k) { return std::string(direction) + std::string(op_name(k)); }
 
 struct SoftmaxArgs {

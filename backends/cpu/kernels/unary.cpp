@@ -1,7 +1,6 @@
-// Elementwise one-input ops: the unary family plus the straight-through ops of the chosen
-// family. Every op is one line of GP_CPU_ELEMENTWISE_LIST (forward f(x), backward given x, the
-// forward result y and the incoming gradient g); the functor structs, the table and the two
-// loops are generated from it.
+// The unary family (the straight-through ops with their surrogate gradients among them). Every op is one line of
+// GP_CPU_ELEMENTWISE_LIST (forward f(x), backward given x, the forward result y and the incoming gradient g); the
+// functor structs, the table and the two loops are generated from it.
 #include <cmath>
 
 #include "backends/cpu/kernels/kernel_args.hpp"
@@ -141,16 +140,16 @@ UnaryParams<T> params_of(const OpCall& call) {
 }  // namespace
 
 template <typename T>
-void elementwise_forward(const ForwardArgs<T>& a) {
+void unary_forward(const ForwardArgs<T>& a) {
   kernel_for<T>(a.call).forward(a.x[0], a.y, a.call.output_shape.numel(), params_of<T>(a.call));
 }
 
 template <typename T>
-void elementwise_backward(const BackwardArgs<T>& a) {
+void unary_backward(const BackwardArgs<T>& a) {
   if (!a.dx[0]) return;
   kernel_for<T>(a.call).backward(a.x[0], a.y, a.dy, a.dx[0], a.call.output_shape.numel(), params_of<T>(a.call));
 }
 
-GP_CPU_INSTANTIATE(elementwise_forward, elementwise_backward)
+GP_CPU_INSTANTIATE(unary_forward, unary_backward)
 
 }  // namespace gp::cpu

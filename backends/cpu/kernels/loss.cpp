@@ -1,6 +1,4 @@
-// Losses (scalar output: mse_loss, cross_entropy, bce_with_logits) and gumbel_softmax, the
-// chosen-gradient op that is row-wise rather than elementwise (ste_round and
-// ste_hardtanh_gate live in the elementwise table).
+// Losses (scalar output): mse_loss, cross_entropy, bce_with_logits.
 #include <cmath>
 
 #include "backends/cpu/kernels/kernel_args.hpp"
@@ -31,19 +29,10 @@ T row_cross_entropy(const T* row, std::int64_t classes, std::int32_t target) {
   return (l.max - row[target]) + l.log_sum();
 }
 
-template <typename T>
-T gumbel_tau(const OpCall& call) {
-  if (!(call.attrs.tau > 0)) fail(call, "tau must be positive, got " + std::to_string(call.attrs.tau));
-  return static_cast<T>(call.attrs.tau);
-}
-
-// gumbel_softmax works on the last axis.
-inline AxisSplit last_axis(const OpCall& call) { return split_at_axis(call.input_shapes[0], -1); }
-
 }  // namespace
 
 template <typename T>
-void loss_chosen_forward(const ForwardArgs<T>& a) {
+void loss_forward(const ForwardArgs<T>& a) {
   const OpCall& call = a.call;
   const Shape& shape = call.input_shapes[0];
   const std::int64_t n = shape.numel();
@@ -71,23 +60,13 @@ void loss_chosen_forward(const ForwardArgs<T>& a) {
       a.y[0] = sum / static_cast<T>(n);
       return;
     }
-    case OpKind::gumbel_softmax: {
-      T tau = gumbel_tau<T>(call);
-      AxisSplit s = last_axis(call);
-      for_each_lane(s, [&](std::int64_t, std::int64_t first) {
-        Lane<const T*> l = lane_at(a.x[0], s, first), noise = lane_at(a.x[1], s, first);
-        softmax_lane<T>(
-            s.n, [&](std::int64_t j) { return (l[j] + noise[j]) / tau; }, lane_at(a.y, s, first));
-      });
-      return;
-    }
     default:
-      fail(call, "is not a loss or gumbel_softmax");
+      fail(call, "is not a loss");
   }
 }
 
 template <typename T>
-void loss_chosen_backward(const BackwardArgs<T>& a) {
+void loss_backward(const BackwardArgs<T>& a) {
   const OpCall& call = a.call;
   const Shape& shape = call.input_shapes[0];
   const std::int64_t n = shape.numel();
@@ -129,20 +108,11 @@ void loss_chosen_backward(const BackwardArgs<T>& a) {
       }
       return;
     }
-    case OpKind::gumbel_softmax: {  // logits only: softmax VJP scaled by 1/tau
-      if (!d0) return;
-      T tau = gumbel_tau<T>(call);
-      AxisSplit s = last_axis(call);
-      for_each_lane(s, [&](std::int64_t, std::int64_t first) {
-        softmax_vjp_lane(lane_at(a.y, s, first), lane_at(a.dy, s, first), lane_at(d0, s, first), T(1) / tau);
-      });
-      return;
-    }
     default:
-      fail(call, "is not a loss or gumbel_softmax");
+      fail(call, "is not a loss");
   }
 }
 
-GP_CPU_INSTANTIATE(loss_chosen_forward, loss_chosen_backward)
+GP_CPU_INSTANTIATE(loss_forward, loss_backward)
 
 }  // namespace gp::cpu

@@ -1,0 +1,19 @@
+// Reductions over one axis, including an inner-strided axis of a 3-D tensor.
+#include "cases/registry.hpp"
+
+namespace gp {
+
+void declare_reduction_cases(CaseList& list) {
+  add_axis_cases(list, OpKind::sum, Domain::range(-5, 5));
+  add_axis_cases(list, OpKind::mean, Domain::range(-5, 5));
+  // The row maximum is 0.05 above the runner-up, so a step below 0.02 never moves the argmax.
+  add_axis_cases(list, OpKind::max, Domain::of(Domain::Kind::unique_row_max, -5, 5, 0.05), {}, 0.02);
+  add_axis_cases(list, OpKind::logsumexp, Domain::range(-10, 10));
+  OpAttrs unbiased;
+  unbiased.correction = 1;
+  // A row of one element has zero variance: nothing to check there.
+  add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {}, 0, 2);
+  add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), unbiased, 0, 2);
+}
+
+}  // namespace gp
