@@ -194,6 +194,33 @@ TEST(Drift, ReportsMarginIncreasesNewFailuresPassesAndMembership) {
   EXPECT_FALSE(drift_exceeds(compare_runs(before, before), 0.0));
 }
 
+// Two seeds of the default run: a 16-bit result that stores the other neighbour of the exact value
+// reads margin 0 in one run and 0.99 in the next (square(shape=7,dtype=bf16) at seeds 1 and 2),
+// which alone put every cross-seed comparison over the limit.
+TEST(Drift, SixteenBitResultsWithinOneStorageUlpAreNotDrift) {
+  RunReport before = synthetic_report();
+  before.checks.resize(1);
+  before.checks[0].dtype = DType::bf16;
+  before.checks[0].case_id = "square(shape=7,dtype=bf16)";
+  before.checks[0].metrics.margin = 0;
+  before.checks[0].metrics.max_ulp = 0;
+  RunReport after = before;
+  after.checks[0].metrics.margin = 0.99;
+  after.checks[0].metrics.max_ulp = 1;
+  RunComparison cmp = compare_runs(before, after);
+  EXPECT_FALSE(drift_exceeds(cmp, 0.25));
+  EXPECT_EQ(cmp.storage_rounding.size(), 1u);
+  EXPECT_THAT(comparison_to_text(cmp, before, after, 0.25, 10),
+              HasSubstr("1 of them are 16-bit results within one storage ULP of the reference in both runs, 1 with a "
+                        "changed margin"));
+  // Two ULPs away is the kernel's doing, and so is the same move in f32.
+  after.checks[0].metrics.max_ulp = 2;
+  EXPECT_TRUE(drift_exceeds(compare_runs(before, after), 0.25));
+  after.checks[0].metrics.max_ulp = 1;
+  before.checks[0].dtype = after.checks[0].dtype = DType::f32;
+  EXPECT_TRUE(drift_exceeds(compare_runs(before, after), 0.25));
+}
+
 // ---- JUnit ------------------------------------------------------------------------------------
 
 TEST(JUnit, OneTestcasePerCheckWithFailuresAndReproEscaped) {
