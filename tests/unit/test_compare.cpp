@@ -89,6 +89,16 @@ TEST(Compare, ErrorOfOneAndAHalfBoundsFailsAtTheWorstIndex) {
   EXPECT_THAT(c.reason, HasSubstr("exceeds bound"));
 }
 
+// An exact result expected (bound 0): the reason gives the error, not margin x bound (inf x 0,
+// which printed as "error -nan").
+TEST(Compare, AWrongExactResultNamesItsError) {
+  Tolerance exact;
+  exact.exact = true;
+  const Comparison c = compare_to_reference(reference({1.0, 2.0}), host(DType::f32, {1.0, 2.5}), exact, DType::f32);
+  EXPECT_EQ(c.verdict, Verdict::fail);
+  EXPECT_THAT(c.reason, HasSubstr("error 0.5 exceeds bound 0 at index 1"));
+}
+
 TEST(Compare, ErrorOfExactlyTheBoundPasses) {
   const Comparison c =
       compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - kBound, 2.0}), kPlain, DType::f64);
