@@ -15,6 +15,20 @@ const std::vector<BackendProvider>& backend_providers() {
   return providers;
 }
 
+FoundFault find_fault(std::string_view name) {
+  for (const auto& p : backend_providers())
+    for (const auto& f : p.faults)
+      if (f.name == name) return {p.name, &f};
+  return {};
+}
+
+std::vector<std::string> fault_names() {
+  std::vector<std::string> names;
+  for (const auto& p : backend_providers())
+    for (const auto& f : p.faults) names.push_back(f.name + " (" + p.name + ")");
+  return names;
+}
+
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& p : backend_providers()) names.push_back(p.name);

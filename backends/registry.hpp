@@ -11,6 +11,15 @@
 
 namespace gp {
 
+// A fault a backend can switch on, process-wide, for the stress runner's positive controls: it
+// breaks one of the backend's own synchronisation rules, which a stress run must then detect.
+// The harness reaches a backend's test hooks only through these.
+struct InjectableFault {
+  std::string name;               // "opencl-shared-kernel"
+  std::string what;               // one line: what it breaks
+  std::function<void(bool)> set;  // on / off
+};
+
 struct BackendProvider {
   std::string name;  // "cpu", "opencl", "vulkan"
   // The math profile its devices report (DeviceInfo::math), known without opening one: the
@@ -19,10 +28,20 @@ struct BackendProvider {
   // Lists every device; a provider with no driver, platform or device returns one entry with
   // `create` empty and `unavailable` set ("no OpenCL platform"). Never throws.
   std::function<std::vector<DeviceEntry>(const BackendOptions&)> discover;
+  std::vector<InjectableFault> faults;  // none for most backends
 };
 
 const std::vector<BackendProvider>& backend_providers();
 std::vector<std::string> backend_names();
+
+// A fault of a compiled-in provider, with the provider's name; nullptr when no provider has it.
+struct FoundFault {
+  std::string backend;
+  const InjectableFault* fault = nullptr;
+};
+FoundFault find_fault(std::string_view name);
+// Every compiled-in provider's faults, as "name (backend)" for messages.
+std::vector<std::string> fault_names();
 
 struct SelectedDevice {
   std::string id;  // "cpu", "opencl:0", "vulkan:1": stable key used in reports

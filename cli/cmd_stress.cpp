@@ -28,16 +28,17 @@ std::vector<std::string> checked_modes(const std::vector<std::string>& wanted) {
   return wanted;
 }
 
-StressFault checked_fault(const std::string& name) {
-  if (name.empty()) return StressFault::none;
-  auto f = parse_stress_fault(name);
-  if (!f || *f == StressFault::none)
+// The backend an --inject fault lives in ("" for none); a usage error for an unknown one.
+std::string checked_fault(const std::string& name) {
+  if (name.empty()) return "";
+  const FoundFault f = find_fault(name);
+  if (!f.fault) {
+    std::string known;
+    for (const auto& n : fault_names()) known += (known.empty() ? "" : ", ") + n;
     throw UsageError("unknown fault '" + name +
-                     "'; valid faults: opencl-shared-kernel, vulkan-unlocked-queue, vulkan-no-barrier");
-  if (!stress_fault_available(*f))
-    throw UsageError("fault '" + name + "' needs the " + std::string(stress_fault_backend(*f)) +
-                     " backend, which this binary was built without");
-  return *f;
+                     "'; faults of the backends in this binary: " + (known.empty() ? "none" : known));
+  }
+  return f.backend;
 }
 
 // Generous enough for a loaded 2-core machine, short enough that a hang does not stall CI.
@@ -58,17 +59,15 @@ std::string result_line(const StressResult& r) {
 int stress_command(const StressCommand& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::string> modes = checked_modes(cmd.modes);
-  const StressFault fault = checked_fault(cmd.inject);
+  const std::string fault_backend = checked_fault(cmd.inject);
   const std::vector<const Case*> cases = select_cases(cmd.selection);  // validates the selection
   if (cases.empty()) throw UsageError("the selection matches no case");
   std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
-  if (fault != StressFault::none) {
+  if (!fault_backend.empty()) {
     // A fault lives in one backend: the other devices would only repeat a normal run.
-    std::erase_if(devices,
-                  [&](const SelectedDevice& d) { return d.entry.info.backend != stress_fault_backend(fault); });
+    std::erase_if(devices, [&](const SelectedDevice& d) { return d.entry.info.backend != fault_backend; });
     if (devices.empty())
-      throw UsageError("--inject " + cmd.inject + " needs a " + std::string(stress_fault_backend(fault)) +
-                       " device among --backend");
+      throw UsageError("--inject " + cmd.inject + " needs a " + fault_backend + " device among --backend");
   }
 
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");

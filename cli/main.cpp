@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "backends/registry.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -88,9 +89,10 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 100000000));
     cmd->add_option("--duration", stress.duration, "seconds per mode instead of --iterations")
         ->check(CLI::Range(0.0, 86400.0));
+    std::string faults;
+    for (const auto& f : gp::fault_names()) faults += (faults.empty() ? "" : ", ") + f;
     cmd->add_option("--inject", stress.inject,
-                    "positive control, breaks thread-safety on purpose: opencl-shared-kernel, vulkan-unlocked-queue, "
-                    "vulkan-no-barrier");
+                    "positive control, breaks thread-safety on purpose: " + (faults.empty() ? "none here" : faults));
     cmd->add_flag("!--no-progress", stress.progress, "no progress output");
   }
   stress_cmd->add_option("--report-dir", stress.report_dir, "write DIR/parity.md, parity.json and parity.html");

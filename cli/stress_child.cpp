@@ -151,11 +151,8 @@ int stress_child_command(const StressCommand& cmd) {
   opts.duration_s = cmd.duration;
   opts.seed = cmd.common.seed;
   opts.progress = cmd.progress;
-  if (!cmd.inject.empty()) {
-    auto f = parse_stress_fault(cmd.inject);
-    if (!f) throw UsageError("unknown fault '" + cmd.inject + "'");
-    opts.inject = *f;
-  }
+  if (!cmd.inject.empty() && !find_fault(cmd.inject).fault) throw UsageError("unknown fault '" + cmd.inject + "'");
+  opts.inject = cmd.inject;
   RunReport report;
   report.stress.push_back(run_stress_mode(devices.front(), select_cases(cmd.selection), *mode, opts));
   write_parity_json(cmd.child_out, report);

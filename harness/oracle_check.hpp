@@ -44,7 +44,13 @@ struct OracleOptions {
 
 // The profile `gradparity run` uses for its metadata: few points, no large full evaluations
 // (those stay covered by ctest -L oracle and `gradparity oracle`).
-inline OracleOptions light_oracle_options() { return OracleOptions{8, false, 1024}; }
+inline OracleOptions light_oracle_options() {
+  OracleOptions o;
+  o.sample = 8;
+  o.all = false;
+  o.max_full = 1024;
+  return o;
+}
 
 // One compared direction of one case: forward (input -1) or backward input k.
 struct OracleDirection {

@@ -11,15 +11,9 @@
 #include <mutex>
 #include <thread>
 
+#include "core/error.hpp"
 #include "harness/device_calls.hpp"
 #include "harness/inputs.hpp"
-
-#if GP_HAVE_OPENCL
-#include "backends/opencl/opencl_backend.hpp"
-#endif
-#if GP_HAVE_VULKAN
-#include "backends/vulkan/vulkan_backend.hpp"
-#endif
 
 namespace gp {
 
@@ -29,38 +23,22 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMaxNotes = 12;
 
-// Switches a fault's test hook in the backend on for its lifetime (RAII, so an exception
-// never leaves a fault on for the next mode).
+// Switches an injectable fault of the backend on for its lifetime (RAII, so an exception never
+// leaves a fault on for the next mode). An empty name switches nothing.
 class FaultSwitch {
  public:
-  explicit FaultSwitch(StressFault f) : fault_(f) { set(true); }
-  ~FaultSwitch() { set(false); }
+  explicit FaultSwitch(const std::string& name) : fault_(name.empty() ? nullptr : find_fault(name).fault) {
+    if (!name.empty() && !fault_) throw UsageError("unknown fault '" + name + "'");
+    if (fault_) fault_->set(true);
+  }
+  ~FaultSwitch() {
+    if (fault_) fault_->set(false);
+  }
   FaultSwitch(const FaultSwitch&) = delete;
   FaultSwitch& operator=(const FaultSwitch&) = delete;
 
  private:
-  void set(bool on) {
-    switch (fault_) {
-      case StressFault::none:
-        break;
-      case StressFault::opencl_shared_kernel:
-#if GP_HAVE_OPENCL
-        opencl::testing::share_kernels_unsafely = on;
-#endif
-        break;
-      case StressFault::vulkan_unlocked_queue:
-#if GP_HAVE_VULKAN
-        vk_testing::submit_without_queue_lock = on;
-#endif
-        break;
-      case StressFault::vulkan_no_barrier:
-#if GP_HAVE_VULKAN
-        vk_testing::skip_dependent_barriers = on;
-#endif
-        break;
-    }
-  }
-  StressFault fault_;
+  const InjectableFault* fault_;
 };
 constexpr std::size_t kMaxValidationTexts = 20;
 
@@ -310,51 +288,6 @@ std::optional<StressMode> parse_stress_mode(std::string_view name) {
   return std::nullopt;
 }
 
-namespace {
-constexpr StressFault kAllFaults[] = {StressFault::none, StressFault::opencl_shared_kernel,
-                                      StressFault::vulkan_unlocked_queue, StressFault::vulkan_no_barrier};
-}
-
-std::string_view stress_fault_name(StressFault f) {
-  switch (f) {
-    case StressFault::none:
-      return "none";
-    case StressFault::opencl_shared_kernel:
-      return "opencl-shared-kernel";
-    case StressFault::vulkan_unlocked_queue:
-      return "vulkan-unlocked-queue";
-    case StressFault::vulkan_no_barrier:
-      return "vulkan-no-barrier";
-  }
-  return "?";
-}
-
-std::optional<StressFault> parse_stress_fault(std::string_view name) {
-  for (StressFault f : kAllFaults)
-    if (stress_fault_name(f) == name) return f;
-  return std::nullopt;
-}
-
-std::string_view stress_fault_backend(StressFault f) {
-  switch (f) {
-    case StressFault::none:
-      return "";
-    case StressFault::opencl_shared_kernel:
-      return "opencl";
-    case StressFault::vulkan_unlocked_queue:
-    case StressFault::vulkan_no_barrier:
-      return "vulkan";
-  }
-  return "";
-}
-
-bool stress_fault_available(StressFault f) {
-  const std::string_view b = stress_fault_backend(f);
-  if (b == "opencl") return GP_HAVE_OPENCL;
-  if (b == "vulkan") return GP_HAVE_VULKAN;
-  return true;
-}
-
 int default_stress_threads() {
   const int cores = static_cast<int>(std::thread::hardware_concurrency());
   return std::max(4, 2 * cores);
@@ -367,7 +300,7 @@ StressResult run_stress_mode(const SelectedDevice& device, const std::vector<con
   r.backend = device.id;
   r.device = device.entry.info.name;
   r.mode = std::string(stress_mode_name(mode));
-  r.inject = opts.inject == StressFault::none ? "" : std::string(stress_fault_name(opts.inject));
+  r.inject = opts.inject;
   r.threads = std::max(1, opts.threads);
   StressOptions o = opts;
   o.threads = r.threads;

@@ -34,22 +34,6 @@ std::string_view stress_mode_name(StressMode m);  // "shared", "per-thread", "ch
 std::optional<StressMode> parse_stress_mode(std::string_view name);
 inline constexpr StressMode kAllStressModes[] = {StressMode::shared, StressMode::per_thread, StressMode::churn};
 
-// Positive controls: faults that break a backend's thread-safety on purpose, so that a clean
-// stress run means something. Off unless a test or `gradparity stress --inject` names one.
-enum class StressFault : std::uint8_t {
-  none,
-  opencl_shared_kernel,   // (a) one cl_kernel set shared by all queues, set-arg+enqueue unlocked
-  vulkan_unlocked_queue,  // (b) vkQueueSubmit without the queue mutex
-  vulkan_no_barrier,      // (c) no barrier between dependent dispatches of one command buffer
-};
-// "none", "opencl-shared-kernel", "vulkan-unlocked-queue", "vulkan-no-barrier"
-std::string_view stress_fault_name(StressFault f);
-std::optional<StressFault> parse_stress_fault(std::string_view name);
-// The backend ("opencl", "vulkan") a fault lives in; "" for none.
-std::string_view stress_fault_backend(StressFault f);
-// Whether this binary was built with the backend the fault needs.
-bool stress_fault_available(StressFault f);
-
 // max(4, 2 x hardware threads).
 int default_stress_threads();
 
@@ -58,7 +42,9 @@ struct StressOptions {
   std::int64_t iterations = 50;  // per thread
   double duration_s = 0;         // > 0: each thread loops until this much time has passed instead
   std::uint64_t seed = 1;        // input seed (gp::make_inputs)
-  StressFault inject = StressFault::none;
+  // Positive control: an InjectableFault of the device's provider (backends/registry.hpp) that
+  // breaks its thread-safety on purpose, so that a clean run means something; "" for none.
+  std::string inject;
   bool progress = false;  // progress lines on stderr
 };
 

@@ -101,7 +101,9 @@ void CpuBackend::record_canary_violation(std::string text) {
 namespace gp {
 
 BackendProvider make_cpu_provider() {
-  return {"cpu", &cpu::glibc_math_profile(), [](const BackendOptions&) {
+  return {"cpu",
+          &cpu::glibc_math_profile(),
+          [](const BackendOptions&) {
             DeviceEntry entry;
             try {
               entry.info = cpu::cpu_device_info();
@@ -111,7 +113,8 @@ BackendProvider make_cpu_provider() {
               entry.unavailable = e.what();
             }
             return std::vector<DeviceEntry>{entry};
-          }};
+          },
+          {}};
 }
 
 }  // namespace gp

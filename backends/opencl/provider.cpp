@@ -114,6 +114,8 @@ BackendProvider make_opencl_provider() {
     }
     return entries;
   };
+  p.faults = {{"opencl-shared-kernel", "one cl_kernel set shared by every queue, arguments set and enqueued unlocked",
+               [](bool on) { opencl::testing::share_kernels_unsafely = on; }}};
   return p;
 }
 

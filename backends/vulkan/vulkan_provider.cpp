@@ -47,6 +47,13 @@ std::vector<DeviceEntry> discover(const BackendOptions& opts) {
 
 }  // namespace
 
-BackendProvider make_vulkan_provider() { return {"vulkan", &vk::vulkan_math_profile(), discover}; }
+BackendProvider make_vulkan_provider() {
+  BackendProvider p{"vulkan", &vk::vulkan_math_profile(), discover};
+  p.faults = {{"vulkan-unlocked-queue", "vkQueueSubmit without the queue's mutex",
+               [](bool on) { vk_testing::submit_without_queue_lock = on; }},
+              {"vulkan-no-barrier", "no barrier between dependent dispatches of one command buffer",
+               [](bool on) { vk_testing::skip_dependent_barriers = on; }}};
+  return p;
+}
 
 }  // namespace gp

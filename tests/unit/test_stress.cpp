@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "backends/cpu/cpu_backend.hpp"
 #include "core/error.hpp"
 #include "harness/runner.hpp"
 #include "harness/stress.hpp"
@@ -49,10 +48,10 @@ StressOptions small_options(int threads = 4, int iterations = 6) {
 TEST(StressNames, ModesAndFaultsRoundTrip) {
   for (StressMode m : kAllStressModes) EXPECT_EQ(parse_stress_mode(stress_mode_name(m)), m);
   EXPECT_FALSE(parse_stress_mode("parallel"));
-  for (auto f : {StressFault::opencl_shared_kernel, StressFault::vulkan_unlocked_queue, StressFault::vulkan_no_barrier})
-    EXPECT_EQ(parse_stress_fault(stress_fault_name(f)), f);
-  EXPECT_EQ(stress_fault_backend(StressFault::opencl_shared_kernel), "opencl");
-  EXPECT_EQ(stress_fault_backend(StressFault::vulkan_no_barrier), "vulkan");
+  // Faults come from the providers compiled in (backends/registry.hpp).
+  for (const auto& p : backend_providers())
+    for (const auto& f : p.faults) EXPECT_EQ(find_fault(f.name).backend, p.name) << f.name;
+  EXPECT_EQ(find_fault("no-such-fault").fault, nullptr);
   EXPECT_GE(default_stress_threads(), 4);
 }
 
@@ -90,13 +89,13 @@ enum class Misbehaviour { flip_bit, write_nan, throw_error };
 
 class OverlapFaultBackend : public Backend {
  public:
-  explicit OverlapFaultBackend(Misbehaviour m) : mis_(m) {}
-  const DeviceInfo& info() const override { return inner_.info(); }
-  Support supports(const OpCall& c) const override { return inner_.supports(c); }
-  std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override { return inner_.allocate(t, s); }
+  explicit OverlapFaultBackend(Misbehaviour m) : inner_(select_devices({"cpu"}, {}).front().entry.create()), mis_(m) {}
+  const DeviceInfo& info() const override { return inner_->info(); }
+  Support supports(const OpCall& c) const override { return inner_->supports(c); }
+  std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override { return inner_->allocate(t, s); }
   std::unique_ptr<Queue> create_queue() override;
 
-  cpu::CpuBackend inner_;
+  std::unique_ptr<Backend> inner_;
   Misbehaviour mis_;
   std::atomic<int> in_flight{0};
   std::atomic<bool> armed{false};  // the baseline runs alone; only concurrent calls misbehave
@@ -105,7 +104,7 @@ class OverlapFaultBackend : public Backend {
 
 class OverlapFaultQueue : public Queue {
  public:
-  OverlapFaultQueue(OverlapFaultBackend& b) : b_(b), inner_(b.inner_.create_queue()) {}
+  OverlapFaultQueue(OverlapFaultBackend& b) : b_(b), inner_(b.inner_->create_queue()) {}
   void upload(DeviceBuffer& d, const HostTensor& s) override { inner_->upload(d, s); }
   HostTensor download(const DeviceBuffer& s) override {
     HostTensor t = inner_->download(s);

@@ -6,7 +6,6 @@
 // use e.g. GP_BENCH_MAX_MIB=1024 on a GPU). GP_BENCH_DEVICE picks the OpenCL device index.
 #include <benchmark/benchmark.h>
 
-#if defined(GP_HAS_OPENCL)
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -183,10 +182,3 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   return 0;
 }
-#else
-int main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv);  // OpenCL backend not built: nothing registered
-  benchmark::RunSpecifiedBenchmarks();
-  return 0;
-}
-#endif

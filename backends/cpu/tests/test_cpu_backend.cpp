@@ -1,6 +1,6 @@
 // Unit tests of the CPU backend: hand-computed forward values and gradients in f32 and f64,
-// a finite-difference sweep of the elementwise table, f16/bf16 storage, canary detection,
-// supports() and the provider.
+// f16/bf16 storage, canary detection, supports() and the provider. Every op against the
+// reference is the parity suite's work.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -276,42 +276,6 @@ TEST_P(CpuBackendTest, LossesAndChosenGradients) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FloatTypes, CpuBackendTest, ::testing::Values(DType::f32, DType::f64),
-                         [](const auto& info) { return std::string(dtype_name(info.param)); });
-
-// Every elementwise op's backward against a central difference of its own forward, in f64
-// only, where h = 1e-6 leaves ~1e-9 relative error.
-class CpuBackendF64Test : public CpuBackendTest {};
-
-TEST_P(CpuBackendF64Test, ElementwiseTableMatchesFiniteDifferences) {
-  struct Probe {
-    OpKind kind;
-    OpAttrs attrs;
-  };
-  std::vector<Probe> probes;
-  for (OpKind k : all_ops())
-    if (op_family(k) == OpFamily::unary && op_gradient(k) == GradientKind::exact) probes.push_back({k, {}});
-  probes.push_back({OpKind::pow_scalar, with([](OpAttrs& a) { a.p = -1.5; })});
-  probes.push_back({OpKind::leaky_relu, with([](OpAttrs& a) { a.alpha = 0.2; })});
-  probes.push_back({OpKind::elu, with([](OpAttrs& a) { a.alpha = 0.7; })});
-  probes.push_back({OpKind::gelu, with([](OpAttrs& a) { a.gelu = GeluApprox::tanh; })});
-  const std::vector<double> positive{0.3, 0.9, 2.5, 7.0}, mixed{-3.1, -0.4, 0.3, 2.5};
-  for (const Probe& p : probes) {
-    bool needs_positive = p.kind == OpKind::log || p.kind == OpKind::sqrt || p.kind == OpKind::rsqrt ||
-                          p.kind == OpKind::pow_scalar || p.kind == OpKind::log1p;
-    const auto& x = needs_positive ? positive : mixed;
-    auto c = make_call(p.kind, p.attrs, DType::f64, {Shape{4}}, "fd");
-    auto g = backward(c, {x}, {1, 1, 1, 1});
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      double h = 1e-6 * std::max(1.0, std::abs(x[i]));
-      double up = forward(c, {{x[i] + h, 0, 0, 0}}).get(0), down = forward(c, {{x[i] - h, 0, 0, 0}}).get(0);
-      double numeric = (up - down) / (2 * h);
-      EXPECT_NEAR(g[0]->get(static_cast<std::int64_t>(i)), numeric, 1e-6 * std::max(1.0, std::abs(numeric)))
-          << op_name(p.kind) << "(" << attrs_to_string(p.kind, p.attrs) << ") at x = " << x[i];
-    }
-  }
-}
-
-INSTANTIATE_TEST_SUITE_P(F64, CpuBackendF64Test, ::testing::Values(DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 class CpuBackendPlain : public ::testing::Test {

@@ -1,9 +1,7 @@
 // OpenCL backend on the first device (PoCL in CI): hand-checked values per op family, storage
-// dtypes, fp64, canaries, the program cache, errors and concurrent queues. The full op sweep
-// against the reference is in test_opencl_vs_reference.cpp.
+// dtypes, fp64, canaries, the program cache, errors and concurrent queues. Every op against the
+// reference is the parity suite's (and test_backend_registry's) work.
 #include <gtest/gtest.h>
-
-#if defined(GP_HAS_OPENCL)
 #include <unistd.h>
 
 #include <atomic>
@@ -15,7 +13,7 @@
 
 #include "backends/registry.hpp"
 #include "core/error.hpp"
-#include "unit/opencl_test_util.hpp"
+#include "opencl_test_util.hpp"
 
 namespace gp {
 namespace {
@@ -379,6 +377,3 @@ TEST_F(OpenclCache, CorruptEntryIsRebuiltNotTrusted) {
 
 }  // namespace
 }  // namespace gp
-#else
-TEST(OpenclTest, NotBuilt) { GTEST_SKIP() << "OpenCL backend not enabled in this build"; }
-#endif

@@ -2,7 +2,6 @@
 // host tensors, and a process-wide backend instance so that programs are built once.
 #pragma once
 
-#if defined(GP_HAS_OPENCL)
 #include <functional>
 #include <memory>
 #include <string>
@@ -74,4 +73,3 @@ inline HostTensor make_tensor(DType dt, const Shape& s, const std::function<doub
 }
 
 }  // namespace gp::testutil
-#endif
