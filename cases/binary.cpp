@@ -1,5 +1,5 @@
 // Binary elementwise ops: same-shape cases at every elementwise shape, and the broadcast
-// patterns of OPS.md ([B,N] o [N] is a bias add: its gradient is a batch sum).
+// patterns of docs/ops.md ([B,N] o [N] is a bias add: its gradient is a batch sum).
 #include "cases/registry.hpp"
 
 namespace gp {

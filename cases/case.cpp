@@ -2,6 +2,8 @@
 
 namespace gp {
 
+CaseDecl::CaseDecl() : dtypes{DType::f32, DType::f64} {}
+
 std::string make_case_id(const CaseDecl& d, DType dtype) {
   std::string id(op_name(d.op));
   id += '(';

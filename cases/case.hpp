@@ -36,6 +36,8 @@ struct Domain {
   // pole at -1): finite-difference steps then stay inside. Other edges only bound sampling.
   bool hard_edges = false;
   double mean = 0, sd = 0;  // Kind::normal
+  // Points the sampled values keep `margin` away from (an op's kinks, core/op_list.hpp).
+  std::vector<double> kinks = {};
   // The length over which the op changes, which sets finite-difference steps. 0 derives it: |x|
   // where the domain keeps away from zero (a pole or kink there), else 1. A normal domain's is
   // its spread (rows at 1000 +- 0.01 change over 0.01); logits at 100..130 have no pole at
@@ -54,6 +56,13 @@ struct Domain {
     return d;
   }
   static Domain magnitude(double lo, double hi) { return {Kind::magnitude, lo, hi}; }
+  // U[lo, hi], at least `margin` away from every kink the catalog declares for `op`.
+  static Domain away_from_kinks(OpKind op, double lo, double hi, double margin) {
+    Domain d{Kind::uniform, lo, hi};
+    d.margin = margin;
+    d.kinks.assign(op_kinks(op).begin(), op_kinks(op).end());
+    return d;
+  }
 };
 
 struct InputSpec {
@@ -72,10 +81,11 @@ struct ToleranceKnobs {
 using SurrogateGradient = std::function<double(double x, double dy)>;
 
 struct CaseDecl {
+  CaseDecl();  // out of line: GCC 12 warns falsely about the dtypes' initializer list when inlined
   OpKind op{};
   OpAttrs attrs;
   std::vector<InputSpec> inputs;
-  std::vector<DType> dtypes{DType::f32, DType::f64};
+  std::vector<DType> dtypes;  // f32 and f64 unless a declaration says otherwise
   ToleranceKnobs tolerance;
   // Largest allowed finite-difference perturbation per element (kinks, argmax gaps); 0 = none.
   double fd_max_step = 0;

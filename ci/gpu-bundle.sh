@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a portable bundle for an NVIDIA machine without package access (see GPU-NOTES.md):
+# Builds a portable bundle for an NVIDIA machine without package access (see docs/devices.md):
 #   bin/      gradparity, the gp_test_* programs and the bench_* programs
 #   lib/      the non-system shared libraries they need (fmt, benchmark, ... as .so files)
 #   debs/     Debian archives of the loaders: ocl-icd-libopencl1, libvulkan1 and libglvnd

@@ -44,6 +44,7 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
     if (d.kind == Domain::Kind::magnitude) ok = std::fabs(x) >= d.lo && std::fabs(x) <= d.hi;
     if (d.kind == Domain::Kind::half_integer_free) ok = ok && std::fabs(x - (std::floor(x) + 0.5)) >= d.margin;
     if (d.kind == Domain::Kind::gate) ok = ok && std::fabs(x) >= d.margin && std::fabs(std::fabs(x) - 1) >= d.margin;
+    for (double k : d.kinks) ok = ok && std::fabs(x - k) >= d.margin;
     if (d.kind == Domain::Kind::gumbel_noise || d.kind == Domain::Kind::probability) ok = true;
     if (ok) return x;
   }

@@ -8,7 +8,7 @@
 //     guarded by its own mutex. supports() and info() only read immutable data.
 //   * OpenclQueue is per thread. It owns its cl::CommandQueue and its OWN cl::Kernel objects,
 //     created lazily from the shared programs, so clSetKernelArg + clEnqueueNDRangeKernel never
-//     race with another thread (GPU-NOTES: a cl_kernel shared by threads gives wrong results).
+//     race with another thread (docs/devices.md: a cl_kernel shared by threads gives wrong results).
 //   * Canary violations are collected in the backend under a mutex (take_canary_violations).
 //   * testing::share_kernels_unsafely (off by default, not reachable from BackendOptions) makes
 //     every queue use one backend-wide kernel set WITHOUT locking set-arg+enqueue: a fault to

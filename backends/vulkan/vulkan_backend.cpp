@@ -69,8 +69,6 @@ VulkanBackend::PipelineCacheReport VulkanBackend::pipeline_cache_report() const 
   return {shared_->cache->path(), shared_->cache->loaded(), shared_->cache->load_note(), shared_->pipelines->created()};
 }
 
-bool VulkanBackend::save_pipeline_cache() { return shared_->cache->save(); }
-
 void VulkanBackend::mark_device_lost_for_testing(const std::string& api_call) {
   shared_->ctx->mark_lost(api_call, "simulated by a test");
 }

@@ -57,7 +57,6 @@ class VulkanBackend final : public Backend {
     std::size_t pipelines;  // pipelines created so far
   };
   PipelineCacheReport pipeline_cache_report() const;
-  bool save_pipeline_cache();  // also done by the destructor
   // Test hook: behave as if the device had been lost in `api_call`.
   void mark_device_lost_for_testing(const std::string& api_call);
 

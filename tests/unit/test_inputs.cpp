@@ -202,6 +202,35 @@ TEST(Inputs, EveryCaseRespectsItsDomainsAtThreeSeeds) {
   EXPECT_EQ(kinds_seen.size(), 10u);
 }
 
+// The catalog's kinks column and the cases agree: every drawn value of an op with kinks stays
+// clear of them, and where the gradient is the derivative (checked by finite differences) the
+// case caps the step below that distance. A case drawing across a kink would compare one-sided
+// differences with the derivative of the other side.
+TEST(Inputs, CasesKeepClearOfTheCatalogsKinks) {
+  int checked = 0;
+  for (const Case& c : all_cases()) {
+    const auto kinks = op_kinks(c.decl.op);
+    if (kinks.empty()) continue;
+    const bool exact = op_gradient(c.decl.op) == GradientKind::exact;
+    if (exact) {
+      EXPECT_GT(c.decl.fd_max_step, 0) << c.id << ": no finite-difference step cap near its kinks";
+    }
+    for (std::uint64_t seed : kSeeds) {
+      const HostTensor x = make_inputs(c, seed)[0];
+      for (std::int64_t i = 0; i < x.numel(); ++i)
+        for (double k : kinks) {
+          const double gap = std::fabs(x.get(i) - k);
+          EXPECT_GE(gap, 0.02) << c.id << " seed " << seed << ": x = " << x.get(i) << " at the kink " << k;
+          if (exact) {
+            EXPECT_GT(gap, c.decl.fd_max_step) << c.id << " seed " << seed << ": x = " << x.get(i);
+          }
+        }
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
 std::vector<std::byte> bytes_of(const std::vector<HostTensor>& ts) {
   std::vector<std::byte> b;
   for (const auto& t : ts) b.insert(b.end(), t.data(), t.data() + t.bytes());
