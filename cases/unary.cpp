@@ -65,6 +65,7 @@ std::vector<UnaryDecl> unary_decls() {
       {OpKind::elu, kinked, with_alpha(1.0), {}, kink_step},
       {OpKind::gelu, Domain::range(-6, 6), with_gelu(GeluApprox::erf)},
       {OpKind::gelu, Domain::range(-6, 6), with_gelu(GeluApprox::tanh)},
+      {OpKind::hardswish, Domain::away_from_kinks(OpKind::hardswish, -6, 6, 0.05), {}, {}, kink_step},
   };
   for (double p : {2.0, 0.5, -1.5, 3.7}) d.push_back({OpKind::pow_scalar, Domain::range(0.1, 10), with_p(p)});
   for (double a : {0.01, 0.2}) d.push_back({OpKind::leaky_relu, kinked, with_alpha(a), {}, kink_step});

@@ -38,6 +38,7 @@
   X(leaky_relu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                    \
   X(elu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                           \
   X(gelu, unary, same, 1, 0x1, kAttrGelu, exact)                                              \
+  X(hardswish, unary, same, 1, 0x1, kAttrNone, exact, -3, 3)                                  \
   X(add, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
   X(sub, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
   X(mul, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \

@@ -169,6 +169,16 @@ R gelu_d1(R x, const OpAttrs& a) {
   X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), (x > 0 ? R(1) : R(a.alpha)))              \
   X(elu, (x > 0 ? x : R(a.alpha) * expm1(x)), (x > 0 ? R(1) : R(a.alpha) * exp(x)), (x > 0 ? R(1) : y + R(a.alpha))) \
   X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d1(x, a))                                                                \
+  X(hardswish,                                                                                                       \
+    (x <= -3  ? R(0)                                                                                                 \
+     : x >= 3 ? x                                                                                                    \
+              : x * (x + 3) / 6),                                                                                    \
+    (x <= -3  ? R(0)                                                                                                 \
+     : x >= 3 ? R(1)                                                                                                 \
+              : (2 * x + 3) / 6),                                                                                    \
+    (x <= -3  ? R(0)                                                                                                 \
+     : x >= 3 ? R(1)                                                                                                 \
+              : (2 * x + 3) / 6))                                                                                    \
   /* surrogate gradients (the catalog's gradient column): straight-through */                                        \
   X(ste_round, round_half_even(x), R(1), R(1))                                                                       \
   X(ste_hardtanh_gate, R(x > 0 ? 1 : 0), R(fabs(x) < 1 ? 1 : 0), R(fabs(x) < 1 ? 1 : 0))

@@ -85,6 +85,13 @@ T gelu_slope(T x, GeluApprox approx) {
   X(leaky_relu, x > 0 ? x : a.alpha * x, x > 0 ? g : a.alpha * g)                    \
   X(elu, x > 0 ? x : a.alpha * std::expm1(x), x > 0 ? g : g * a.alpha * std::exp(x)) \
   X(gelu, gelu_value(x, a.gelu), g* gelu_slope(x, a.gelu))                           \
+  X(hardswish,                                                                       \
+    x <= T(-3)  ? T(0)                                                               \
+    : x >= T(3) ? x                                                                  \
+                : x * (x + T(3)) / T(6),                                             \
+    x <= T(-3)  ? T(0)                                                               \
+    : x >= T(3) ? g                                                                  \
+                : g * (T(2) * x + T(3)) / T(6))                                      \
   X(ste_round, std::nearbyint(x), g)                                                 \
   X(ste_hardtanh_gate, x > 0 ? T(1) : T(0), std::abs(x) < T(1) ? g : T(0))
 

@@ -79,6 +79,13 @@ inline real dgelu_tanh(real x) {
 // A: the approximation, 0 = erf, 1 = tanh.
 inline real f_gelu(real x, real P, real A) { return A == R(0) ? gelu_erf(x) : gelu_tanh(x); }
 inline real d_gelu(real x, real y, real g, real P, real A) { return g * (A == R(0) ? dgelu_erf(x) : dgelu_tanh(x)); }
+// x relu6(x + 3) / 6, with kinks at -3 and 3.
+inline real f_hardswish(real x, real P, real A) {
+  return x <= R(-3) ? R(0) : x >= R(3) ? x : x * (x + R(3)) / R(6);
+}
+inline real d_hardswish(real x, real y, real g, real P, real A) {
+  return x <= R(-3) ? R(0) : x >= R(3) ? g : g * (R(2) * x + R(3)) / R(6);
+}
 // Surrogate gradients (straight-through): the forward is a step, the backward the declared surrogate.
 inline real f_ste_round(real x, real P, real A) { return rint(x); } /* half to even */
 inline real d_ste_round(real x, real y, real g, real P, real A) { return g; }

@@ -87,6 +87,10 @@ C eval(uint op, C x, bool bwd, C p, C alpha) {
       C du = SQRT_2_OVER_PI * (K(1.0) + K(3.0) * GELU_A * x * x);
       return s + x * s * sm * K(2.0) * du;
     }
+    case GP_OP_hardswish:  // x relu6(x + 3) / 6
+      if (x <= K(-3.0)) return K(0.0);
+      if (x >= K(3.0)) return bwd ? K(1.0) : x;
+      return bwd ? (K(2.0) * x + K(3.0)) / K(6.0) : x * (x + K(3.0)) / K(6.0);
     case GP_OP_ste_round: return bwd ? K(1.0) : roundEven(x);  // straight-through: identity
     case GP_OP_ste_hardtanh_gate:
       return bwd ? (abs(x) < K(1.0) ? K(1.0) : K(0.0)) : (x > K(0.0) ? K(1.0) : K(0.0));
