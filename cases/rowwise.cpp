@@ -1,5 +1,6 @@
 // Row-wise ops: a row in, a row out, along one axis (softmax, log_softmax) or the last
-// (layer_norm with its weight and bias, gumbel_softmax with its noise as an input).
+// (layer_norm with its weight and bias, rms_norm with its weight, gumbel_softmax with its noise
+// as an input).
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -15,6 +16,10 @@ void declare_rowwise_cases(CaseList& list) {
     c.op = OpKind::layer_norm;
     c.inputs = {{x, Domain::range(-5, 5)}, {row, Domain::range(0.5, 2)}, {row, Domain::range(-1, 1)}};
     list.add(std::move(c));
+    CaseDecl r;
+    r.op = OpKind::rms_norm;
+    r.inputs = {{x, Domain::range(-5, 5)}, {row, Domain::range(0.5, 2)}};
+    list.add(std::move(r));
   }
   for (double tau : {0.5, 1.0, 2.0}) {
     for (const Shape& s : {Shape{7}, Shape{16, 33}, Shape{64, 128}}) {

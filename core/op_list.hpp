@@ -16,54 +16,55 @@
 //             from them (Domain::away_from_kinks)
 #pragma once
 
-#define GP_OP_LIST(X)                                                                         \
-  X(neg, unary, same, 1, 0x1, kAttrNone, exact)                                               \
-  X(square, unary, same, 1, 0x1, kAttrNone, exact)                                            \
-  X(reciprocal, unary, same, 1, 0x1, kAttrNone, exact)                                        \
-  X(abs, unary, same, 1, 0x1, kAttrNone, exact, 0)                                            \
-  X(exp, unary, same, 1, 0x1, kAttrNone, exact)                                               \
-  X(expm1, unary, same, 1, 0x1, kAttrNone, exact)                                             \
-  X(log, unary, same, 1, 0x1, kAttrNone, exact)                                               \
-  X(log1p, unary, same, 1, 0x1, kAttrNone, exact)                                             \
-  X(sqrt, unary, same, 1, 0x1, kAttrNone, exact)                                              \
-  X(rsqrt, unary, same, 1, 0x1, kAttrNone, exact)                                             \
-  X(pow_scalar, unary, same, 1, 0x1, kAttrP, exact)                                           \
-  X(sin, unary, same, 1, 0x1, kAttrNone, exact)                                               \
-  X(cos, unary, same, 1, 0x1, kAttrNone, exact)                                               \
-  X(tanh, unary, same, 1, 0x1, kAttrNone, exact)                                              \
-  X(sigmoid, unary, same, 1, 0x1, kAttrNone, exact)                                           \
-  X(softplus, unary, same, 1, 0x1, kAttrNone, exact)                                          \
-  X(silu, unary, same, 1, 0x1, kAttrNone, exact)                                              \
-  X(relu, unary, same, 1, 0x1, kAttrNone, exact, 0)                                           \
-  X(leaky_relu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                    \
-  X(elu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                           \
-  X(gelu, unary, same, 1, 0x1, kAttrGelu, exact)                                              \
-  X(hardswish, unary, same, 1, 0x1, kAttrNone, exact, -3, 3)                                  \
-  X(add, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
-  X(sub, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
-  X(mul, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
-  X(div, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
-  X(pow, binary, broadcast, 2, 0x3, kAttrNone, exact)                                         \
-  X(maximum, binary, broadcast, 2, 0x3, kAttrNone, exact)                                     \
-  X(minimum, binary, broadcast, 2, 0x3, kAttrNone, exact)                                     \
-  X(sum, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                          \
-  X(mean, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                         \
-  X(max, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                          \
-  X(logsumexp, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                    \
-  X(variance, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim | kAttrCorrection, exact)   \
-  X(softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                                    \
-  X(log_softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                                \
-  X(layer_norm, rowwise, row_params, 3, 0x7, kAttrEps, exact)                                 \
-  X(matmul, linalg, custom, 2, 0x3, kAttrNone, exact)                                         \
-  X(linear, linalg, custom, 3, 0x7, kAttrNone, exact)                                         \
-  X(transpose, layout, custom, 1, 0x1, kAttrNone, exact)                                      \
-  X(reshape, layout, custom, 1, 0x1, kAttrShape, exact)                                       \
-  X(concat, layout, custom, -1, 0xFF, kAttrAxis, exact)                                       \
-  X(slice, layout, custom, 1, 0x1, kAttrAxis | kAttrSlice, exact)                             \
-  X(mse_loss, loss, pair_to_scalar, 2, 0x3, kAttrReduction, exact)                            \
-  X(cross_entropy, loss, custom, 2, 0x1, kAttrNone, exact)                                    \
-  X(bce_with_logits, loss, pair_to_scalar, 2, 0x3, kAttrNone, exact)                         \
+#define GP_OP_LIST(X)                                                                       \
+  X(neg, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(square, unary, same, 1, 0x1, kAttrNone, exact)                                          \
+  X(reciprocal, unary, same, 1, 0x1, kAttrNone, exact)                                      \
+  X(abs, unary, same, 1, 0x1, kAttrNone, exact, 0)                                          \
+  X(exp, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(expm1, unary, same, 1, 0x1, kAttrNone, exact)                                           \
+  X(log, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(log1p, unary, same, 1, 0x1, kAttrNone, exact)                                           \
+  X(sqrt, unary, same, 1, 0x1, kAttrNone, exact)                                            \
+  X(rsqrt, unary, same, 1, 0x1, kAttrNone, exact)                                           \
+  X(pow_scalar, unary, same, 1, 0x1, kAttrP, exact)                                         \
+  X(sin, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(cos, unary, same, 1, 0x1, kAttrNone, exact)                                             \
+  X(tanh, unary, same, 1, 0x1, kAttrNone, exact)                                            \
+  X(sigmoid, unary, same, 1, 0x1, kAttrNone, exact)                                         \
+  X(softplus, unary, same, 1, 0x1, kAttrNone, exact)                                        \
+  X(silu, unary, same, 1, 0x1, kAttrNone, exact)                                            \
+  X(relu, unary, same, 1, 0x1, kAttrNone, exact, 0)                                         \
+  X(leaky_relu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                  \
+  X(elu, unary, same, 1, 0x1, kAttrAlpha, exact, 0)                                         \
+  X(gelu, unary, same, 1, 0x1, kAttrGelu, exact)                                            \
+  X(hardswish, unary, same, 1, 0x1, kAttrNone, exact, -3, 3)                                \
+  X(add, binary, broadcast, 2, 0x3, kAttrNone, exact)                                       \
+  X(sub, binary, broadcast, 2, 0x3, kAttrNone, exact)                                       \
+  X(mul, binary, broadcast, 2, 0x3, kAttrNone, exact)                                       \
+  X(div, binary, broadcast, 2, 0x3, kAttrNone, exact)                                       \
+  X(pow, binary, broadcast, 2, 0x3, kAttrNone, exact)                                       \
+  X(maximum, binary, broadcast, 2, 0x3, kAttrNone, exact)                                   \
+  X(minimum, binary, broadcast, 2, 0x3, kAttrNone, exact)                                   \
+  X(sum, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                        \
+  X(mean, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                       \
+  X(max, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                        \
+  X(logsumexp, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                  \
+  X(variance, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim | kAttrCorrection, exact) \
+  X(softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                                  \
+  X(log_softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                              \
+  X(layer_norm, rowwise, row_params, 3, 0x7, kAttrEps, exact)                               \
+  X(rms_norm, rowwise, row_params, 2, 0x3, kAttrEps, exact)                                 \
+  X(matmul, linalg, custom, 2, 0x3, kAttrNone, exact)                                       \
+  X(linear, linalg, custom, 3, 0x7, kAttrNone, exact)                                       \
+  X(transpose, layout, custom, 1, 0x1, kAttrNone, exact)                                    \
+  X(reshape, layout, custom, 1, 0x1, kAttrShape, exact)                                     \
+  X(concat, layout, custom, -1, 0xFF, kAttrAxis, exact)                                     \
+  X(slice, layout, custom, 1, 0x1, kAttrAxis | kAttrSlice, exact)                           \
+  X(mse_loss, loss, pair_to_scalar, 2, 0x3, kAttrReduction, exact)                          \
+  X(cross_entropy, loss, custom, 2, 0x1, kAttrNone, exact)                                  \
+  X(bce_with_logits, loss, pair_to_scalar, 2, 0x3, kAttrNone, exact)                        \
   /* declared after the families they belong to, so that op ids keep their order */         \
-  X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                     \
-  X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                   \
+  X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                   \
+  X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                 \
   X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)

@@ -33,7 +33,7 @@ R log_softmax_value(const SoftmaxRow<R>& r, const std::vector<R>& x, std::size_t
 
 template <class R>
 BasicRefTensor<R> rowwise_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
-  if (call.kind == OpKind::layer_norm) return layer_norm_forward(call, in);
+  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return layer_norm_forward(call, in);
   if (call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(call, in);
   const bool log = call.kind == OpKind::log_softmax;
   if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
@@ -49,7 +49,7 @@ template <class R>
 std::vector<BasicRefTensor<R>> rowwise_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                            const BasicRefTensor<R>& dout) {
   using std::exp;
-  if (call.kind == OpKind::layer_norm) return layer_norm_vjp(call, in, dout);
+  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return layer_norm_vjp(call, in, dout);
   if (call.kind == OpKind::gumbel_softmax) return gumbel_softmax_vjp(call, in, dout);
   const bool log = call.kind == OpKind::log_softmax;
   if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");

@@ -67,8 +67,9 @@ void backward_loss(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& do
 void forward_layer_norm(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const Shape& s = call.input_shapes[0];
   const std::int64_t n = s[s.rank() - 1], rows = s.numel() / n;
-  q.run_per_group("layer_norm_fwd", rows, as_cl(in[0]), as_cl(in[1]), as_cl(in[2]), out, rows, n,
-                  RealArg{call.attrs.eps});
+  const bool centred = call.kind == OpKind::layer_norm;  // rms_norm: no mean, no bias
+  q.run_per_group("layer_norm_fwd", rows, as_cl(in[0]), as_cl(in[1]), as_cl(in[centred ? 2 : 1]), out, rows, n,
+                  RealArg{call.attrs.eps}, centred ? 1 : 0);
 }
 
 void backward_layer_norm(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
@@ -80,11 +81,14 @@ void backward_layer_norm(ClQueue& q, const OpCall& call, Inputs in, const ClBuff
   cl::Buffer dx_spare;
   if (!grads[0]) dx_spare = q.scratch(static_cast<std::size_t>(rows * n));
   const cl::Buffer& dx = grads[0] ? as_cl(grads[0]).mem() : dx_spare;
-  q.run_per_group("layer_norm_bwd_x", rows, x, as_cl(in[1]), dout, dx, stats, rows, n, RealArg{call.attrs.eps});
-  if (!grads[1] && !grads[2]) return;
+  const bool centred = call.kind == OpKind::layer_norm;  // rms_norm: no mean, no bias
+  q.run_per_group("layer_norm_bwd_x", rows, x, as_cl(in[1]), dout, dx, stats, rows, n, RealArg{call.attrs.eps},
+                  centred ? 1 : 0);
+  const bool db_wanted = centred && grads[2];
+  if (!grads[1] && !db_wanted) return;
   cl::Buffer spare = q.scratch(static_cast<std::size_t>(n));
   const cl::Buffer& dw = grads[1] ? as_cl(grads[1]).mem() : spare;
-  const cl::Buffer& db = grads[2] ? as_cl(grads[2]).mem() : spare;
+  const cl::Buffer& db = db_wanted ? as_cl(grads[2]).mem() : spare;
   q.run_per_group("layer_norm_bwd_wb", n, x, dout, stats, dw, db, rows, n);
 }
 
@@ -109,7 +113,7 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
     default:
       break;
   }
-  if (call.kind == OpKind::layer_norm) return forward_layer_norm(q, call, in, out);
+  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return forward_layer_norm(q, call, in, out);
   SoftmaxArgs a = softmax_args(call);
   if (call.kind == OpKind::log_softmax) {
     q.run_per_group("log_softmax_fwd", a.split.outer * a.split.inner, x, out, a.split.outer, a.split.n, a.split.inner);
@@ -136,7 +140,8 @@ void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& ou
     default:
       break;
   }
-  if (call.kind == OpKind::layer_norm) return backward_layer_norm(q, call, in, dout, grads);
+  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm)
+    return backward_layer_norm(q, call, in, dout, grads);
   if (!grads[0]) return;
   SoftmaxArgs a = softmax_args(call);
   const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;

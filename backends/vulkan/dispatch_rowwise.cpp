@@ -37,6 +37,7 @@ RowPush row_push(const OpCall& c, bool backward) {
   switch (c.kind) {
     case OpKind::gumbel_softmax:
     case OpKind::layer_norm:
+    case OpKind::rms_norm:
       s = split_at_axis(x, -1);
       break;
     case OpKind::cross_entropy:
@@ -77,6 +78,9 @@ void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer&
     case OpKind::layer_norm:
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, &out}}, p, rows(p));
       return;
+    case OpKind::rms_norm:
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, rows(p));
+      return;
     case OpKind::cross_entropy: {
       VulkanBuffer& losses = rec.scratch(compute_dtype(dt), p.outer);
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {8, &losses}, {9, in[1]}}, p, rows(p));
@@ -116,7 +120,8 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
     case OpKind::cross_entropy:
       if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}, {9, in[1]}}, p, rows(p));
       return;
-    case OpKind::layer_norm: {
+    case OpKind::layer_norm:
+    case OpKind::rms_norm: {
       const auto data_rows = static_cast<std::uint32_t>(rows(p)), cols = p.n;
       RowPush q = p;  // dw and db: column tiles x chunks of rows, then the sum of the chunks
       q.op = ROP_LAYER_NORM_PARAMS;
@@ -125,7 +130,8 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       const ColumnTiles tiles = column_tiles(cols, data_rows);
       q.outer = tiles.chunks;
       q.chunk_rows = tiles.chunk_terms;
-      const bool params = grads[1] || grads[2];
+      const bool has_bias = call.kind == OpKind::layer_norm;  // rms_norm: no bias, no db
+      const bool params = grads[1] || (has_bias && grads[2]);
       // the rows' mean and rstd, then (for dw / db) the chunks' partial sums
       const std::int64_t scratch = 2 * (std::int64_t{data_rows} + (params ? std::int64_t{q.outer} * cols : 0));
       VulkanBuffer& stats = rec.scratch(compute_dtype(dt), scratch);
@@ -135,7 +141,7 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {8, &stats}}, q, tiles.groups());
       q.op = ROP_LAYER_NORM_PARAMS_SUM;
       VulkanBuffer& dw = grad_or_scratch(1);
-      VulkanBuffer& db = grad_or_scratch(2);
+      VulkanBuffer& db = has_bias ? grad_or_scratch(2) : rec.scratch(dt, cols);
       rec.dispatch_groups("rowwise", dt, {{6, &dw}, {7, &db}, {8, &stats}}, q, (cols + 255) / 256);  // WG 256
       return;
     }

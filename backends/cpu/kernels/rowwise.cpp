@@ -1,6 +1,6 @@
 // Row-wise ops whose output has the input's shape: softmax and log_softmax over attrs.axis,
-// layer_norm over the last axis with weight and bias, gumbel_softmax over the last axis with its
-// noise as an input.
+// layer_norm over the last axis with weight and bias (rms_norm: no centring, no bias),
+// gumbel_softmax over the last axis with its noise as an input.
 #include <cmath>
 #include <vector>
 
@@ -11,16 +11,20 @@ namespace gp::cpu {
 
 namespace {
 
-// Mean and 1/sqrt(var + eps) of one contiguous row (population variance, two passes).
+// Mean and 1/sqrt(var + eps) of one contiguous row (population variance, two passes); rms_norm
+// takes the mean as 0, so var is the mean square.
 template <typename T>
 struct RowStats {
   T mean, rstd;
 };
 
+bool centred(const OpCall& call) { return call.kind == OpKind::layer_norm; }
+
 template <typename T>
-RowStats<T> row_stats(const T* x, std::int64_t n, T eps) {
+RowStats<T> row_stats(const T* x, std::int64_t n, T eps, bool centred) {
   T sum = 0;
-  for (std::int64_t j = 0; j < n; ++j) sum += x[j];
+  if (centred)
+    for (std::int64_t j = 0; j < n; ++j) sum += x[j];
   T mean = sum / static_cast<T>(n);
   T sq = 0;
   for (std::int64_t j = 0; j < n; ++j) sq += (x[j] - mean) * (x[j] - mean);
@@ -31,13 +35,16 @@ template <typename T>
 void layer_norm_forward(const ForwardArgs<T>& a) {
   const Shape& shape = a.call.input_shapes[0];
   std::int64_t n = shape[shape.rank() - 1], rows = shape.numel() / n;
-  const T *w = a.x[1], *b = a.x[2];
+  const T *w = a.x[1], *b = centred(a.call) ? a.x[2] : nullptr;
   T eps = static_cast<T>(a.call.attrs.eps);
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* x = a.x[0] + r * n;
     T* y = a.y + r * n;
-    RowStats<T> st = row_stats(x, n, eps);
-    for (std::int64_t j = 0; j < n; ++j) y[j] = (x[j] - st.mean) * st.rstd * w[j] + b[j];
+    RowStats<T> st = row_stats(x, n, eps, b != nullptr);
+    for (std::int64_t j = 0; j < n; ++j) {
+      y[j] = (x[j] - st.mean) * st.rstd * w[j];
+      if (b) y[j] += b[j];
+    }
   }
 }
 
@@ -49,14 +56,14 @@ void layer_norm_backward(const BackwardArgs<T>& a) {
   std::int64_t n = shape[shape.rank() - 1], rows = shape.numel() / n;
   const T* w = a.x[1];
   T eps = static_cast<T>(a.call.attrs.eps);
-  T *dw = a.dx[1], *db = a.dx[2];
+  T *dw = a.dx[1], *db = centred(a.call) ? a.dx[2] : nullptr;
   clear_gradient(dw, n);
   clear_gradient(db, n);
   std::vector<T> xhat(static_cast<std::size_t>(n)), h(static_cast<std::size_t>(n));
   for (std::int64_t r = 0; r < rows; ++r) {
     const T* x = a.x[0] + r * n;
     const T* g = a.dy + r * n;
-    RowStats<T> st = row_stats(x, n, eps);
+    RowStats<T> st = row_stats(x, n, eps, centred(a.call));
     T mean_h = 0, mean_hx = 0;
     for (std::int64_t j = 0; j < n; ++j) {
       xhat[j] = (x[j] - st.mean) * st.rstd;
@@ -66,7 +73,7 @@ void layer_norm_backward(const BackwardArgs<T>& a) {
       if (dw) dw[j] += g[j] * xhat[j];
       if (db) db[j] += g[j];
     }
-    mean_h /= static_cast<T>(n);
+    mean_h = centred(a.call) ? mean_h / static_cast<T>(n) : T(0);
     mean_hx /= static_cast<T>(n);
     if (T* dx = a.dx[0] ? a.dx[0] + r * n : nullptr)
       for (std::int64_t j = 0; j < n; ++j) dx[j] = st.rstd * (h[j] - mean_h - xhat[j] * mean_hx);
@@ -113,7 +120,7 @@ void gumbel_softmax_backward(const BackwardArgs<T>& a) {
 
 template <typename T>
 void rowwise_forward(const ForwardArgs<T>& a) {
-  if (a.call.kind == OpKind::layer_norm) return layer_norm_forward(a);
+  if (a.call.kind == OpKind::layer_norm || a.call.kind == OpKind::rms_norm) return layer_norm_forward(a);
   if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(a);
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {
@@ -135,7 +142,7 @@ void rowwise_forward(const ForwardArgs<T>& a) {
 
 template <typename T>
 void rowwise_backward(const BackwardArgs<T>& a) {
-  if (a.call.kind == OpKind::layer_norm) return layer_norm_backward(a);
+  if (a.call.kind == OpKind::layer_norm || a.call.kind == OpKind::rms_norm) return layer_norm_backward(a);
   if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_backward(a);
   if (!a.dx[0]) return;
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);

@@ -1,5 +1,5 @@
 // Row-wise ops: softmax, log_softmax (any axis), gumbel_softmax (last axis, noise and 1/tau)
-// and layer_norm (last axis). One work-group of GP_WG items per line of the [outer, n, inner]
+// and layer_norm / rms_norm (last axis; `centred` = 0 for rms_norm: no mean, no bias). One work-group of GP_WG items per line of the [outer, n, inner]
 // view; the backward recomputes the row statistics from x instead of trusting a stored 16-bit y.
 
 #define ROW_SOFTMAX 0
@@ -74,11 +74,13 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_bwd(
   }
 }
 
-// Mean and 1/sqrt(var + eps) of row r (population variance, two passes).
-inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, __local real* scratch) {
+// Mean and 1/sqrt(var + eps) of row r (population variance, two passes); without centring the
+// mean is 0 and var the mean square.
+inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, int centred, __local real* scratch) {
   real acc = R(0);
-  for (int j = get_local_id(0); j < n; j += GP_WG) acc += LOAD(x, base + j);
-  real mean = wg_sum(acc, scratch) / (real)n;
+  if (centred)
+    for (int j = get_local_id(0); j < n; j += GP_WG) acc += LOAD(x, base + j);
+  real mean = centred ? wg_sum(acc, scratch) / (real)n : R(0);
   acc = R(0);
   for (int j = get_local_id(0); j < n; j += GP_WG) {
     real d = LOAD(x, base + j) - mean;
@@ -90,30 +92,32 @@ inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, __lo
 
 __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(
     __global const store_t* x, __global const store_t* w, __global const store_t* b, __global store_t* y, int rows,
-    int n, real eps) {
+    int n, real eps, int centred) {
   __local real scratch[GP_WG];
   const int base = get_group_id(0) * n;
-  real2 st = ln_stats(x, base, n, eps, scratch);
-  for (int j = get_local_id(0); j < n; j += GP_WG)
-    STORE(y, base + j, (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j));
+  real2 st = ln_stats(x, base, n, eps, centred, scratch);
+  for (int j = get_local_id(0); j < n; j += GP_WG) {
+    real v = (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j);
+    STORE(y, base + j, centred ? v + LOAD(b, j) : v);
+  }
 }
 
 // dx = rstd (w g - mean(w g) - xhat mean(w g xhat)); also saves (mean, rstd) per row for the
 // weight and bias gradients.
 __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_bwd_x(
     __global const store_t* x, __global const store_t* w, __global const store_t* g, __global store_t* dx,
-    __global real* stats, int rows, int n, real eps) {
+    __global real* stats, int rows, int n, real eps, int centred) {
   __local real scratch[GP_WG];
   const int row = get_group_id(0);
   const int base = row * n;
-  real2 st = ln_stats(x, base, n, eps, scratch);
+  real2 st = ln_stats(x, base, n, eps, centred, scratch);
   real a1 = R(0), a2 = R(0);
   for (int j = get_local_id(0); j < n; j += GP_WG) {
     real wg = LOAD(w, j) * LOAD(g, base + j);
     a1 += wg;
     a2 += wg * (LOAD(x, base + j) - st.x) * st.y;
   }
-  real c1 = wg_sum(a1, scratch) / (real)n;
+  real c1 = centred ? wg_sum(a1, scratch) / (real)n : R(0);
   real c2 = wg_sum(a2, scratch) / (real)n;
   for (int j = get_local_id(0); j < n; j += GP_WG) {
     real xhat = (LOAD(x, base + j) - st.x) * st.y;

@@ -20,8 +20,8 @@
 #include "op_codes.h"
 
 BUF(0, x_)      // x, logits, a
-BUF(1, w_)      // layer_norm weight, gumbel noise, mse b, bce targets
-BUF(2, bias_)   // layer_norm bias
+BUF(1, w_)      // layer_norm and rms_norm weight, gumbel noise, mse b, bce targets
+BUF(2, bias_)   // layer_norm bias (rms_norm has none)
 BUF(3, y_)      // forward output
 BUF(4, g_)      // output gradient
 BUF(5, dx_)     // gradient of input 0
@@ -57,6 +57,8 @@ uint at(uint j) { return row_base + j * row_stride; }
 C X(uint j) { return TO_C(x_[at(j)]); }
 C G(uint j) { return TO_C(g_[at(j)]); }
 C tau() { return ATTR(pc.tau_bits, pc.tau_f); }
+// layer_norm centres its rows; rms_norm is layer_norm with the mean taken as 0 and no bias.
+bool centred() { return OP == GP_OP_layer_norm; }
 
 // The row's value before normalisation: gumbel_softmax adds the noise and divides by tau.
 C V(uint j) { return OP == GP_OP_gumbel_softmax ? (X(j) + TO_C(w_[at(j)])) / tau() : X(j); }
@@ -87,7 +89,8 @@ bool needs_stage1() {
 bool needs_stage2() {
   switch (OP) {
     case GP_OP_variance: return !BWD;
-    case GP_OP_layer_norm: return true;
+    case GP_OP_layer_norm:
+    case GP_OP_rms_norm: return true;
     case GP_OP_softmax:
     case GP_OP_gumbel_softmax:
     case GP_OP_log_softmax: return BWD;
@@ -119,7 +122,8 @@ C2 stage1(uint j, C m) {
     case GP_OP_gumbel_softmax:
     case GP_OP_cross_entropy:
     case GP_OP_log_softmax: return exp_terms(j, m);
-    case GP_OP_layer_norm: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
+    case GP_OP_layer_norm:
+    case GP_OP_rms_norm: return C2(X(j), BWD ? G(j) * TO_C(w_[j]) : K(0.0));
     case ROP_CROSS_ENTROPY_MEAN: return C2(scratch_[j], K(0.0));
     case GP_OP_mse_loss: {
       C d = TO_C(x_[j]) - TO_C(w_[j]);
@@ -138,8 +142,9 @@ C2 stage2(uint j, C m, C2 s1) {
       C d = X(j) - mean;
       return C2(d * d, K(0.0));
     }
-    case GP_OP_layer_norm: {
-      C d = X(j) - mean;
+    case GP_OP_layer_norm:
+    case GP_OP_rms_norm: {
+      C d = centred() ? X(j) - mean : X(j);
       return C2(d * d, BWD ? G(j) * TO_C(w_[j]) * d : K(0.0));
     }
     case GP_OP_softmax:
@@ -178,10 +183,16 @@ void forward_writes(C m, C2 s1, C2 s2) {
       }
       return;
     }
-    case GP_OP_layer_norm: {
+    case GP_OP_layer_norm:
+    case GP_OP_rms_norm: {
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
-      for (uint j = lid; j < pc.n; j += WG)
-        y_[at(j)] = FROM_C((X(j) - mean) * rstd * TO_C(w_[j]) + TO_C(bias_[j]));
+      for (uint j = lid; j < pc.n; j += WG) {
+        if (centred()) {
+          y_[at(j)] = FROM_C((X(j) - mean) * rstd * TO_C(w_[j]) + TO_C(bias_[j]));
+        } else {
+          y_[at(j)] = FROM_C(X(j) * rstd * TO_C(w_[j]));
+        }
+      }
       return;
     }
     case GP_OP_cross_entropy:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
@@ -235,9 +246,11 @@ void backward_writes(C m, C2 s1, C2 s2) {
     case GP_OP_log_softmax:  // dx = g - softmax * sum g
       for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / exp_sum(s1) * s2.x);
       return;
-    case GP_OP_layer_norm: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w
+    case GP_OP_layer_norm:
+    case GP_OP_rms_norm: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w (rms_norm: no mean d)
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
-      C mean_d = s1.y / n, mean_dx = rstd * s2.y / n;
+      if (!centred()) mean = K(0.0);
+      C mean_d = centred() ? s1.y / n : K(0.0), mean_dx = rstd * s2.y / n;
       for (uint j = lid; j < pc.n; j += WG) {
         C xhat = (X(j) - mean) * rstd;
         dx_[at(j)] = FROM_C(rstd * (G(j) * TO_C(w_[j]) - mean_d - xhat * mean_dx));
