@@ -1,6 +1,54 @@
 #include "cases/case.hpp"
 
+#include <cstdio>
+
 namespace gp {
+
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string interval(const Domain& d) { return "[" + num(d.lo) + ", " + num(d.hi) + "]"; }
+
+}  // namespace
+
+std::string describe(const Domain& d) {
+  switch (d.kind) {
+    case Domain::Kind::uniform: {
+      std::string s = "U" + interval(d);
+      if (d.min_abs > 0) s = "|x| >= " + num(d.min_abs) + " in " + interval(d);
+      if (!d.kinks.empty()) {
+        s += ", " + num(d.margin) + " from";
+        for (double k : d.kinks) s += " " + num(k);
+      }
+      return s;
+    }
+    case Domain::Kind::half_integer_free:
+      return "U" + interval(d) + ", " + num(d.margin) + " from every k + 1/2" +
+             (d.min_abs > 0 ? ", |x| >= " + num(d.min_abs) : "");
+    case Domain::Kind::gate:
+      return "U" + interval(d) + ", " + num(d.margin) + " from -1, 0, 1";
+    case Domain::Kind::apart_from_input0:
+      return "U" + interval(d) + ", " + num(d.margin) + " from input 0";
+    case Domain::Kind::unique_row_max:
+      return "U" + interval(d) + ", each row's maximum " + num(d.margin) + " above the rest";
+    case Domain::Kind::class_index:
+      return "class indices [0, " + std::to_string(d.classes) + ")";
+    case Domain::Kind::gumbel_noise:
+      return "Gumbel noise -log(-log U)";
+    case Domain::Kind::probability:
+      return "U[0, 1]";
+    case Domain::Kind::normal:
+      return num(d.mean) + " + " + num(d.sd) + " N(0, 1)";
+    case Domain::Kind::magnitude:
+      return "|x| log-uniform in " + interval(d) + ", either sign";
+  }
+  return "?";
+}
 
 CaseDecl::CaseDecl() : dtypes{DType::f32, DType::f64} {}
 

@@ -105,4 +105,7 @@ struct Case {
 
 std::string make_case_id(const CaseDecl& d, DType dtype);
 
+// Where a domain draws its values, in a few words ("U[-8, 8]", "|x| >= 0.05 in [-5, 5]").
+std::string describe(const Domain& d);
+
 }  // namespace gp
