@@ -96,10 +96,10 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(
   __local real scratch[GP_WG];
   const int base = get_group_id(0) * n;
   real2 st = ln_stats(x, base, n, eps, centred, scratch);
-  for (int j = get_local_id(0); j < n; j += GP_WG) {
-    real v = (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j);
-    STORE(y, base + j, centred ? v + LOAD(b, j) : v);
-  }
+  // one expression each, so that the compiler may contract the bias add as before
+  for (int j = get_local_id(0); j < n; j += GP_WG)
+    STORE(y, base + j,
+          centred ? (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j) : LOAD(x, base + j) * st.y * LOAD(w, j));
 }
 
 // dx = rstd (w g - mean(w g) - xhat mean(w g xhat)); also saves (mean, rstd) per row for the
