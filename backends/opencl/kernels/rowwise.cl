@@ -1,6 +1,7 @@
 // Row-wise ops: softmax, log_softmax (any axis), gumbel_softmax (last axis, noise and 1/tau)
 // and layer_norm / rms_norm (last axis; `centred` = 0 for rms_norm: no mean, no bias). One
-// work-group of GP_WG items per line of the [outer, n, inner] view; the backward recomputes the row statistics from x instead of trusting a stored 16-bit y.
+// work-group of GP_WG items per line of the [outer, n, inner] view; the backward recomputes the
+// row statistics from x instead of trusting a stored 16-bit y.
 
 #define ROW_SOFTMAX 0
 #define ROW_LOG_SOFTMAX 1
