@@ -182,12 +182,6 @@ constexpr std::array<std::string_view, kFamilyCount> kFamilyNames = {"unary",  "
 
 std::string_view family_name(OpFamily f) { return kFamilyNames.at(static_cast<std::size_t>(f)); }
 
-std::optional<OpFamily> parse_family(std::string_view name) {
-  for (std::size_t i = 0; i < kFamilyNames.size(); ++i)
-    if (kFamilyNames[i] == name) return static_cast<OpFamily>(i);
-  return std::nullopt;
-}
-
 ShapeRule op_shape_rule(OpKind k) { return info(k).shape; }
 GradientKind op_gradient(OpKind k) { return info(k).gradient; }
 std::span<const double> op_kinks(OpKind k) {

@@ -83,7 +83,6 @@ std::optional<OpKind> parse_op(std::string_view name);
 const std::vector<OpKind>& all_ops();
 OpFamily op_family(OpKind k);
 std::string_view family_name(OpFamily f);
-std::optional<OpFamily> parse_family(std::string_view name);
 ShapeRule op_shape_rule(OpKind k);
 GradientKind op_gradient(OpKind k);
 // Points of input 0 where a unary op is not differentiable (the catalog's kinks column).
