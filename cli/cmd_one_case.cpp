@@ -104,7 +104,7 @@ int repro_command(const OneCaseCommand& cmd) {
   for (const auto& r : one.checks) {
     fmt::print(
         "{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  sensitivity {:.3g} ulp  [{}]\n",
-        verdict_name(r.verdict), std::string(r.backend) + " " + direction_label(r.direction, r.input),
+        verdict_name(r.verdict), std::string(r.backend) + " " + check_label(r),
         r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.metrics.sensitivity_ulp,
         r.tolerance);
     if (!r.reason.empty()) fmt::print("           {}\n", r.reason);

@@ -35,8 +35,9 @@ int run_command(const RunCommand& cmd) {
   Selection sel = cmd.selection;
   if (!cmd.shard.empty()) parse_shard(cmd.shard, sel);
   std::vector<const Case*> cases = select_cases(sel);
+  std::vector<const Composite*> composites = select_composites(sel);
   std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
-  if (cases.empty()) fmt::print(stderr, "warning: the selection matches no case\n");
+  if (cases.empty() && composites.empty()) fmt::print(stderr, "warning: the selection matches no case\n");
   // Found now rather than after the run, whose results would otherwise be lost.
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
   if (!cmd.junit.empty()) require_writable_file(cmd.junit, "--junit");
@@ -64,7 +65,7 @@ int run_command(const RunCommand& cmd) {
   InterruptGuard interrupt;
   opts.stop = &InterruptGuard::flag();
 
-  RunReport report = run_parity(cases, devices, opts);
+  RunReport report = run_parity(cases, devices, opts, composites);
   double wall = report.meta.wall_seconds;
   ReferenceAccuracy accuracy = report.meta.reference_accuracy;
   report.meta = make_metadata(cmd.common);
@@ -83,7 +84,7 @@ int run_command(const RunCommand& cmd) {
   for (const auto& r : report.checks) {
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
       fmt::print("{} {} [{}] {}: {}\n  repro: {}\n", verdict_name(r.verdict), r.case_id, r.backend,
-                 direction_label(r.direction, r.input), r.reason, r.repro);
+                 check_label(r), r.reason, r.repro);
   }
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
   if (!accuracy.oracle.empty())
@@ -95,7 +96,7 @@ int run_command(const RunCommand& cmd) {
     std::set<std::string> finished;
     for (const auto& r : report.checks) finished.insert(r.case_id);
     fmt::print("INTERRUPTED (signal {}) after {} of {} cases, {} in {:.1f} s; the reports hold the finished cases\n",
-               InterruptGuard::signal_number(), finished.size(), cases.size(), summary_line(summary.overall), wall);
+               InterruptGuard::signal_number(), finished.size(), cases.size() + composites.size(), summary_line(summary.overall), wall);
     return kInterruptedExit;
   }
   fmt::print("{} cases, {} in {:.1f} s\n", cases.size(), summary_line(summary.overall), wall);

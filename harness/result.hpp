@@ -21,10 +21,16 @@ std::string_view verdict_name(Verdict v);  // "PASS", "FAIL", "SKIP", "MISTRUSTE
 //   numerical_reference     reference VJP vs finite differences of the reference (high precision)
 //   numerical_backend       backend VJP vs finite differences of the backend's own forward
 //   surrogate               straight-through op: backend VJP vs the declared surrogate gradient
-enum class Direction : std::uint8_t { forward, backward, numerical_reference, numerical_backend, surrogate };
+//   node                    one node of a composite model run alone with the reference's inputs
+// A composite's end-to-end checks are forward (output, loss) and backward (a leaf's gradient),
+// its finite differences numerical_*; CheckResult::part says which tensor or node.
+enum class Direction : std::uint8_t { forward, backward, numerical_reference, numerical_backend, surrogate, node };
 std::string_view direction_name(Direction d);  // "forward", "backward", "numerical_reference", ...
 // "forward", "backward input 1", "numerical_backend input 0"
 std::string direction_label(Direction d, int input);
+struct CheckResult;
+// What a check judges, in words: the composite's part where it has one, else direction_label.
+std::string check_label(const CheckResult& r);
 
 struct WorstElement {
   std::int64_t index = -1;     // flat index into the compared tensor
@@ -61,6 +67,9 @@ struct CheckResult {
   DType dtype = DType::f32;
   Direction direction = Direction::forward;
   int input = -1;  // input index for backward / numerical checks
+  // What of a composite model the check judges ("loss", "grad W1", "node 4 linear (layer 2)
+  // backward input 0"); empty for primitive cases.
+  std::string part;
   Verdict verdict = Verdict::pass;
   std::string reason;     // why FAIL / SKIP / MISTRUSTED / ERROR, and hand-loosened tolerance notes
   std::string tolerance;  // the tolerance model in words ("4 ulp * scale, n=128 accumulation")

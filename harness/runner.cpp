@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "harness/composite.hpp"
 #include "harness/oracle_check.hpp"
 
 namespace gp {
@@ -73,6 +74,53 @@ std::vector<CheckResult> run_case_on(const Case& c, DeviceState& dev, Queue* que
   }
 }
 
+// The checks of a composite on one device, as run_case_on for a primitive case.
+std::vector<CheckResult> run_composite_on(const Composite& c, DeviceState& dev, Queue* queue,
+                                          const CompositeReference* ref, const RunOptions& opts) {
+  const std::string& id = dev.selected->id;
+  std::string unusable;
+  {
+    std::lock_guard lock(dev.mutex);
+    unusable = dev.unusable;
+  }
+  auto single = [&](Verdict v, const std::string& why) {
+    CheckResult r = blank_composite_result(c, id, Direction::forward, "", opts.seed);
+    r.verdict = v;
+    r.reason = why;
+    return std::vector<CheckResult>{r};
+  };
+  if (!unusable.empty()) return single(Verdict::skip, unusable);
+  if (!ref || !queue) return single(Verdict::skip, "reference data unavailable");
+  try {
+    return check_composite_on_backend(c, id, *dev.backend, *queue, *ref, opts.seed);
+  } catch (const DeviceLost& e) {
+    std::lock_guard lock(dev.mutex);
+    dev.unusable = std::string("device lost earlier in this run: ") + e.what();
+    return single(Verdict::error, e.what());
+  }
+}
+
+// Reference, reference numerics and every device's checks of one composite.
+std::vector<CheckResult> run_composite(const Composite& c, std::vector<std::unique_ptr<DeviceState>>& states,
+                                       std::vector<std::unique_ptr<Queue>>& queues, const RunOptions& opts) {
+  std::vector<CheckResult> out;
+  std::unique_ptr<CompositeReference> ref;
+  try {
+    ref = std::make_unique<CompositeReference>(prepare_composite_reference(c, opts.seed));
+    if (opts.reference_checks)
+      for (auto& r : check_composite_reference(c, *ref, opts.seed)) out.push_back(std::move(r));
+  } catch (const std::exception& e) {
+    CheckResult r = blank_composite_result(c, "reference", Direction::forward, "", opts.seed);
+    r.verdict = Verdict::error;
+    r.reason = std::string("reference failed: ") + e.what();
+    out.push_back(std::move(r));
+    ref.reset();
+  }
+  for (std::size_t d = 0; d < states.size(); ++d)
+    for (auto& r : run_composite_on(c, *states[d], queues[d].get(), ref.get(), opts)) out.push_back(std::move(r));
+  return out;
+}
+
 }  // namespace
 
 void parse_shard(const std::string& text, Selection& sel) {
@@ -85,11 +133,12 @@ void parse_shard(const std::string& text, Selection& sel) {
 }
 
 std::vector<const Case*> select_cases(const Selection& sel) {
+  const std::vector<std::string> models = model_names();
   for (const auto& o : sel.ops) {
-    if (!parse_op(o)) {
+    if (!parse_op(o) && std::count(models.begin(), models.end(), o) == 0) {
       std::vector<std::string> names;
       for (OpKind k : all_ops()) names.emplace_back(op_name(k));
-      throw UsageError("unknown op '" + o + "'; valid ops: " + join(names));
+      throw UsageError("unknown op '" + o + "'; valid ops: " + join(names) + "; models: " + join(models));
     }
   }
   for (const auto& d : sel.dtypes)
@@ -113,8 +162,23 @@ std::vector<const Case*> select_cases(const Selection& sel) {
   return out;
 }
 
+std::vector<const Composite*> select_composites(const Selection& sel) {
+  select_cases(sel);  // the same validation of every option
+  const std::regex re(sel.filter.empty() ? ".*" : sel.filter);
+  std::vector<const Composite*> out;
+  std::size_t index = 0;
+  for (const auto& c : all_composites()) {
+    const bool op_ok = sel.ops.empty() || std::count(sel.ops.begin(), sel.ops.end(), c.decl.model);
+    const bool dt_ok =
+        sel.dtypes.empty() || std::count(sel.dtypes.begin(), sel.dtypes.end(), std::string(dtype_name(c.dtype)));
+    if (!op_ok || !dt_ok || !std::regex_search(c.id, re)) continue;
+    if (static_cast<int>(index++ % static_cast<std::size_t>(sel.shard_count)) == sel.shard_index - 1) out.push_back(&c);
+  }
+  return out;
+}
+
 RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<SelectedDevice>& devices,
-                     const RunOptions& opts) {
+                     const RunOptions& opts, const std::vector<const Composite*>& composites) {
   auto t0 = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<DeviceState>> states;
   for (const auto& d : devices) {
@@ -126,7 +190,9 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
   report.meta.seed = opts.seed;
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
 
-  std::vector<std::vector<CheckResult>> per_case(cases.size());
+  // Work items: the cases, then the composites.
+  const std::size_t items = cases.size() + composites.size();
+  std::vector<std::vector<CheckResult>> per_case(items);
   // The oracle check of the reference (metadata), light profile, on the reference data the
   // workers prepare anyway (preparing it a second time would cost more than the check).
   std::vector<OracleCaseResult> oracle(opts.oracle_check ? cases.size() : 0);
@@ -138,6 +204,17 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
   std::atomic<std::size_t> next{0}, done{0};
   std::mutex print_mutex;
   const bool tty = isatty(STDERR_FILENO);
+  auto report_progress = [&](const std::string& id) {
+    const std::size_t n = ++done;
+    if (!opts.progress) return;
+    std::lock_guard lock(print_mutex);
+    if (tty) {
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", n, items, id.c_str());
+      if (n == items) std::fputc('\n', stderr);
+    } else if (n == items || n % std::max<std::size_t>(1, items / 10) == 0) {
+      std::fprintf(stderr, "[%zu/%zu] cases done\n", n, items);
+    }
+  };
   auto worker = [&] {
     // Queues belong to one thread (backend contract): each worker opens its own.
     std::vector<std::unique_ptr<Queue>> queues(states.size());
@@ -151,7 +228,13 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
       }
     }
     auto stopped = [&] { return opts.stop && opts.stop->load(); };
-    for (std::size_t i; !stopped() && (i = next++) < cases.size();) {
+    for (std::size_t i; !stopped() && (i = next++) < items;) {
+      if (i >= cases.size()) {
+        const Composite& m = *composites[i - cases.size()];
+        per_case[i] = run_composite(m, states, queues, opts);
+        report_progress(m.id);
+        continue;
+      }
       const Case& c = *cases[i];
       std::vector<CheckResult>& out = per_case[i];
       std::unique_ptr<ReferenceData> data;
@@ -176,16 +259,7 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
       }
       for (std::size_t d = 0; d < states.size(); ++d)
         for (auto& r : run_case_on(c, *states[d], queues[d].get(), data.get(), opts)) out.push_back(std::move(r));
-      const std::size_t n = ++done;
-      if (opts.progress) {
-        std::lock_guard lock(print_mutex);
-        if (tty) {
-          std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", n, cases.size(), c.id.c_str());
-          if (n == cases.size()) std::fputc('\n', stderr);
-        } else if (n == cases.size() || n % std::max<std::size_t>(1, cases.size() / 10) == 0) {
-          std::fprintf(stderr, "[%zu/%zu] cases done\n", n, cases.size());
-        }
-      }
+      report_progress(c.id);
     }
   };
   const int jobs = std::max(1, opts.jobs);

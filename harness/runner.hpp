@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "cases/composite.hpp"
 #include "cases/registry.hpp"
 #include "harness/checker.hpp"
 #include "harness/result.hpp"
@@ -26,6 +27,8 @@ void parse_shard(const std::string& text, Selection& sel);
 // The cases a selection picks, in registry order. Throws UsageError for unknown op or dtype
 // names (listing the valid ones) and for a malformed regex.
 std::vector<const Case*> select_cases(const Selection& sel);
+// The composite models a selection picks (--op names a model: mlp, gru, ...), sharded alike.
+std::vector<const Composite*> select_composites(const Selection& sel);
 
 struct RunOptions {
   std::uint64_t seed = 1;
@@ -43,7 +46,7 @@ struct RunOptions {
 // SKIP per case with its reason; a device error is an ERROR for that case; a lost device
 // makes the rest of its cases SKIP with the loss as reason.
 RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<SelectedDevice>& devices,
-                     const RunOptions& opts);
+                     const RunOptions& opts, const std::vector<const Composite*>& composites = {});
 
 DeviceSummary summarize_device(const SelectedDevice& d);
 

@@ -42,7 +42,7 @@ std::string first_failure(const Case& c, const SelectedDevice& device, Backend& 
   auto queue = backend.create_queue();
   for (const CheckResult& r : check_on_backend(c, device.id, backend, *queue, data, o.seed, o.numerical)) {
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
-      return direction_label(r.direction, r.input) + ": " + r.reason.substr(0, 160);
+      return check_label(r) + ": " + r.reason.substr(0, 160);
   }
   return {};
 }

@@ -143,7 +143,47 @@ RefTensor untrack(const BasicRefTensor<Tracked>& t) {
   return r;
 }
 
+// A node input: its value with the error it already carries (a leaf: exact in the dtype).
+BasicRefTensor<Tracked> track_carried(const RefTensor& t) {
+  if (t.err.empty()) return track(t);
+  BasicRefTensor<Tracked> r;
+  r.shape = t.shape;
+  r.v.resize(t.v.size());
+  for (std::size_t i = 0; i < t.v.size(); ++i) {
+    r.v[i].v = t.v[i];
+    r.v[i].e = t.err[i];
+  }
+  return r;
+}
+
+RefTensor untrack_stored(const BasicRefTensor<Tracked>& t) {
+  BasicRefTensor<Tracked> s = t;
+  for (Tracked& x : s.v) x = stored(x);
+  return untrack(s);
+}
+
+std::vector<BasicRefTensor<Tracked>> track_all(const std::vector<RefTensor>& inputs) {
+  std::vector<BasicRefTensor<Tracked>> in;
+  for (const auto& t : inputs) in.push_back(track_carried(t));
+  return in;
+}
+
 }  // namespace
+
+RefTensor bounded_node_forward(const OpCall& call, const std::vector<RefTensor>& inputs, const MathProfile* profile,
+                               bool flush) {
+  TrackingScope scope(context_for(call.dtype, profile, flush));
+  return untrack_stored(basic_forward(call, track_all(inputs)));
+}
+
+std::vector<RefTensor> bounded_node_vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
+                                        const MathProfile* profile, bool flush) {
+  TrackingScope scope(context_for(call.dtype, profile, flush));
+  std::vector<RefTensor> out;
+  for (const auto& g : basic_vjp(call, track_all(inputs), BasicRefTensor<Tracked>{}, track_carried(dout)))
+    out.push_back(g.v.empty() ? RefTensor{g.shape, {}, {}} : untrack_stored(g));
+  return out;
+}
 
 Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
                          const MathProfile* profile, bool flush) {

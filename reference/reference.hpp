@@ -63,6 +63,16 @@ struct Bounded {
 Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
                          const MathProfile* profile, bool flush = false);
 
+// One node of a graph whose inputs carry the errors of earlier nodes (`err` per element; empty:
+// exact values of the dtype): forward and VJP in Tracked arithmetic as in bounded_evaluate, the
+// inputs' errors propagated first order through the op's own partial derivatives (the
+// reference's Jacobians) and the node's roundings added. A node's output err also holds the
+// rounding of storing it in a 16-bit storage type, which the next node reads.
+RefTensor bounded_node_forward(const OpCall& call, const std::vector<RefTensor>& inputs, const MathProfile* profile,
+                               bool flush = false);
+std::vector<RefTensor> bounded_node_vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
+                                        const MathProfile* profile, bool flush = false);
+
 // The same entry points for any instantiated real type (long double here; the MPFR type of
 // reference/mp_real.hpp for the oracle; Tracked for bounded_evaluate).
 template <class R>

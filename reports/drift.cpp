@@ -24,7 +24,7 @@ bool storage_rounding(const CheckResult& o, const CheckResult& c) {
 }
 
 std::string label(const CheckResult& c) {
-  return fmt::format("{} [{}] {}", c.case_id, c.backend, direction_label(c.direction, c.input));
+  return fmt::format("{} [{}] {}", c.case_id, c.backend, check_label(c));
 }
 
 std::string verdicts(const CheckChange& ch) {

@@ -91,7 +91,7 @@ void append_check_row(std::string& out, const CheckResult& c) {
   fmt::format_to(std::back_inserter(out),
                  "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td>"
                  "<td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                 esc(c.case_id), esc(c.backend), esc(direction_label(c.direction, c.input)),
+                 esc(c.case_id), esc(c.backend), esc(check_label(c)),
                  has_metrics(c) ? md::g3(c.metrics.margin) : "—", has_metrics(c) ? md::g3(c.metrics.max_ulp) : "—",
                  verdict_span(c.verdict), esc(md::shorten(c.reason, 200)));
 }
@@ -117,7 +117,7 @@ void append_problems(std::string& out, const RunReport& r) {
         std::back_inserter(out),
         "<tr><td>{}</td><td><code>{}</code> {}</td><td><code>{}</code></td><td class=\"n\">{}</td><td>{}</td>"
         "<td><code>{}</code></td></tr>\n",
-        verdict_span(c->verdict), esc(c->case_id), esc(direction_label(c->direction, c->input)), esc(c->backend),
+        verdict_span(c->verdict), esc(c->case_id), esc(check_label(*c)), esc(c->backend),
         has_metrics(*c) ? md::g3(c->metrics.margin) : "—", esc(c->reason), esc(c->repro));
   out += "</table>\n";
 }

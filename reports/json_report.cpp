@@ -124,6 +124,7 @@ Json check_to_json(const CheckResult& c) {
             {"time_ms", encode_number(c.time_ms)},
             {"seed", c.seed},
             {"repro", c.repro}};
+  if (!c.part.empty()) j["part"] = c.part;  // composite models
   // 1.4: the check's sensitivity, where it has one (comparisons with a bound).
   if (!std::isnan(m.sensitivity_ulp)) {
     j["sensitivity_ulp"] = encode_number(m.sensitivity_ulp);
@@ -229,8 +230,9 @@ CheckResult check_from_json(const FieldReader& r) {
   c.backend = r.string("backend", Need::required);
   c.dtype = parse_enum<DType>(r, "dtype", parse_dtype, "f16, bf16, f32, f64 or i32");
   c.direction = parse_enum<Direction>(r, "direction", parse_direction,
-                                      "forward, backward, numerical_reference, numerical_backend or surrogate");
+                                      "forward, backward, numerical_reference, numerical_backend, surrogate or node");
   c.input = static_cast<int>(r.int64("input", -1));
+  c.part = r.string("part");
   c.verdict = parse_enum<Verdict>(r, "verdict", parse_verdict, "PASS, FAIL, SKIP, MISTRUSTED or ERROR");
   c.reason = r.string("reason");
   c.tolerance = r.string("tolerance");

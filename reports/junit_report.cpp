@@ -31,7 +31,7 @@ void append_testcase(std::string& out, const CheckResult& c) {
   auto o = std::back_inserter(out);
   fmt::format_to(o, "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"",
                  xml("gradparity." + c.backend + "." + md::op_of(c)),
-                 xml(c.case_id + " " + direction_label(c.direction, c.input)), c.time_ms / 1000.0);
+                 xml(c.case_id + " " + check_label(c)), c.time_ms / 1000.0);
   switch (c.verdict) {
     case Verdict::pass:
       out += "/>\n";

@@ -56,7 +56,7 @@ void append_problem(std::string& out, const CheckResult& c) {
   auto o = std::back_inserter(out);
   const Metrics& m = c.metrics;
   fmt::format_to(o, "### {} {} · {} · {}\n\n", verdict_badge(c.verdict), code(c.case_id), code(c.backend),
-                 direction_label(c.direction, c.input));
+                 check_label(c));
   if (c.reason.find('\n') == std::string::npos) {
     fmt::format_to(o, "- Reason: {}\n", c.reason.empty() ? "(none given)" : c.reason);
   } else {
@@ -158,7 +158,7 @@ void append_per_op_tables(std::string& out, const RunReport& report) {
       std::string status = verdict_badge(c.verdict);
       if (c.verdict == Verdict::skip && !c.reason.empty()) status += " (" + cell(shorten(c.reason, 40)) + ")";
       fmt::format_to(o, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.case_id), code(c.backend),
-                     dtype_name(c.dtype), direction_label(c.direction, c.input), metric(m.max_abs), metric(m.max_rel),
+                     dtype_name(c.dtype), check_label(c), metric(m.max_abs), metric(m.max_rel),
                      metric(m.max_ulp), metric(m.margin), status);
     }
     out += "\n";

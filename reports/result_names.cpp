@@ -34,6 +34,8 @@ std::string_view direction_name(Direction d) {
       return "numerical_backend";
     case Direction::surrogate:
       return "surrogate";
+    case Direction::node:
+      return "node";
   }
   return "?";
 }
@@ -43,6 +45,10 @@ std::string direction_label(Direction d, int input) {
   // A forward check compares the output: no input index even if one was filled in.
   if (d != Direction::forward && input >= 0) label += " input " + std::to_string(input);
   return label;
+}
+
+std::string check_label(const CheckResult& r) {
+  return r.part.empty() ? direction_label(r.direction, r.input) : r.part;
 }
 
 std::optional<Verdict> parse_verdict(std::string_view name) {

@@ -21,6 +21,7 @@
 #include "backends/registry.hpp"
 #include "cases/registry.hpp"
 #include "harness/checker.hpp"
+#include "harness/composite.hpp"
 
 namespace {
 
@@ -95,6 +96,8 @@ struct Device {
   }
 };
 
+void report(const std::vector<gp::CheckResult>& checks);
+
 class ParityTest : public ::testing::Test {
  public:
   ParityTest(Device* device, const gp::Case* c, std::uint64_t seed) : device_(device), case_(c), seed_(seed) {}
@@ -107,22 +110,7 @@ class ParityTest : public ::testing::Test {
     auto checks = gp::check_reference_numerics(*case_, data, seed_);
     for (auto& r : gp::check_on_backend(*case_, device_->selected.id, *device_->backend, *device_->queue, data, seed_))
       checks.push_back(std::move(r));
-    int skipped = 0, judged = 0;
-    for (const auto& r : checks) {
-      std::string where = r.backend + " " + gp::direction_label(r.direction, r.input);
-      switch (r.verdict) {
-        case gp::Verdict::pass:
-          ++judged;
-          break;
-        case gp::Verdict::skip:
-          ++skipped;
-          break;
-        default:
-          ++judged;
-          ADD_FAILURE() << gp::verdict_name(r.verdict) << " " << where << ": " << r.reason << "\n  repro: " << r.repro;
-      }
-    }
-    if (judged == 0 && skipped > 0) GTEST_SKIP() << checks.back().reason;
+    report(checks);
   }
 
  private:
@@ -131,10 +119,58 @@ class ParityTest : public ::testing::Test {
   std::uint64_t seed_;
 };
 
+// FAIL, ERROR and MISTRUSTED fail the running test; a test whose every check SKIPs is skipped.
+void report(const std::vector<gp::CheckResult>& checks) {
+  int skipped = 0, judged = 0;
+  for (const auto& r : checks) {
+    std::string where = r.backend + " " + gp::check_label(r);
+    switch (r.verdict) {
+      case gp::Verdict::pass:
+        ++judged;
+        break;
+      case gp::Verdict::skip:
+        ++skipped;
+        break;
+      default:
+        ++judged;
+        ADD_FAILURE() << gp::verdict_name(r.verdict) << " " << where << ": " << r.reason << "\n  repro: " << r.repro;
+    }
+  }
+  if (judged == 0 && skipped > 0) GTEST_SKIP() << checks.back().reason;
+}
+
+// A composite model on one device: its three checks (harness/composite.hpp).
+class CompositeTest : public ::testing::Test {
+ public:
+  CompositeTest(Device* device, const gp::Composite* c, std::uint64_t seed) : device_(device), c_(c), seed_(seed) {}
+  void TestBody() override {
+    device_->open();
+    if (!device_->unusable.empty()) GTEST_SKIP() << device_->unusable;
+    const gp::CompositeReference ref = gp::prepare_composite_reference(*c_, seed_);
+    auto checks = gp::check_composite_reference(*c_, ref, seed_);
+    for (auto& r :
+         gp::check_composite_on_backend(*c_, device_->selected.id, *device_->backend, *device_->queue, ref, seed_))
+      checks.push_back(std::move(r));
+    report(checks);
+  }
+
+ private:
+  Device* device_;
+  const gp::Composite* c_;
+  std::uint64_t seed_;
+};
+
 // The cases a run registers: every case, or exactly those whose id equals --gp-case.
 std::vector<const gp::Case*> cases_to_register(const Options& o) {
   std::vector<const gp::Case*> out;
   for (const auto& c : gp::all_cases())
+    if (!o.case_id || c.id == *o.case_id) out.push_back(&c);
+  return out;
+}
+
+std::vector<const gp::Composite*> composites_to_register(const Options& o) {
+  std::vector<const gp::Composite*> out;
+  for (const auto& c : gp::all_composites())
     if (!o.case_id || c.id == *o.case_id) out.push_back(&c);
   return out;
 }
@@ -169,13 +205,15 @@ int check_selection(const std::string& file) {
     const std::size_t slash = name.find('/');
     const std::string device = name.substr(0, slash), case_id = name.substr(slash + 1);
     const auto cases = cases_to_register(o);
-    const bool ok =
-        argc == 1 && o.backends == std::vector<std::string>{device} && cases.size() == 1 && cases[0]->id == case_id;
+    const auto composites = composites_to_register(o);
+    const bool one_case = cases.size() == 1 && composites.empty() && cases[0]->id == case_id;
+    const bool one_composite = composites.size() == 1 && cases.empty() && composites[0]->id == case_id;
+    const bool ok = argc == 1 && o.backends == std::vector<std::string>{device} && (one_case || one_composite);
     ++entries;
     if (!ok) {
       ++wrong;
       std::fprintf(stderr, "%s: selects %zu case(s) on %zu device(s), %d argument(s) left for gtest\n", name.c_str(),
-                   cases.size(), o.backends.size(), argc - 1);
+                   cases.size() + composites.size(), o.backends.size(), argc - 1);
     }
   }
   std::printf("%lld ctest entries replayed, %lld select other than exactly their own case\n",
@@ -202,13 +240,17 @@ int main(int argc, char** argv) {
       for (const auto& c : gp::all_cases())
         std::printf("%s\t%s\t%s\t%s\n", d.id.c_str(), c.id.c_str(), c.family().c_str(),
                     std::string(gp::op_name(c.decl.op)).c_str());
+    for (const auto& d : selected)
+      for (const auto& c : gp::all_composites())
+        std::printf("%s\t%s\tmodel\t%s\n", d.id.c_str(), c.id.c_str(), c.decl.model.c_str());
     return 0;
   }
   if (!opts.check_selection.empty()) return check_selection(opts.check_selection);
   const std::vector<const gp::Case*> cases = cases_to_register(opts);
-  if (opts.case_id && cases.size() != 1) {
+  const std::vector<const gp::Composite*> composites = composites_to_register(opts);
+  if (opts.case_id && cases.size() + composites.size() != 1) {
     std::fprintf(stderr, "gp_parity_tests: --gp-case=%s matches %zu cases, not exactly one\n", opts.case_id->c_str(),
-                 cases.size());
+                 cases.size() + composites.size());
     return 1;
   }
   static std::vector<std::unique_ptr<Device>> devices;
@@ -223,6 +265,12 @@ int main(int argc, char** argv) {
       std::uint64_t seed = opts.seed;
       ::testing::RegisterTest(suite_name(d->selected.id).c_str(), cp->id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                               [=]() -> ::testing::Test* { return new ParityTest(dev, cp, seed); });
+    }
+    for (const gp::Composite* cp : composites) {
+      Device* dev = d.get();
+      std::uint64_t seed = opts.seed;
+      ::testing::RegisterTest(suite_name(d->selected.id).c_str(), cp->id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                              [=]() -> ::testing::Test* { return new CompositeTest(dev, cp, seed); });
     }
   }
   const int status = RUN_ALL_TESTS();

@@ -1,0 +1,74 @@
+// A composite is a small graph of catalog ops declared as data: named tensors (parameters with a
+// seeded initialisation, data inputs with domains) and nodes, each one catalog op reading named
+// tensors and writing one. The harness runs it on a backend through the backend's own primitive
+// kernels and checks it end to end, node by node and numerically (harness/composite.hpp).
+// Models are declared in cases/models.cpp; ids look like primitive ids:
+// `mlp(layers=3,batch=64,act=gelu,dtype=f32)`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cases/case.hpp"
+
+namespace gp {
+
+// A leaf of the graph: a parameter or a data input. Values are drawn from `domain` (parameters
+// from U[-1/sqrt(fan_in), 1/sqrt(fan_in)], PyTorch's default for linear layers).
+struct LeafDecl {
+  std::string name;
+  Shape shape;
+  Domain domain;
+  bool parameter = false;  // parameters are reported as such ("grad W1")
+  bool gradient = true;    // false for targets, class indices, Gumbel noise
+  bool integral = false;   // i32 class indices (cross-entropy targets)
+};
+
+// One node: out = op(inputs...). `layer` names where the node sits in the model ("layer 2",
+// "step 3 gate r"), so a node check that fails says which layer broke.
+struct NodeDecl {
+  OpKind op{};
+  OpAttrs attrs;
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string layer;
+};
+
+struct CompositeDecl {
+  std::string model;        // "mlp", "gru", "gated"
+  std::string params;       // the id's attributes: "layers=3,batch=64,act=gelu"
+  std::string formulation;  // named in the report: "PyTorch / cuDNN GRU (r, z, n gates)"
+  std::vector<LeafDecl> leaves;
+  std::vector<NodeDecl> nodes;  // in execution order; each output is written once
+  std::string output;           // the model's output (before the loss)
+  std::string loss;             // a scalar node output
+  std::vector<DType> dtypes = {DType::f32, DType::f64};
+};
+
+// A declaration at one dtype: its id, each node's OpCall (shapes inferred) and every tensor's shape.
+struct Composite {
+  CompositeDecl decl;
+  DType dtype = DType::f32;
+  std::string id;
+  std::vector<OpCall> calls;            // one per node
+  std::map<std::string, Shape> shapes;  // leaves and node outputs
+  // Ops on the path whose gradients are declared surrogates (straight-through): their names.
+  std::vector<std::string> surrogates;
+  const LeafDecl* leaf(const std::string& name) const;
+  // The primitive-case shape of a leaf's inputs: a Case whose inputs are the leaves, used to draw
+  // them with the primitives' seeded generator (harness/inputs.hpp).
+  Case leaf_case() const;
+};
+
+// Every composite of every model, expanded over dtypes; ids unique (checked at start-up).
+const std::vector<Composite>& all_composites();
+const Composite* find_composite(const std::string& id);
+// Model names ("gru", "gated", "mlp"), for --op.
+std::vector<std::string> model_names();
+
+// Builds a Composite, inferring shapes node by node; throws gp::Error naming the node whose op
+// rejects its inputs, or a tensor read before it is written.
+Composite make_composite(const CompositeDecl& decl, DType dtype);
+
+}  // namespace gp

@@ -1,0 +1,165 @@
+// The composite models (../docs/models.md): graphs of catalog ops. Each builder writes the graph
+// once; the declarations below pick its sizes.
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "cases/composite.hpp"
+
+namespace gp {
+
+namespace {
+
+// Appends leaves and nodes to a declaration; node outputs get fresh names unless given one.
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(CompositeDecl& d) : d_(d) {}
+
+  // A weight or bias of a layer with `fan_in` inputs: U[-1/sqrt(fan_in), 1/sqrt(fan_in)].
+  std::string parameter(const std::string& name, Shape shape, double fan_in) {
+    const double a = 1 / std::sqrt(fan_in);
+    Domain d = Domain::range(-a, a);
+    d.fd_length = a;  // finite-difference steps at the parameter's own scale
+    d_.leaves.push_back({name, std::move(shape), d, true, true, false});
+    return name;
+  }
+  std::string data(const std::string& name, Shape shape, Domain domain, bool gradient = true) {
+    const bool integral = domain.kind == Domain::Kind::class_index;
+    d_.leaves.push_back({name, std::move(shape), domain, false, gradient && !integral, integral});
+    return name;
+  }
+  std::string node(OpKind op, std::vector<std::string> inputs, const std::string& layer, OpAttrs attrs = {},
+                   std::string output = {}) {
+    if (output.empty()) output = "t" + std::to_string(d_.nodes.size());
+    d_.nodes.push_back({op, std::move(attrs), std::move(inputs), output, layer});
+    return output;
+  }
+  // y = x W^T + b with parameters W<suffix> [out, in] and b<suffix> [out].
+  std::string linear(const std::string& x, std::int64_t in, std::int64_t out, const std::string& suffix,
+                     const std::string& layer) {
+    const std::string w = parameter("W" + suffix, Shape{out, in}, double(in));
+    const std::string b = parameter("b" + suffix, Shape{out}, double(in));
+    return node(OpKind::linear, {x, w, b}, layer);
+  }
+
+ private:
+  CompositeDecl& d_;
+};
+
+// `layers` linear layers (hidden width 64) with `act` between them, cross-entropy over 10 classes.
+CompositeDecl mlp(int layers, std::int64_t batch, OpKind act) {
+  constexpr std::int64_t kIn = 32, kHidden = 64, kClasses = 10;
+  CompositeDecl d;
+  d.model = "mlp";
+  d.params = "layers=" + std::to_string(layers) + ",batch=" + std::to_string(batch) +
+             (layers > 1 ? ",act=" + std::string(op_name(act)) : "");
+  d.formulation = "linear layers (x W^T + b), " + (layers > 1 ? std::string(op_name(act)) + " between them, " : "") +
+                  "mean cross-entropy over 10 classes";
+  GraphBuilder g(d);
+  std::string h = g.data("x", Shape{batch, kIn}, Domain::range(-2, 2));
+  const std::string targets = g.data("targets", Shape{batch}, Domain::classes_of(kClasses));
+  std::int64_t width = kIn;
+  for (int l = 1; l <= layers; ++l) {
+    const std::string layer = "layer " + std::to_string(l);
+    const std::int64_t out = l == layers ? kClasses : kHidden;
+    h = g.linear(h, width, out, std::to_string(l), layer);
+    if (l < layers) h = g.node(act, {h}, layer);
+    width = out;
+  }
+  d.output = h;
+  d.loss = g.node(OpKind::cross_entropy, {h, targets}, "loss");
+  return d;
+}
+
+// PyTorch's GRU (torch.nn.GRU, one layer, cuDNN's formulation):
+//   r = sigmoid(W_ir x + b_ir + W_hr h + b_hr)
+//   z = sigmoid(W_iz x + b_iz + W_hz h + b_hz)
+//   n = tanh(W_in x + b_in + r * (W_hn h + b_hn))
+//   h' = (1 - z) * n + z * h, computed as n + z * (h - n) like PyTorch's kernels
+// weight_ih_l0 = [W_ir; W_iz; W_in] and weight_hh_l0 = [W_hr; W_hz; W_hn] are separate parameters
+// here; the loss is the mean squared error of the last state against a target.
+CompositeDecl gru(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden) {
+  CompositeDecl d;
+  d.model = "gru";
+  d.params = "seq=" + std::to_string(seq) + ",batch=" + std::to_string(batch) + ",input=" + std::to_string(input) +
+             ",hidden=" + std::to_string(hidden);
+  d.formulation =
+      "PyTorch / cuDNN GRU: r, z, n gates, n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), "
+      "h' = n + z * (h - n); mean squared error of the last state";
+  GraphBuilder g(d);
+  const std::string xs = g.data("x", Shape{seq, batch, input}, Domain::range(-1, 1));
+  std::string h = g.data("h0", Shape{batch, hidden}, Domain::range(-1, 1));
+  const std::string target = g.data("target", Shape{batch, hidden}, Domain::range(-1, 1), false);
+  const double fan = double(hidden);
+  std::map<std::string, std::pair<std::string, std::string>> w;  // gate -> (W, b) names
+  for (const char* gate : {"ir", "iz", "in"})
+    w[gate] = {g.parameter(std::string("W_") + gate, Shape{hidden, input}, fan),
+               g.parameter(std::string("b_") + gate, Shape{hidden}, fan)};
+  for (const char* gate : {"hr", "hz", "hn"})
+    w[gate] = {g.parameter(std::string("W_") + gate, Shape{hidden, hidden}, fan),
+               g.parameter(std::string("b_") + gate, Shape{hidden}, fan)};
+  for (std::int64_t t = 0; t < seq; ++t) {
+    const std::string step = "step " + std::to_string(t);
+    OpAttrs pick;
+    pick.axis = 0;
+    pick.start = t;
+    pick.stop = t + 1;
+    OpAttrs flat;
+    flat.shape = {batch, input};
+    const std::string x = g.node(OpKind::reshape, {g.node(OpKind::slice, {xs}, step, pick)}, step, flat);
+    auto lin = [&](const std::string& in, const char* gate) {
+      return g.node(OpKind::linear, {in, w[gate].first, w[gate].second}, step + " " + gate);
+    };
+    const std::string r =
+        g.node(OpKind::sigmoid, {g.node(OpKind::add, {lin(x, "ir"), lin(h, "hr")}, step + " r")}, step + " r");
+    const std::string z =
+        g.node(OpKind::sigmoid, {g.node(OpKind::add, {lin(x, "iz"), lin(h, "hz")}, step + " z")}, step + " z");
+    const std::string rn = g.node(OpKind::mul, {r, lin(h, "hn")}, step + " n");
+    const std::string n = g.node(OpKind::tanh, {g.node(OpKind::add, {lin(x, "in"), rn}, step + " n")}, step + " n");
+    const std::string zd = g.node(OpKind::mul, {z, g.node(OpKind::sub, {h, n}, step + " h'")}, step + " h'");
+    h = g.node(OpKind::add, {n, zd}, step + " h'");
+  }
+  d.output = h;
+  d.loss = g.node(OpKind::mse_loss, {h, target}, "loss");
+  return d;
+}
+
+// A gate through `gate_op` multiplying a value path: y = gate(x W_g^T + b_g) * (x W_v^T + b_v),
+// mean squared error against a target. gumbel_softmax draws its noise as a data input.
+CompositeDecl gated(OpKind gate_op, std::int64_t batch) {
+  constexpr std::int64_t kIn = 16, kWidth = 16;
+  CompositeDecl d;
+  d.model = "gated";
+  d.params = "gate=" + std::string(op_name(gate_op)) + ",batch=" + std::to_string(batch);
+  d.formulation = std::string(op_name(gate_op)) + "(x W_g^T + b_g) * (x W_v^T + b_v), mean squared error";
+  GraphBuilder g(d);
+  const std::string x = g.data("x", Shape{batch, kIn}, Domain::range(-2, 2));
+  const std::string target = g.data("target", Shape{batch, kWidth}, Domain::range(-1, 1), false);
+  std::string gate = g.linear(x, kIn, kWidth, "_g", "gate");
+  if (gate_op == OpKind::gumbel_softmax) {
+    const std::string noise =
+        g.data("noise", Shape{batch, kWidth}, Domain::of(Domain::Kind::gumbel_noise, 0, 1), false);
+    gate = g.node(gate_op, {gate, noise}, "gate");
+  } else {
+    gate = g.node(gate_op, {gate}, "gate");
+  }
+  d.output = g.node(OpKind::mul, {gate, g.linear(x, kIn, kWidth, "_v", "value")}, "output");
+  d.loss = g.node(OpKind::mse_loss, {d.output, target}, "loss");
+  return d;
+}
+
+}  // namespace
+
+void declare_models(std::vector<CompositeDecl>& out) {
+  for (std::int64_t batch : {1, 7, 16, 64, 128}) {
+    // One layer: the input gradient comes straight from the only linear layer (the KAN incident
+    // of a zero input gradient in single-layer networks).
+    out.push_back(mlp(1, batch, OpKind::gelu));
+    for (OpKind act : {OpKind::gelu, OpKind::tanh}) out.push_back(mlp(3, batch, act));
+  }
+  out.push_back(gru(10, 8, 16, 32));
+  for (OpKind gate : {OpKind::sigmoid, OpKind::ste_hardtanh_gate, OpKind::gumbel_softmax})
+    out.push_back(gated(gate, 8));
+}
+
+}  // namespace gp

@@ -1,0 +1,111 @@
+// A composite on one backend: the device run, the end-to-end comparisons, then the node-by-node
+// and numerical checks (composite_nodes.cpp, composite_numerical.cpp).
+#include "harness/composite_checks.hpp"
+
+#include <chrono>
+
+#include "core/error.hpp"
+#include "harness/compare.hpp"
+#include "harness/tolerance.hpp"
+
+namespace gp {
+
+CheckResult blank_composite_result(const Composite& c, const std::string& device_id, Direction d,
+                                   const std::string& part, std::uint64_t seed) {
+  CheckResult r;
+  r.case_id = c.id;
+  r.op = c.decl.model;
+  r.family = "model";
+  r.backend = device_id;
+  r.dtype = c.dtype;
+  r.direction = d;
+  r.part = part;
+  r.seed = seed;
+  const std::string backend = device_id == "reference" ? "cpu" : device_id;
+  r.repro = "gradparity repro '" + c.id + "' --backend " + backend + " --seed " + std::to_string(seed);
+  return r;
+}
+
+Tolerance composite_tolerance(const Composite& c, const Backend& backend) {
+  return tolerance_for(c.leaf_case(), *backend.info().math, backend.info().may_flush_subnormals);
+}
+
+namespace {
+
+CheckResult compared(const Composite& c, const std::string& device_id, Direction d, const std::string& part,
+                     const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol, std::uint64_t seed) {
+  CheckResult r = blank_composite_result(c, device_id, d, part, seed);
+  Comparison cmp = compare_to_reference(expected, got, tol, c.dtype);
+  r.metrics = cmp.metrics;
+  r.verdict = cmp.verdict;
+  r.reason = cmp.reason;
+  r.tolerance = "bound propagated through the graph: " + tol.describe();
+  if (r.verdict == Verdict::pass)
+    if (std::string why = mistrust_reason(expected, false); !why.empty()) {
+      r.verdict = Verdict::mistrusted;
+      r.reason = why;
+    }
+  if (r.verdict == Verdict::pass && !c.surrogates.empty() && d == Direction::backward) {
+    r.reason = "through the declared surrogate gradient of";
+    for (const auto& s : c.surrogates) r.reason += " " + s;
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<CheckResult> check_end_to_end(const Composite& c, const std::string& device_id, const Tolerance& tol,
+                                          const GraphTensors& bounded, const DeviceGraph& d, std::uint64_t seed) {
+  std::vector<CheckResult> out;
+  out.push_back(compared(c, device_id, Direction::forward, "output " + c.decl.output, bounded.value.at(c.decl.output),
+                         d.output, tol, seed));
+  ref::RefTensor loss = bounded.value.at(c.decl.loss);
+  loss.err.assign(1, bounded.loss_err);
+  out.push_back(compared(c, device_id, Direction::forward, "loss", loss, d.loss, tol, seed));
+  for (const auto& l : c.decl.leaves) {
+    auto got = d.grads.find(l.name);
+    auto expected = bounded.grad.find(l.name);
+    if (expected == bounded.grad.end()) continue;
+    if (got == d.grads.end()) throw Error(c.id + ": the device graph gave no gradient of " + l.name);
+    out.push_back(
+        compared(c, device_id, Direction::backward, "grad " + l.name, expected->second, got->second, tol, seed));
+  }
+  return out;
+}
+
+std::vector<CheckResult> check_composite_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
+                                                    Queue& queue, const CompositeReference& r, std::uint64_t seed) {
+  auto error = [&](const std::string& why, Verdict v) {
+    CheckResult e = blank_composite_result(c, device_id, Direction::forward, "", seed);
+    e.verdict = v;
+    e.reason = why;
+    return std::vector<CheckResult>{e};
+  };
+  for (const OpCall& call : device_calls_of(c))
+    if (Support s = backend.supports(call); !s.ok)
+      return error(std::string(op_name(call.kind)) + ": " + s.reason, Verdict::skip);
+  try {
+    const MathProfile* math = backend.info().math;
+    if (!math) throw Error("backend " + device_id + " reports no math profile (DeviceInfo::math)");
+    const Tolerance tol = composite_tolerance(c, backend);
+    const GraphTensors& bounded = r.bounded(c, math, backend.info().may_flush_subnormals);
+    const auto t0 = std::chrono::steady_clock::now();
+    const DeviceGraph d = run_graph_on_device(c, backend, queue, r.leaves);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<CheckResult> out = check_end_to_end(c, device_id, tol, bounded, d, seed);
+    for (auto& x : out) x.time_ms = ms;
+    for (auto& x : check_nodes(c, device_id, backend, queue, r, seed)) out.push_back(std::move(x));
+    out.push_back(check_composite_numerics_on_backend(c, device_id, backend, queue, r, d, tol, seed));
+    for (const auto& v : backend.take_canary_violations())
+      out.push_back(error("out-of-bounds write: " + v, Verdict::fail)[0]);
+    for (const auto& m : backend.take_validation_messages())
+      out.push_back(error("validation message: " + m, Verdict::fail)[0]);
+    return out;
+  } catch (const DeviceLost&) {
+    throw;
+  } catch (const std::exception& e) {
+    return error(e.what(), Verdict::error);
+  }
+}
+
+}  // namespace gp

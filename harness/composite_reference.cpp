@@ -1,0 +1,95 @@
+// The reference side of a composite: seeded leaves kept clear of kinks, the graph in long double
+// and, per device profile, in Tracked arithmetic.
+#include <cmath>
+
+#include "core/error.hpp"
+#include "harness/composite_graph.hpp"
+#include "harness/inputs.hpp"
+
+namespace gp {
+
+namespace {
+
+std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
+  std::vector<ref::RefTensor> out;
+  for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
+  return out;
+}
+
+// Kinked ops (relu, the hardtanh gate, ...) read values the graph computes, which no domain
+// can keep away from the kinks. A value within this distance of a kink could land on the other
+// side in a kernel's rounding (f32 pre-activations err by about 1e-6) and change the branch.
+constexpr double kKinkClearance = 1e-3;
+constexpr int kMaxDraws = 50;
+
+// The first node input lying within the clearance of a kink of its op, in words; empty if none.
+std::string near_kink(const Composite& c, const GraphTensors& t) {
+  for (std::size_t i = 0; i < c.decl.nodes.size(); ++i) {
+    const NodeDecl& n = c.decl.nodes[i];
+    for (double k : op_kinks(n.op))
+      for (long double v : t.value.at(n.inputs.at(0)).v)
+        if (std::fabs(static_cast<double>(v) - k) < kKinkClearance * std::max(1.0, std::fabs(k)))
+          return "node " + std::to_string(i) + " (" + std::string(op_name(n.op)) + ") input near its kink at " +
+                 std::to_string(k);
+  }
+  return {};
+}
+
+}  // namespace
+
+CompositeReference prepare_composite_reference(const Composite& c, std::uint64_t seed) {
+  Case draw = c.leaf_case();
+  std::string why;
+  for (int attempt = 0; attempt < kMaxDraws; ++attempt) {
+    // Each redraw is a stream of its own, a function of the seed and the attempt alone.
+    if (attempt > 0) draw.id = c.id + " redraw " + std::to_string(attempt);
+    CompositeReference r;
+    r.leaves = make_inputs(draw, seed);
+    r.exact = evaluate_graph(c, widened(r.leaves), exact_node_ops());
+    why = near_kink(c, r.exact);
+    if (why.empty()) return r;
+  }
+  throw Error(c.id + ": no draw of " + std::to_string(kMaxDraws) + " keeps every kinked node clear: " + why);
+}
+
+namespace {
+
+// GraphTensors::loss_err; the path-by-path bound where some node's output has no gradient.
+ref::ErrorBound gradient_weighted_loss_error(const Composite& c, const GraphTensors& exact, const GraphTensors& paths,
+                                             const MathProfile* profile, bool flush) {
+  ref::ErrorBound sum;
+  for (std::size_t i = 0; i < c.decl.nodes.size(); ++i) {
+    const NodeDecl& n = c.decl.nodes[i];
+    auto g = exact.grad.find(n.output);
+    if (g == exact.grad.end()) return paths.value.at(c.decl.loss).err.at(0);
+    std::vector<ref::RefTensor> in;
+    for (const auto& name : n.inputs) {
+      in.push_back(exact.value.at(name));
+      in.back().err.clear();  // the node's own error, at the reference's inputs
+    }
+    const ref::RefTensor own = ref::bounded_node_forward(c.calls[i], in, profile, flush);
+    for (std::size_t j = 0; j < own.err.size(); ++j) {
+      const long double w = std::fabs(g->second.v[j]);
+      sum.det += w * own.err[j].det;
+      sum.acc += w * own.err[j].acc;
+      sum.prob += w * own.err[j].prob;
+      sum.spec += w * own.err[j].spec;
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+const GraphTensors& CompositeReference::bounded(const Composite& c, const MathProfile* profile, bool flush) const {
+  auto key = std::make_pair(profile, flush);
+  auto it = bounded_.find(key);
+  if (it == bounded_.end()) {
+    GraphTensors b = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
+    b.loss_err = gradient_weighted_loss_error(c, exact, b, profile, flush);
+    it = bounded_.emplace(key, std::move(b)).first;
+  }
+  return it->second;
+}
+
+}  // namespace gp
