@@ -1,0 +1,130 @@
+// Composite models: a backend whose kernels are exact passes all three checks; each bug of the
+// incidents behind the models fails end to end and in the node check that names the broken node.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "harness/composite.hpp"
+#include "harness/runner.hpp"
+#include "support/fake_backend.hpp"
+
+namespace gp {
+namespace {
+
+using ::testing::_;
+using testing::exact_backward;
+using testing::exact_forward;
+using testing::FakeBackend;
+using testing::host;
+using ::testing::Invoke;
+using testing::MockQueue;
+using ::testing::NiceMock;
+
+constexpr std::uint64_t kSeed = 5;
+
+const Composite& composite(const std::string& id) {
+  const Composite* c = find_composite(id);
+  if (!c) throw Error("missing composite " + id);
+  return *c;
+}
+
+std::vector<CheckResult> run_on(const Composite& c, MockQueue& queue) {
+  FakeBackend backend;
+  const CompositeReference r = prepare_composite_reference(c, kSeed);
+  std::vector<CheckResult> out = check_composite_reference(c, r, kSeed);
+  for (auto& x : check_composite_on_backend(c, "fake", backend, queue, r, kSeed)) out.push_back(std::move(x));
+  return out;
+}
+
+// The backend's check of that part (not the reference's own numerical check).
+const CheckResult& part(const std::vector<CheckResult>& checks, const std::string& label) {
+  for (const auto& c : checks)
+    if (c.part == label && c.backend == "fake") return c;
+  throw Error("no check " + label);
+}
+
+// A linear layer's backward with a bug applied to its exact gradients.
+void linear_backward_with(MockQueue& q, std::function<void(const OpCall&, std::span<DeviceBuffer* const>)> bug) {
+  ON_CALL(q, backward)
+      .WillByDefault(Invoke([bug](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        exact_backward(call, in, out, dout, grads);
+        if (call.kind == OpKind::linear) bug(call, grads);
+      }));
+}
+
+TEST(Composites, AnExactBackendPassesEveryCheckOfEveryModel) {
+  for (const char* id : {"mlp(layers=3,batch=7,act=gelu,dtype=f32)", "gru(seq=10,batch=8,input=16,hidden=32,dtype=f64)",
+                         "gated(gate=ste_hardtanh_gate,batch=8,dtype=f32)"}) {
+    NiceMock<MockQueue> q;
+    int judged = 0;
+    for (const auto& c : run_on(composite(id), q)) {
+      EXPECT_TRUE(c.verdict == Verdict::pass || c.verdict == Verdict::skip)
+          << id << " " << c.backend << " " << check_label(c) << ": " << c.reason;
+      judged += c.verdict == Verdict::pass;
+    }
+    EXPECT_GT(judged, 10) << id;
+  }
+}
+
+// The KAN incident: the first layer never computed its input gradient (compute_input_grad =
+// layer_idx > 0), so a single-layer network's input gradient was zero.
+TEST(Composites, AZeroInputGradientOfASingleLayerNetFailsAtItsNode) {
+  NiceMock<MockQueue> q;
+  linear_backward_with(q, [](const OpCall&, std::span<DeviceBuffer* const> g) {
+    HostTensor& dx = host(*g[0]);
+    for (std::int64_t i = 0; i < dx.numel(); ++i) dx.set(i, 0.0);
+  });
+  const auto checks = run_on(composite("mlp(layers=1,batch=7,dtype=f32)"), q);
+  EXPECT_EQ(part(checks, "grad x").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "node 0 linear (layer 1) backward input 0").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "grad W1").verdict, Verdict::pass);
+  EXPECT_EQ(part(checks, "loss gradient").verdict, Verdict::fail);  // numerical, on the backend
+}
+
+// A bias gradient that averages the output gradient over the batch instead of summing it.
+TEST(Composites, ABiasGradientWithoutTheBatchSumFailsAtItsNode) {
+  NiceMock<MockQueue> q;
+  linear_backward_with(q, [](const OpCall& call, std::span<DeviceBuffer* const> g) {
+    HostTensor& db = host(*g[2]);
+    const MatmulDims d = matmul_dims(call);
+    for (std::int64_t j = 0; j < d.n; ++j) db.set(j, db.get(j) / static_cast<double>(d.m));
+  });
+  const auto checks = run_on(composite("mlp(layers=3,batch=16,act=tanh,dtype=f64)"), q);
+  for (const char* b : {"grad b1", "grad b2", "grad b3"}) EXPECT_EQ(part(checks, b).verdict, Verdict::fail) << b;
+  EXPECT_EQ(part(checks, "node 4 linear (layer 3) backward input 2").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "node 4 linear (layer 3) backward input 1").verdict, Verdict::pass);
+}
+
+// Gradients of a tensor read by several nodes (a GRU's state feeds four) are summed on the
+// device: an `add` that drops one part fails end to end, while every node passes alone.
+TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        exact_forward(call, in, out);
+        if (call.case_id.find("gradient sum") != std::string::npos) host(out) = host(*in[0]);
+      }));
+  const auto checks = run_on(composite("gru(seq=10,batch=8,input=16,hidden=32,dtype=f64)"), q);
+  EXPECT_EQ(part(checks, "grad h0").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
+  for (const auto& c : checks)
+    if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
+}
+
+TEST(Composites, IdsSelectByModelNameAndFilter) {
+  Selection sel;
+  sel.ops = {"gru"};
+  const auto gru = select_composites(sel);
+  ASSERT_EQ(gru.size(), 2u);
+  EXPECT_EQ(gru[0]->id, "gru(seq=10,batch=8,input=16,hidden=32,dtype=f32)");
+  sel.ops = {"mlp"};
+  sel.filter = "layers=1,batch=7,";
+  EXPECT_EQ(select_composites(sel).size(), 2u);
+  EXPECT_TRUE(select_cases(sel).empty());
+  sel.ops = {"no_such_model"};
+  EXPECT_THROW(select_composites(sel), UsageError);
+}
+
+}  // namespace
+}  // namespace gp
