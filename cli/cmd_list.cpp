@@ -1,12 +1,12 @@
 // `gradparity list [ops|cases|backends]`
 #include <fmt/core.h>
-
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 
 #include "backends/registry.hpp"
+#include "cases/composite.hpp"
 #include "cases/registry.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -24,10 +24,17 @@ void list_ops() {
 }
 
 std::string attribute_names(OpKind k) {
-  static constexpr std::pair<unsigned, std::string_view> names[] = {
-      {kAttrP, "p"},       {kAttrAlpha, "alpha"},      {kAttrGelu, "approx"},         {kAttrAxis, "axis"},
-      {kAttrKeepdim, "keepdim"}, {kAttrCorrection, "correction"}, {kAttrEps, "eps"}, {kAttrShape, "to"},
-      {kAttrSlice, "range"}, {kAttrReduction, "reduction"}, {kAttrTau, "tau"}};
+  static constexpr std::pair<unsigned, std::string_view> names[] = {{kAttrP, "p"},
+                                                                    {kAttrAlpha, "alpha"},
+                                                                    {kAttrGelu, "approx"},
+                                                                    {kAttrAxis, "axis"},
+                                                                    {kAttrKeepdim, "keepdim"},
+                                                                    {kAttrCorrection, "correction"},
+                                                                    {kAttrEps, "eps"},
+                                                                    {kAttrShape, "to"},
+                                                                    {kAttrSlice, "range"},
+                                                                    {kAttrReduction, "reduction"},
+                                                                    {kAttrTau, "tau"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (op_attr_set(k) & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -57,8 +64,10 @@ void list_catalog() {
       "dtypes; a case keeps its kinks and poles at the stated margin.\n");
   for (int f = 0; f < kFamilyCount; ++f) {
     const auto family = static_cast<OpFamily>(f);
-    fmt::print("\n## {}\n\n| op | inputs | attributes | gradient | kinks | cases | domains |\n|---|---|---|---|---|---:|---|\n",
-               family_name(family));
+    fmt::print(
+        "\n## {}\n\n| op | inputs | attributes | gradient | kinks | cases | domains "
+        "|\n|---|---|---|---|---|---:|---|\n",
+        family_name(family));
     for (OpKind k : all_ops()) {
       if (op_family(k) != family) continue;
       std::string kinks;
@@ -95,6 +104,8 @@ void list_catalog() {
 void list_cases() {
   fmt::print("cases ({}):\n", all_cases().size());
   for (const auto& c : all_cases()) fmt::print("  {}\n", c.id);
+  fmt::print("models ({}; --op {}):\n", all_composites().size(), fmt::join(model_names(), ", --op "));
+  for (const auto& c : all_composites()) fmt::print("  {}  [{} nodes]\n", c.id, c.decl.nodes.size());
 }
 
 void list_backends(const BackendOptions& opts) {

@@ -99,14 +99,14 @@ int exit_code(const std::vector<CheckResult>& checks) {
 }  // namespace
 
 int repro_command(const OneCaseCommand& cmd) {
+  if (const Composite* c = find_composite(cmd.case_id)) return repro_composite(cmd, *c);
   OneCase one = run_one(cmd);
   fmt::print("case {} on {} ({}), seed {}\n", one.c->id, one.device.id, one.device.entry.info.name, cmd.common.seed);
   for (const auto& r : one.checks) {
     fmt::print(
         "{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  max_ulp {:.4g}  margin {:.4g}  sensitivity {:.3g} ulp  [{}]\n",
-        verdict_name(r.verdict), std::string(r.backend) + " " + check_label(r),
-        r.metrics.max_abs, r.metrics.max_rel, r.metrics.max_ulp, r.metrics.margin, r.metrics.sensitivity_ulp,
-        r.tolerance);
+        verdict_name(r.verdict), std::string(r.backend) + " " + check_label(r), r.metrics.max_abs, r.metrics.max_rel,
+        r.metrics.max_ulp, r.metrics.margin, r.metrics.sensitivity_ulp, r.tolerance);
     if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
   }
   if (produced(one.outputs.output)) {
@@ -122,6 +122,7 @@ int repro_command(const OneCaseCommand& cmd) {
 
 int dump_command(const OneCaseCommand& cmd) {
   if (cmd.out_dir.empty()) throw UsageError("dump needs --out DIR");
+  if (const Composite* c = find_composite(cmd.case_id)) return dump_composite(cmd, *c);
   OneCase one = run_one(cmd);
   std::filesystem::path dir(cmd.out_dir);
   std::filesystem::create_directories(dir);

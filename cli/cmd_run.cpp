@@ -83,8 +83,8 @@ int run_command(const RunCommand& cmd) {
   ReportSummary summary = summarize(report.checks);
   for (const auto& r : report.checks) {
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
-      fmt::print("{} {} [{}] {}: {}\n  repro: {}\n", verdict_name(r.verdict), r.case_id, r.backend,
-                 check_label(r), r.reason, r.repro);
+      fmt::print("{} {} [{}] {}: {}\n  repro: {}\n", verdict_name(r.verdict), r.case_id, r.backend, check_label(r),
+                 r.reason, r.repro);
   }
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
   if (!accuracy.oracle.empty())
@@ -96,7 +96,8 @@ int run_command(const RunCommand& cmd) {
     std::set<std::string> finished;
     for (const auto& r : report.checks) finished.insert(r.case_id);
     fmt::print("INTERRUPTED (signal {}) after {} of {} cases, {} in {:.1f} s; the reports hold the finished cases\n",
-               InterruptGuard::signal_number(), finished.size(), cases.size() + composites.size(), summary_line(summary.overall), wall);
+               InterruptGuard::signal_number(), finished.size(), cases.size() + composites.size(),
+               summary_line(summary.overall), wall);
     return kInterruptedExit;
   }
   fmt::print("{} cases, {} in {:.1f} s\n", cases.size(), summary_line(summary.overall), wall);

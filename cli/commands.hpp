@@ -94,6 +94,9 @@ int list_command(const std::string& what, const BackendOptions& opts);
 int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);
+// The same for a composite model's id (cli/cmd_one_composite.cpp).
+int repro_composite(const OneCaseCommand& cmd, const Composite& c);
+int dump_composite(const OneCaseCommand& cmd, const Composite& c);
 int dump_command(const OneCaseCommand& cmd);
 int stress_command(const StressCommand& cmd);
 int stress_child_command(const StressCommand& cmd);  // one device x mode, in this process

@@ -54,6 +54,14 @@ std::vector<CheckResult> check_composite_reference(const Composite& c, const Com
 std::vector<CheckResult> check_composite_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
                                                     Queue& queue, const CompositeReference& r, std::uint64_t seed);
 
+// Every tensor a backend computes for a composite at the reference's leaves (gradparity dump):
+// values of leaves and node outputs, gradients of every tensor on a path to the loss.
+struct CompositeTensors {
+  std::map<std::string, HostTensor> values, grads;
+};
+CompositeTensors run_composite_keeping_all(const Composite& c, Backend& backend, Queue& queue,
+                                           const CompositeReference& r);
+
 // A result pre-filled with the composite's identity and its repro line; `part` names what it
 // judges ("loss", "grad W1", "node 4 linear (layer 2) backward input 0").
 CheckResult blank_composite_result(const Composite& c, const std::string& device_id, Direction d,

@@ -92,7 +92,7 @@ std::vector<OpCall> device_calls_of(const Composite& c) {
 }
 
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward) {
+                                const std::vector<HostTensor>& leaves, bool backward, bool keep_all) {
   // Every buffer lives until the queue has finished (a buffer may not die while work that uses
   // it is in flight); the maps point into the pool.
   std::vector<std::unique_ptr<DeviceBuffer>> pool;
@@ -148,8 +148,18 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
   d.loss = queue.download(*value.at(c.decl.loss));
   for (const auto& l : c.decl.leaves)
     if (auto it = grad.find(l.name); it != grad.end()) d.grads[l.name] = queue.download(*it->second);
+  if (keep_all) {
+    for (const auto& [name, buf] : value) d.values[name] = queue.download(*buf);
+    for (const auto& [name, buf] : grad) d.grads[name] = queue.download(*buf);
+  }
   queue.finish();
   return d;
+}
+
+CompositeTensors run_composite_keeping_all(const Composite& c, Backend& backend, Queue& queue,
+                                           const CompositeReference& r) {
+  DeviceGraph d = run_graph_on_device(c, backend, queue, r.leaves, true, true);
+  return {std::move(d.values), std::move(d.grads)};
 }
 
 }  // namespace gp

@@ -34,14 +34,15 @@ GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor
 // What a backend computed for a composite, downloaded once at the end.
 struct DeviceGraph {
   HostTensor output, loss;
-  std::map<std::string, HostTensor> grads;  // every leaf with a gradient
+  std::map<std::string, HostTensor> grads;   // every leaf with a gradient (every tensor with keep_all)
+  std::map<std::string, HostTensor> values;  // every leaf and node output, with keep_all only
 };
 
 // The graph on a backend: leaves uploaded once, every node's result in a device buffer read by
 // the next nodes, gradients of fanned-out tensors summed on the device by the backend's `add`,
 // no host round trip in between. Gradient buffers start poisoned (harness/poison.hpp).
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward = true);
+                                const std::vector<HostTensor>& leaves, bool backward = true, bool keep_all = false);
 
 // Every OpCall the graph makes on a device (nodes and gradient sums), for supports().
 std::vector<OpCall> device_calls_of(const Composite& c);

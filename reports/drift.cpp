@@ -23,9 +23,7 @@ bool storage_rounding(const CheckResult& o, const CheckResult& c) {
   return neighbour(o) && neighbour(c);
 }
 
-std::string label(const CheckResult& c) {
-  return fmt::format("{} [{}] {}", c.case_id, c.backend, check_label(c));
-}
+std::string label(const CheckResult& c) { return fmt::format("{} [{}] {}", c.case_id, c.backend, check_label(c)); }
 
 std::string verdicts(const CheckChange& ch) {
   return fmt::format("{} -> {}", ch.old_check ? verdict_name(ch.old_check->verdict) : "absent",

@@ -19,7 +19,7 @@ struct CheckChange {
 };
 
 struct RunComparison {
-  std::vector<CheckChange> margins;       // checks with a margin in both runs, largest increase first
+  std::vector<CheckChange> margins;  // checks with a margin in both runs, largest increase first
   // Passing 16-bit results one storage ULP or less from the reference in both runs: each is one of
   // the two f16/bf16 neighbours of the exact value, and which one an f32 computation near a
   // rounding midpoint lands on is not a kernel's accuracy (such a margin reads 0 or near 1 by

@@ -91,9 +91,9 @@ void append_check_row(std::string& out, const CheckResult& c) {
   fmt::format_to(std::back_inserter(out),
                  "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td>"
                  "<td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                 esc(c.case_id), esc(c.backend), esc(check_label(c)),
-                 has_metrics(c) ? md::g3(c.metrics.margin) : "—", has_metrics(c) ? md::g3(c.metrics.max_ulp) : "—",
-                 verdict_span(c.verdict), esc(md::shorten(c.reason, 200)));
+                 esc(c.case_id), esc(c.backend), esc(check_label(c)), has_metrics(c) ? md::g3(c.metrics.margin) : "—",
+                 has_metrics(c) ? md::g3(c.metrics.max_ulp) : "—", verdict_span(c.verdict),
+                 esc(md::shorten(c.reason, 200)));
 }
 
 constexpr std::string_view kCheckHeader =

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "reports/file_io.hpp"
 #include "reports/json_codec.hpp"
+#include "reports/models.hpp"
 #include "reports/result_names.hpp"
 #include "reports/summary.hpp"
 
@@ -289,13 +290,17 @@ std::string report_to_json_text(const RunReport& report) {
   for (const CheckResult& c : report.checks) checks.push_back(check_to_json(c));
   // A document says the oldest version whose fields it uses: 1.0 for a parity run without the
   // later meta fields, 1.1 with "stress" (written only by `gradparity stress`), 1.2 with
-  // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy.
+  // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy, 1.4 with sensitivity, 1.5
+  // with composite models (checks' `part`, direction "node", summary.models).
   Json meta = meta_to_json(report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
   const bool v1_3 = add_1_3_meta(meta, report.meta);
   const bool v1_4 = std::any_of(report.checks.begin(), report.checks.end(),
                                 [](const CheckResult& c) { return !std::isnan(c.metrics.sensitivity_ulp); });
-  const std::string_view version = v1_4                    ? kParitySchemaVersion
+  const bool v1_5 =
+      std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.family == "model"; });
+  const std::string_view version = v1_5                    ? kParitySchemaVersion
+                                   : v1_4                  ? std::string_view("1.4")
                                    : v1_3                  ? std::string_view("1.3")
                                    : v1_2                  ? std::string_view("1.2")
                                    : report.stress.empty() ? std::string_view("1.0")
@@ -315,6 +320,25 @@ std::string report_to_json_text(const RunReport& report) {
                        {"worst_ulp", encode_number(c.worst)},
                        {"median_per_budget", encode_number(c.median_per_budget)}});
     doc["summary"]["sensitivity"] = std::move(cells);
+  }
+  if (v1_5) {
+    Json models = Json::array();
+    for (const ModelRow& r : model_rows(report.checks))
+      models.push_back({{"case_id", r.case_id},
+                        {"model", r.model},
+                        {"backend", r.backend},
+                        {"dtype", dtype_name(r.dtype)},
+                        {"end_to_end", verdict_name(r.end_to_end)},
+                        {"node_by_node", verdict_name(r.node)},
+                        {"numerical", verdict_name(r.numerical)},
+                        {"worst_check", r.worst_part},
+                        {"margin", encode_number(r.margin)},
+                        {"bound", encode_number(r.bound)},
+                        {"max_abs", encode_number(r.error)},
+                        {"worst_node", r.worst_node},
+                        {"worst_node_margin", encode_number(r.node_margin)},
+                        {"formulation", r.formulation}});
+    doc["summary"]["models"] = std::move(models);
   }
   if (!report.stress.empty()) {
     Json stress = Json::array();

@@ -14,7 +14,7 @@ namespace gp {
 inline constexpr int kParitySchemaMajor = 1;
 inline constexpr int kParitySchemaMinor = 4;
 // 1.1 added "stress"; 1.2 meta.catalog and meta.interrupted; 1.3 meta.reference_accuracy
-inline constexpr std::string_view kParitySchemaVersion = "1.4";
+inline constexpr std::string_view kParitySchemaVersion = "1.5";
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);

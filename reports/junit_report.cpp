@@ -30,8 +30,8 @@ std::string check_body(const CheckResult& c) {
 void append_testcase(std::string& out, const CheckResult& c) {
   auto o = std::back_inserter(out);
   fmt::format_to(o, "    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\"",
-                 xml("gradparity." + c.backend + "." + md::op_of(c)),
-                 xml(c.case_id + " " + check_label(c)), c.time_ms / 1000.0);
+                 xml("gradparity." + c.backend + "." + md::op_of(c)), xml(c.case_id + " " + check_label(c)),
+                 c.time_ms / 1000.0);
   switch (c.verdict) {
     case Verdict::pass:
       out += "/>\n";

@@ -158,8 +158,8 @@ void append_per_op_tables(std::string& out, const RunReport& report) {
       std::string status = verdict_badge(c.verdict);
       if (c.verdict == Verdict::skip && !c.reason.empty()) status += " (" + cell(shorten(c.reason, 40)) + ")";
       fmt::format_to(o, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.case_id), code(c.backend),
-                     dtype_name(c.dtype), check_label(c), metric(m.max_abs), metric(m.max_rel),
-                     metric(m.max_ulp), metric(m.margin), status);
+                     dtype_name(c.dtype), check_label(c), metric(m.max_abs), metric(m.max_rel), metric(m.max_ulp),
+                     metric(m.margin), status);
     }
     out += "\n";
   }

@@ -61,6 +61,8 @@ void append_problem_table(std::string& out, const RunReport& report, std::size_t
 void append_thinnest_margins(std::string& out, const RunReport& report, std::size_t rows);
 // Sensitivity per backend x dtype, then per op x backend x dtype (median / worst).
 void append_sensitivity(std::string& out, const RunReport& report);
+// The Models section (composite models x backends); nothing when the run has none.
+void append_models(std::string& out, const RunReport& report);
 // The stress section (device x mode table, then the failures' messages); nothing when empty.
 void append_stress(std::string& out, const std::vector<StressResult>& stress);
 

@@ -116,8 +116,8 @@ void append_problem_table(std::string& out, const RunReport& report, std::size_t
   out += "| Verdict | Check | Backend | Margin | Reason | Repro |\n|---|---|---|---:|---|---|\n";
   for (std::size_t i = 0; i < problems.size() && i < max_rows; ++i) {
     const CheckResult& c = *problems[i];
-    fmt::format_to(o, "| {} | {} {} | {} | {} | {} | {} |\n", verdict_badge(c.verdict), code(c.case_id),
-                   check_label(c), code(c.backend), has_metrics(c) ? g3(c.metrics.margin) : "—",
+    fmt::format_to(o, "| {} | {} {} | {} | {} | {} | {} |\n", verdict_badge(c.verdict), code(c.case_id), check_label(c),
+                   code(c.backend), has_metrics(c) ? g3(c.metrics.margin) : "—",
                    c.reason.empty() ? "—" : cell(shorten(c.reason, 160)), c.repro.empty() ? "—" : code(c.repro));
   }
   if (problems.size() > max_rows)
@@ -168,9 +168,8 @@ void append_thinnest_margins(std::string& out, const RunReport& report, std::siz
   out += "| Margin | Check | Backend | Max ULP | Tolerance |\n|---:|---|---|---:|---|\n";
   for (std::size_t i = 0; i < rows; ++i) {
     const CheckResult& c = *thin[i].second;
-    fmt::format_to(o, "| {} | {} {} | {} | {} | {} |\n", g3(thin[i].first), code(c.case_id),
-                   check_label(c), code(c.backend), g3(c.metrics.max_ulp),
-                   c.tolerance.empty() ? "—" : cell(shorten(c.tolerance, 100)));
+    fmt::format_to(o, "| {} | {} {} | {} | {} | {} |\n", g3(thin[i].first), code(c.case_id), check_label(c),
+                   code(c.backend), g3(c.metrics.max_ulp), c.tolerance.empty() ? "—" : cell(shorten(c.tolerance, 100)));
   }
   out += "\n";
 }

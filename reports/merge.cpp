@@ -134,8 +134,8 @@ RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::s
       auto [it, inserted] = owner.emplace(key_of(c), i);
       if (!inserted && it->second != i)
         throw Error(fmt::format("merge: check {} on {} ({}) appears in {} and in {}: the shards overlap", c.case_id,
-                                c.backend, check_label(c),
-                                shard_label(shards[it->second], it->second), shard_label(shards[i], i)));
+                                c.backend, check_label(c), shard_label(shards[it->second], it->second),
+                                shard_label(shards[i], i)));
       merged.checks.push_back(c);
     }
     // Stress rows are whole runs of one mode: kept as they are, in shard order.

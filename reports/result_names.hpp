@@ -11,9 +11,9 @@ namespace gp {
 
 inline constexpr Verdict kAllVerdicts[] = {Verdict::pass, Verdict::fail, Verdict::skip, Verdict::mistrusted,
                                            Verdict::error};
-inline constexpr Direction kAllDirections[] = {Direction::forward, Direction::backward, Direction::numerical_reference,
-                                               Direction::numerical_backend, Direction::surrogate,
-                                               Direction::node};
+inline constexpr Direction kAllDirections[] = {
+    Direction::forward,           Direction::backward,  Direction::numerical_reference,
+    Direction::numerical_backend, Direction::surrogate, Direction::node};
 
 std::optional<Verdict> parse_verdict(std::string_view name);      // "PASS" -> Verdict::pass
 std::optional<Direction> parse_direction(std::string_view name);  // "backward" -> Direction::backward

@@ -49,9 +49,9 @@ std::optional<double> margin_of(const CheckResult& c) {
 }
 
 std::string check_key(const CheckResult& c) {
-  return fmt::format("{} [{}] {} {}", c.case_id, c.backend, dtype_name(c.dtype),
-                     c.part.empty() ? direction_label(c.direction, c.direction == Direction::forward ? -1 : c.input)
-                                    : c.part);
+  return fmt::format(
+      "{} [{}] {} {}", c.case_id, c.backend, dtype_name(c.dtype),
+      c.part.empty() ? direction_label(c.direction, c.direction == Direction::forward ? -1 : c.input) : c.part);
 }
 
 std::optional<double> sensitivity_of(const CheckResult& c) {

@@ -7,6 +7,8 @@ For every op of the catalog, the first case of each dtype is dumped on the cpu b
 every .npy file of every dump is loaded with numpy.load. Shapes must agree (a gradient has its
 input's shape; the backend's output the reference's), and an input without a gradient (the
 targets of cross_entropy, the noise of gumbel_softmax) has no gradient file at all.
+The first composite of each model is dumped too: every tensor of its graph, reference and
+backend, each backend array shaped like the reference's, each gradient like its tensor.
 """
 import os
 import re
@@ -21,11 +23,43 @@ def first_case_per_op_and_dtype(gradparity):
     listing = subprocess.run([gradparity, "list", "cases"], check=True, capture_output=True, text=True).stdout
     chosen = {}
     for line in listing.splitlines()[1:]:
+        if line.startswith("models"):
+            break
         case = line.strip()
         op = case.split("(", 1)[0]
         dtype = re.search(r"dtype=(\w+)\)$", case).group(1)
         chosen.setdefault((op, dtype), case)
     return chosen
+
+
+def first_composite_per_model(gradparity):
+    listing = subprocess.run([gradparity, "list", "cases"], check=True, capture_output=True, text=True).stdout
+    models = listing.split("\nmodels", 1)[1].splitlines()[1:]
+    chosen = {}
+    for line in models:
+        model_id = line.split("  [", 1)[0].strip()
+        chosen.setdefault(model_id.split("(", 1)[0], model_id)
+    return chosen
+
+
+def check_composite(gradparity, model_id, out):
+    run = subprocess.run([gradparity, "dump", model_id, "--backend", "cpu", "--out", out], capture_output=True,
+                         text=True)
+    if run.returncode != 0:
+        return [f"{model_id}: dump exited {run.returncode}: {run.stderr.strip()}"]
+    arrays = {n: np.load(os.path.join(out, n)) for n in sorted(os.listdir(out)) if n.endswith(".npy")}
+    problems = []
+    reference = {n[len("reference_"):]: a for n, a in arrays.items() if n.startswith("reference_")}
+    device = {n[len("cpu_"):]: a for n, a in arrays.items() if n.startswith("cpu_")}
+    if not reference or set(reference) != set(device):
+        problems.append(f"{model_id}: reference and cpu tensors differ: {sorted(set(reference) ^ set(device))}")
+    for name, a in device.items():
+        if name in reference and reference[name].shape != a.shape:
+            problems.append(f"{model_id}: {name} has shape {a.shape}, the reference's {reference[name].shape}")
+        if name.startswith("grad_") and name[len("grad_"):] in reference:
+            if reference[name[len("grad_"):]].shape != a.shape:
+                problems.append(f"{model_id}: {name} is not shaped like its tensor")
+    return problems
 
 
 def check_one(gradparity, case, out):
@@ -72,10 +106,15 @@ def main():
         out = os.path.join(work, f"dump{i}")
         problems += check_one(gradparity, case, out)
         files += sum(n.endswith(".npy") for n in os.listdir(out)) if os.path.isdir(out) else 0
+    composites = first_composite_per_model(gradparity)
+    for i, model_id in enumerate(sorted(composites.values())):
+        out = os.path.join(work, f"model{i}")
+        problems += check_composite(gradparity, model_id, out)
+        files += sum(n.endswith(".npy") for n in os.listdir(out)) if os.path.isdir(out) else 0
     for p in problems:
         print(p)
-    print(f"{len(cases)} dumps, {files} .npy files loaded with NumPy {np.__version__}, {len(problems)} problem(s)")
-    return 1 if problems or not cases else 0
+    print(f"{len(cases)} dumps and {len(composites)} of composite models, {files} .npy files loaded with NumPy {np.__version__}, {len(problems)} problem(s)")
+    return 1 if problems or not cases or not composites else 0
 
 
 if __name__ == "__main__":

@@ -166,6 +166,40 @@ TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
   EXPECT_EQ(summary["by_backend"]["opencl:0"]["PASS"], 0);
 }
 
+// 1.5 adds composite models: a check's `part`, the "node" direction and summary.models, which
+// parity.md shows as its Models section.
+TEST(ParityJson, CompositeModelsRoundTripAndNeedSchema15) {
+  RunReport r = synthetic_report();
+  CheckResult loss = make_check("mlp", "cpu", Direction::forward, -1, Verdict::pass);
+  loss.family = "model";
+  loss.case_id = "mlp(layers=1,batch=7,dtype=f32)";
+  loss.part = "output t0";
+  loss.reason = "formulation: linear layers";
+  CheckResult node = loss;
+  node.direction = Direction::node;
+  node.part = "node 0 linear (layer 1) backward input 0";
+  node.verdict = Verdict::fail;
+  node.reason = "error beyond the bound";
+  r.checks.push_back(loss);
+  r.checks.push_back(node);
+  const std::string text = report_to_json_text(r);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.5");
+  const auto& m = doc["summary"]["models"];
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0]["end_to_end"], "PASS");
+  EXPECT_EQ(m[0]["node_by_node"], "FAIL");
+  EXPECT_EQ(m[0]["worst_node"], node.part);
+  EXPECT_EQ(m[0]["formulation"], "linear layers");
+  const RunReport back = report_from_json_text(text);
+  EXPECT_EQ(back.checks.back().part, node.part);
+  EXPECT_EQ(back.checks.back().direction, Direction::node);
+  const std::string md = report_to_markdown(r);
+  EXPECT_THAT(md, ::testing::HasSubstr("## Models"));
+  EXPECT_THAT(md, ::testing::HasSubstr("node 0 linear (layer 1) backward input 0"));
+  EXPECT_THAT(md, ::testing::HasSubstr("`mlp`: linear layers"));
+}
+
 // 1.4 adds each comparison's sensitivity; a document says 1.4 only when a check has one.
 TEST(ParityJson, SensitivityRoundTripsAndNeedsSchema14) {
   RunReport r = synthetic_report();

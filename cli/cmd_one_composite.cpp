@@ -1,0 +1,123 @@
+// `gradparity repro` and `gradparity dump` of a composite model id: its three checks on one
+// backend, and every tensor of the graph (reference and backend) as .npy files.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "harness/composite.hpp"
+#include "reports/npy.hpp"
+
+namespace gp::cli {
+
+namespace {
+
+struct OneComposite {
+  const Composite* c = nullptr;
+  SelectedDevice device;
+  CompositeReference ref;
+  std::vector<CheckResult> checks;
+  CompositeTensors device_tensors;
+};
+
+OneComposite run_one(const OneCaseCommand& cmd, const Composite& c, bool keep_all) {
+  if (cmd.common.backends.size() != 1) throw UsageError("give exactly one --backend (for example cpu or opencl:0)");
+  auto devices = select_devices(cmd.common.backends, cmd.common.backend);
+  if (devices.size() != 1)
+    throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
+                     " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
+  OneComposite one{&c, devices[0], prepare_composite_reference(c, cmd.common.seed), {}, {}};
+  one.checks = check_composite_reference(c, one.ref, cmd.common.seed);
+  if (!one.device.entry.create) {
+    CheckResult r = blank_composite_result(c, one.device.id, Direction::forward, "", cmd.common.seed);
+    r.verdict = Verdict::skip;
+    r.reason = one.device.entry.unavailable;
+    one.checks.push_back(r);
+    return one;
+  }
+  auto backend = one.device.entry.create();
+  auto queue = backend->create_queue();
+  for (auto& r : check_composite_on_backend(c, one.device.id, *backend, *queue, one.ref, cmd.common.seed))
+    one.checks.push_back(std::move(r));
+  if (keep_all && std::none_of(one.checks.begin(), one.checks.end(), [](const CheckResult& r) {
+        return r.verdict == Verdict::error || (r.verdict == Verdict::skip && r.part.empty());
+      }))
+    one.device_tensors = run_composite_keeping_all(c, *backend, *queue, one.ref);
+  return one;
+}
+
+HostTensor widen(const ref::RefTensor& t) {
+  HostTensor h(DType::f64, t.shape);
+  for (std::int64_t i = 0; i < t.numel(); ++i) h.set(i, static_cast<double>(t.v[static_cast<std::size_t>(i)]));
+  return h;
+}
+
+int exit_code(const std::vector<CheckResult>& checks) {
+  for (const auto& r : checks)
+    if (r.verdict == Verdict::fail || r.verdict == Verdict::error) return 1;
+  return 0;
+}
+
+}  // namespace
+
+int repro_composite(const OneCaseCommand& cmd, const Composite& c) {
+  OneComposite one = run_one(cmd, c, false);
+  fmt::print("model {} on {} ({}), seed {}\n{}\n", c.id, one.device.id, one.device.entry.info.name, cmd.common.seed,
+             c.decl.formulation);
+  // Node checks that pass are many (a GRU has 180 nodes): only the `worst` closest to their bound.
+  std::vector<const CheckResult*> nodes;
+  for (const auto& r : one.checks)
+    if (r.direction == Direction::node && r.verdict == Verdict::pass) nodes.push_back(&r);
+  std::sort(nodes.begin(), nodes.end(), [](auto a, auto b) { return a->metrics.margin > b->metrics.margin; });
+  if (nodes.size() > static_cast<std::size_t>(cmd.worst)) nodes.resize(static_cast<std::size_t>(cmd.worst));
+  std::size_t hidden = 0;
+  for (const auto& r : one.checks) {
+    if (r.direction == Direction::node && r.verdict == Verdict::pass &&
+        std::find(nodes.begin(), nodes.end(), &r) == nodes.end()) {
+      ++hidden;
+      continue;
+    }
+    fmt::print("{:<10} {:<10} {:<48} max_abs {:.4g}  max_rel {:.4g}  margin {:.4g}\n", verdict_name(r.verdict),
+               r.backend, check_label(r), r.metrics.max_abs, r.metrics.max_rel, r.metrics.margin);
+    if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
+  }
+  if (hidden) fmt::print("({} more passing node checks, farther from their bounds)\n", hidden);
+  return exit_code(one.checks);
+}
+
+int dump_composite(const OneCaseCommand& cmd, const Composite& c) {
+  OneComposite one = run_one(cmd, c, true);
+  std::filesystem::path dir(cmd.out_dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> written;
+  auto put = [&](const std::string& name, const HostTensor& t) {
+    write_npy(dir / name, t);
+    written.push_back(name);
+  };
+  std::string tag = one.device.id;
+  std::replace(tag.begin(), tag.end(), ':', '_');
+  for (const auto& [name, t] : one.ref.exact.value) put("reference_" + name + ".npy", widen(t));
+  for (const auto& [name, t] : one.ref.exact.grad) put("reference_grad_" + name + ".npy", widen(t));
+  for (const auto& [name, t] : one.device_tensors.values) put(tag + "_" + name + ".npy", t);
+  for (const auto& [name, t] : one.device_tensors.grads) put(tag + "_grad_" + name + ".npy", t);
+  std::ofstream meta(dir / "README.txt");
+  meta << "model " << c.id << "\n"
+       << c.decl.formulation << "\nbackend " << one.device.id << " (" << one.device.entry.info.name << ")\nseed "
+       << cmd.common.seed
+       << "\nreference arrays: the long-double reference rounded to float64 (leaves: the inputs both sides got)\n"
+       << "nodes (output = op(inputs), layer):\n";
+  for (const auto& n : c.decl.nodes) {
+    meta << "  " << n.output << " = " << op_name(n.op) << "(";
+    for (std::size_t k = 0; k < n.inputs.size(); ++k) meta << (k ? ", " : "") << n.inputs[k];
+    meta << ")  " << n.layer << "\n";
+  }
+  meta << "files:\n";
+  for (const auto& w : written) meta << "  " << w << "\n";
+  fmt::print("wrote {} arrays to {}\n", written.size(), dir.string());
+  return exit_code(one.checks);
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,81 @@
+#include "reports/models.hpp"
+
+#include <cmath>
+#include <map>
+
+namespace gp {
+
+namespace {
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::error:
+      return 4;
+    case Verdict::fail:
+      return 3;
+    case Verdict::mistrusted:
+      return 2;
+    case Verdict::pass:
+      return 1;
+    case Verdict::skip:
+      return 0;
+  }
+  return 0;
+}
+
+bool is_problem(Verdict v) { return severity(v) >= 2; }
+
+void fold(Verdict& into, Verdict v, bool& seen) {
+  if (!seen || severity(v) > severity(into)) into = v;
+  seen = true;
+}
+
+double margin_or_zero(const CheckResult& c) { return std::isfinite(c.metrics.margin) ? c.metrics.margin : 0; }
+
+}  // namespace
+
+std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks) {
+  std::vector<ModelRow> rows;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  struct Seen {
+    bool e2e = false, node = false, numerical = false;
+  };
+  std::vector<Seen> seen;
+  for (const CheckResult& c : checks) {
+    if (c.family != "model") continue;
+    auto [it, fresh] = index.emplace(std::make_pair(c.case_id, c.backend), rows.size());
+    if (fresh) {
+      rows.push_back({c.case_id, c.op, c.backend, c.dtype});
+      seen.emplace_back();
+    }
+    ModelRow& r = rows[it->second];
+    Seen& s = seen[it->second];
+    if (c.reason.rfind(kFormulationPrefix, 0) == 0) r.formulation = c.reason.substr(kFormulationPrefix.size());
+    const bool problem = is_problem(c.verdict);
+    if (problem && r.problem.empty()) r.problem = check_label(c) + ": " + c.reason;
+    if (c.direction == Direction::node) {
+      const bool worse =
+          problem ? !is_problem(r.node) || !s.node : !is_problem(r.node) && margin_or_zero(c) >= r.node_margin;
+      if (c.verdict != Verdict::skip && worse) {
+        r.worst_node = c.part;
+        r.node_margin = margin_or_zero(c);
+      }
+      fold(r.node, c.verdict, s.node);
+    } else if (c.direction == Direction::numerical_backend || c.direction == Direction::numerical_reference) {
+      fold(r.numerical, c.verdict, s.numerical);
+    } else {
+      const bool worse =
+          problem ? !is_problem(r.end_to_end) || !s.e2e : !is_problem(r.end_to_end) && margin_or_zero(c) >= r.margin;
+      if (c.verdict != Verdict::skip && worse) {
+        r.worst_part = c.part;
+        r.margin = margin_or_zero(c);
+        r.error = c.metrics.max_abs;
+        r.bound = c.metrics.bound;
+      }
+      fold(r.end_to_end, c.verdict, s.e2e);
+    }
+  }
+  return rows;
+}
+
+}  // namespace gp
