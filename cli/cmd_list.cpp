@@ -1,6 +1,5 @@
 // `gradparity list [ops|cases|backends]`
 #include <fmt/core.h>
-
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -24,10 +23,19 @@ void list_ops() {
 }
 
 std::string attribute_names(OpKind k) {
-  static constexpr std::pair<unsigned, std::string_view> names[] = {
-      {kAttrP, "p"},       {kAttrAlpha, "alpha"},      {kAttrGelu, "approx"},         {kAttrAxis, "axis"},
-      {kAttrKeepdim, "keepdim"}, {kAttrCorrection, "correction"}, {kAttrEps, "eps"}, {kAttrShape, "to"},
-      {kAttrSlice, "range"}, {kAttrReduction, "reduction"}, {kAttrTau, "tau"}};
+  static constexpr std::pair<unsigned, std::string_view> names[] = {{kAttrP, "p"},
+                                                                    {kAttrAlpha, "alpha"},
+                                                                    {kAttrGelu, "approx"},
+                                                                    {kAttrAxis, "axis"},
+                                                                    {kAttrKeepdim, "keepdim"},
+                                                                    {kAttrCorrection, "correction"},
+                                                                    {kAttrEps, "eps"},
+                                                                    {kAttrShape, "to"},
+                                                                    {kAttrSlice, "range"},
+                                                                    {kAttrReduction, "reduction"},
+                                                                    {kAttrTau, "tau"},
+                                                                    {kAttrOrder, "order"},
+                                                                    {kAttrGrid, "grid"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (op_attr_set(k) & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -57,8 +65,10 @@ void list_catalog() {
       "dtypes; a case keeps its kinks and poles at the stated margin.\n");
   for (int f = 0; f < kFamilyCount; ++f) {
     const auto family = static_cast<OpFamily>(f);
-    fmt::print("\n## {}\n\n| op | inputs | attributes | gradient | kinks | cases | domains |\n|---|---|---|---|---|---:|---|\n",
-               family_name(family));
+    fmt::print(
+        "\n## {}\n\n| op | inputs | attributes | gradient | kinks | cases | domains "
+        "|\n|---|---|---|---|---|---:|---|\n",
+        family_name(family));
     for (OpKind k : all_ops()) {
       if (op_family(k) != family) continue;
       std::string kinks;
@@ -71,7 +81,8 @@ void list_catalog() {
         ++count;
         std::string key = c.decl.variant.empty() ? "" : c.decl.variant + ": ";
         const std::string attrs = attrs_to_string(k, c.decl.attrs);
-        if (!attrs.empty() && (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction)))
+        if (!attrs.empty() &&
+            (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction | kAttrOrder | kAttrGrid)))
           key += "(" + attrs + ") ";
         for (std::size_t i = 0; i < c.decl.inputs.size(); ++i)
           key += (i ? " × " : "") + describe(c.decl.inputs[i].domain);
