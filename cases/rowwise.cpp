@@ -1,9 +1,36 @@
 // Row-wise ops: a row in, a row out, along one axis (softmax, log_softmax) or the last
 // (layer_norm with its weight and bias, rms_norm with its weight, gumbel_softmax with its noise
-// as an input).
+// as an input); bspline_basis, a value in and a row of bases out.
 #include "cases/registry.hpp"
 
 namespace gp {
+
+namespace {
+
+// Values in [-1, 1], 2% of a knot span away from every knot: there the polynomial pieces meet,
+// so central differences across a knot lose their order, and a value whose knot coordinate
+// rounds across a knot takes the other piece. The knots depend on the attributes, so the case
+// lists them (the catalog's kinks column cannot). Steps stay below half that distance, and the
+// bases change over one knot span.
+void add_bspline_cases(CaseList& list, int order, int grid, const std::vector<Shape>& shapes) {
+  const double h = 2.0 / grid;
+  Domain d = Domain::range(-1, 1);
+  d.margin = 0.02 * h;
+  for (int j = 0; j <= grid + 2 * order; ++j) d.kinks.push_back(-1 + (j - order) * h);
+  d.fd_length = h;
+  for (const Shape& s : shapes) {
+    CaseDecl c;
+    c.op = OpKind::bspline_basis;
+    c.attrs.order = order;
+    c.attrs.grid = grid;
+    c.inputs = {{s, d}};
+    c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+    c.fd_max_step = d.margin / 2;
+    list.add(std::move(c));
+  }
+}
+
+}  // namespace
 
 void declare_rowwise_cases(CaseList& list) {
   // A row of one element has a constant softmax: nothing to check there.
@@ -30,6 +57,9 @@ void declare_rowwise_cases(CaseList& list) {
       list.add(std::move(c));
     }
   }
+  for (int order = kBsplineMinOrder; order <= kBsplineMaxOrder; ++order)
+    add_bspline_cases(list, order, 5, {Shape{1, 1}, Shape{7, 3}, Shape{16, 8}, Shape{64, 16}});
+  add_bspline_cases(list, 3, 8, {Shape{16, 8}});
 }
 
 }  // namespace gp

@@ -34,7 +34,9 @@ std::string attribute_names(OpKind k) {
                                                                     {kAttrShape, "to"},
                                                                     {kAttrSlice, "range"},
                                                                     {kAttrReduction, "reduction"},
-                                                                    {kAttrTau, "tau"}};
+                                                                    {kAttrTau, "tau"},
+                                                                    {kAttrOrder, "order"},
+                                                                    {kAttrGrid, "grid"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (op_attr_set(k) & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -80,7 +82,8 @@ void list_catalog() {
         ++count;
         std::string key = c.decl.variant.empty() ? "" : c.decl.variant + ": ";
         const std::string attrs = attrs_to_string(k, c.decl.attrs);
-        if (!attrs.empty() && (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction)))
+        if (!attrs.empty() &&
+            (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction | kAttrOrder | kAttrGrid)))
           key += "(" + attrs + ") ";
         for (std::size_t i = 0; i < c.decl.inputs.size(); ++i)
           key += (i ? " × " : "") + describe(c.decl.inputs[i].domain);

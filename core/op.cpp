@@ -151,6 +151,17 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
     case OpKind::cross_entropy:
       if (in[0].rank() != 2 || in[1] != Shape{in[0][0]}) bad("expects logits [B, C] and targets [B]", k);
       return Shape{};
+    case OpKind::bspline_basis: {  // a row of bases per value: x.shape + [grid + order]
+      need_rank(in[0], 1, kMaxRank - 1);
+      if (a.order < kBsplineMinOrder || a.order > kBsplineMaxOrder)
+        bad("order must be " + std::to_string(kBsplineMinOrder) + ".." + std::to_string(kBsplineMaxOrder) + ", got " +
+                std::to_string(a.order),
+            k);
+      if (a.grid < 1) bad("grid must be at least 1, got " + std::to_string(a.grid), k);
+      auto d = in[0].dims();
+      d.push_back(a.grid + a.order);
+      return Shape(d);
+    }
     default:
       bad("has no shape rule", k);
   }
@@ -219,6 +230,8 @@ std::string attrs_to_string(OpKind k, const OpAttrs& a) {
   if (s & kAttrReduction)
     parts.push_back(std::string("reduction=") + (a.reduction == LossReduction::mean ? "mean" : "sum"));
   if (s & kAttrTau) parts.push_back("tau=" + format_double(a.tau));
+  if (s & kAttrOrder) parts.push_back("order=" + std::to_string(a.order));
+  if (s & kAttrGrid) parts.push_back("grid=" + std::to_string(a.grid));
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
   return out;
@@ -308,6 +321,11 @@ MatmulDims matmul_dims(const OpCall& c) {
   if (c.kind == OpKind::linear) return {1, a[0], a[1], b[0]};
   if (a.rank() == 3) return {a[0], a[1], a[2], b[2]};
   return {1, a[0], a[1], b[1]};
+}
+
+BsplineGeometry bspline_geometry(const OpCall& c) {
+  if (c.kind != OpKind::bspline_basis) bad("has no B-spline geometry", c.kind);
+  return {c.attrs.order, c.attrs.grid};
 }
 
 }  // namespace gp

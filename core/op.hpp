@@ -59,6 +59,8 @@ enum AttrSet : unsigned {
   kAttrSlice = 1u << 8,
   kAttrReduction = 1u << 9,
   kAttrTau = 1u << 10,
+  kAttrOrder = 1u << 11,
+  kAttrGrid = 1u << 12,
 };
 
 enum class GeluApprox : std::uint8_t { erf, tanh };
@@ -76,6 +78,8 @@ struct OpAttrs {
   std::int64_t start = 0, stop = 0, step = 1;  // slice along axis: [start, stop) by step
   LossReduction reduction = LossReduction::mean;
   double tau = 1.0;  // gumbel_softmax temperature
+  int order = 3;     // bspline_basis polynomial degree (2..5)
+  int grid = 5;      // bspline_basis intervals over [-1, 1]
 };
 
 std::string_view op_name(OpKind k);
@@ -144,5 +148,18 @@ struct MatmulDims {
   std::int64_t batch, m, k, n;
 };
 MatmulDims matmul_dims(const OpCall& call);
+
+// bspline_basis on a uniform grid of `grid` intervals over [-1, 1], extended by `order` knots on
+// each side: knot j sits at -1 + (j - order) h, h = 2 / grid, and value x has `grid + order`
+// bases. Every implementation works in the knot coordinate u = (x + 1) * (grid / 2), where the
+// knots are the integers -order .. grid + order and every knot span is 1.
+// Kernels hold the order + 1 bases of one knot span in fixed arrays.
+inline constexpr int kBsplineMinOrder = 2, kBsplineMaxOrder = 5;
+struct BsplineGeometry {
+  int order, grid;
+  int bases() const { return grid + order; }
+  double half_grid() const { return grid / 2.0; }  // du/dx = 1 / h, exact in every type
+};
+BsplineGeometry bspline_geometry(const OpCall& call);
 
 }  // namespace gp

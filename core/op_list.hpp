@@ -13,7 +13,8 @@
 //   mask:     bit k set when input k receives a gradient
 //   gradient: exact (the derivative) or surrogate (declared by the op; straight-through)
 //   kinks:    points of input 0 where a unary op is not differentiable; sampled inputs keep away
-//             from them (Domain::away_from_kinks)
+//             from them (Domain::away_from_kinks). bspline_basis has none here: its knots
+//             follow from its attributes, and its cases list them (cases/rowwise.cpp)
 #pragma once
 
 #define GP_OP_LIST(X)                                                                       \
@@ -67,4 +68,5 @@
   /* declared after the families they belong to, so that op ids keep their order */         \
   X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                   \
   X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                 \
-  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)
+  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                           \
+  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)

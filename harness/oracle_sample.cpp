@@ -206,8 +206,10 @@ std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceD
     case OpFamily::reduction:
       return {rows(c, d, lines, seed)};
     case OpFamily::rowwise:
-      // parameters shared by every row (layer_norm's weight and bias): their gradients sum all rows
-      if (op_shape_rule(c.decl.op) == ShapeRule::row_params) return {full(c, d)};
+      // parameters shared by every row (layer_norm's weight and bias): their gradients sum all rows;
+      // a row made from one value (bspline_basis, a custom shape) lies along no axis of the input
+      if (op_shape_rule(c.decl.op) == ShapeRule::row_params || op_shape_rule(c.decl.op) == ShapeRule::custom)
+        return {full(c, d)};
       return {rows(c, d, lines, seed)};
     case OpFamily::linalg:
       return matrix(c, d, lines, seed);

@@ -1,6 +1,6 @@
 // softmax and log_softmax along one axis (stable: the row maximum is subtracted, log S taken as
-// log1p of the sum without the maximum's term); layer_norm and gumbel_softmax have files of
-// their own.
+// log1p of the sum without the maximum's term); layer_norm, gumbel_softmax and bspline_basis (a
+// value in, a row out) have files of their own.
 //   softmax       y_j = p_j                  gradient p_j (dy_j - <dy, p>)
 //   log_softmax   y_j = (x_j - m) - log S    gradient dy_j - p_j sum(dy), where a kernel may take
 //                                            p_j as exp(y_j) of its stored output (either_form)
@@ -35,6 +35,7 @@ template <class R>
 BasicRefTensor<R> rowwise_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
   if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return layer_norm_forward(call, in);
   if (call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(call, in);
+  if (call.kind == OpKind::bspline_basis) return bspline_basis_forward(call, in);
   const bool log = call.kind == OpKind::log_softmax;
   if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
   return for_each_row(in[0].shape, call.attrs.axis, in[0].v,
@@ -51,6 +52,7 @@ std::vector<BasicRefTensor<R>> rowwise_vjp(const OpCall& call, const std::vector
   using std::exp;
   if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return layer_norm_vjp(call, in, dout);
   if (call.kind == OpKind::gumbel_softmax) return gumbel_softmax_vjp(call, in, dout);
+  if (call.kind == OpKind::bspline_basis) return bspline_basis_vjp(call, in, dout);
   const bool log = call.kind == OpKind::log_softmax;
   if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
   BasicRefTensor<R> g = for_each_row(in[0].shape, call.attrs.axis, in[0].v,

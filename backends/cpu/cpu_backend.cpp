@@ -24,11 +24,11 @@ std::string cpu_model_name() {
   return "host CPU";
 }
 
-// The ops whose staging converts 16-bit storage (computed in f32): the elementwise families and
-// gumbel_softmax.
+// The ops whose staging converts 16-bit storage (computed in f32): the elementwise families,
+// gumbel_softmax and bspline_basis.
 bool has_16bit_storage(OpKind k) {
   const OpFamily f = op_family(k);
-  return f == OpFamily::unary || f == OpFamily::binary || k == OpKind::gumbel_softmax;
+  return f == OpFamily::unary || f == OpFamily::binary || k == OpKind::gumbel_softmax || k == OpKind::bspline_basis;
 }
 
 // The dtype each input must have: the call's dtype, except cross_entropy's i32 targets.
@@ -48,7 +48,7 @@ DeviceInfo cpu_device_info() {
   d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
   d.notes = {"synchronous: commands run on the calling thread",
-             "f16/bf16 are storage only (computed in f32), for unary, binary and gumbel_softmax",
+             "f16/bf16 are storage only (computed in f32), for unary, binary, gumbel_softmax and bspline_basis",
              "64-byte canary guards around every buffer",
              std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
   return d;
@@ -72,7 +72,7 @@ Support CpuBackend::supports(const OpCall& call) const {
     case DType::bf16:
       if (has_16bit_storage(call.kind)) return Support::yes();
       return Support::no(std::string(dtype_name(call.dtype)) +
-                         " storage is offered for unary, binary and gumbel_softmax only, not for " +
+                         " storage is offered for unary, binary, gumbel_softmax and bspline_basis only, not for " +
                          std::string(family_name(op_family(call.kind))) + " op " + std::string(op_name(call.kind)));
     case DType::i32:
       break;

@@ -1,5 +1,6 @@
 // Work-group kernels: reductions over one axis, softmax / log_softmax / gumbel_softmax,
-// layer_norm and the losses. Geometry comes from core/op.hpp split_at_axis.
+// layer_norm and the losses. Geometry comes from core/op.hpp split_at_axis. bspline_basis (a row
+// per value, nothing to reduce) runs one work item per value.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -114,6 +115,12 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       break;
   }
   if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return forward_layer_norm(q, call, in, out);
+  if (call.kind == OpKind::bspline_basis) {
+    const BsplineGeometry g = bspline_geometry(call);
+    const std::int64_t n = call.input_shapes[0].numel();
+    q.run_elementwise("bspline_fwd", n, x, out, n, g.order, g.grid);
+    return;
+  }
   SoftmaxArgs a = softmax_args(call);
   if (call.kind == OpKind::log_softmax) {
     q.run_per_group("log_softmax_fwd", a.split.outer * a.split.inner, x, out, a.split.outer, a.split.n, a.split.inner);
@@ -143,6 +150,12 @@ void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& ou
   if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm)
     return backward_layer_norm(q, call, in, dout, grads);
   if (!grads[0]) return;
+  if (call.kind == OpKind::bspline_basis) {
+    const BsplineGeometry g = bspline_geometry(call);
+    const std::int64_t n = call.input_shapes[0].numel();
+    q.run_elementwise("bspline_bwd", n, x, dout, as_cl(grads[0]), n, g.order, g.grid);
+    return;
+  }
   SoftmaxArgs a = softmax_args(call);
   const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
   q.run_per_group("softmax_bwd", a.split.outer * a.split.inner, x, noise, dout, as_cl(grads[0]), a.split.outer,

@@ -1,5 +1,6 @@
 // Reductions over one axis, softmax / log_softmax / gumbel_softmax, layer_norm and the losses
-// (rowwise.comp: one work group per row of core's split_at_axis view).
+// (rowwise.comp: one work group per row of core's split_at_axis view); bspline_basis, one
+// invocation per value (its row of bases needs no reduction).
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -14,6 +15,7 @@ struct RowPush {
   std::uint32_t mean_reduction, chunk_rows;
   AttrBits eps, tau;
   float eps_f, tau_f;
+  std::uint32_t order, grid;  // bspline_basis
 };
 
 Spec spec_of(const RowPush& p) { return {p.op, p.backward}; }
@@ -43,6 +45,13 @@ RowPush row_push(const OpCall& c, bool backward) {
     case OpKind::cross_entropy:
       s = {x[0], x[1], 1};
       break;
+    case OpKind::bspline_basis: {  // outer values, n bases each
+      const BsplineGeometry g = bspline_geometry(c);
+      s = {x.numel(), g.bases(), 1};
+      p.order = static_cast<std::uint32_t>(g.order);
+      p.grid = static_cast<std::uint32_t>(g.grid);
+      break;
+    }
     case OpKind::mse_loss:
     case OpKind::bce_with_logits:
       break;
@@ -63,6 +72,7 @@ RowPush row_push(const OpCall& c, bool backward) {
 }
 
 std::uint64_t rows(const RowPush& p) { return std::uint64_t{p.outer} * p.inner; }
+std::uint64_t value_groups(const RowPush& p) { return (std::uint64_t{p.outer} + 255) / 256; }  // WG 256
 
 }  // namespace
 
@@ -80,6 +90,9 @@ void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer&
       return;
     case OpKind::rms_norm:
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, rows(p));
+      return;
+    case OpKind::bspline_basis:
+      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {3, &out}}, p, value_groups(p));
       return;
     case OpKind::cross_entropy: {
       VulkanBuffer& losses = rec.scratch(compute_dtype(dt), p.outer);
@@ -119,6 +132,9 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
     }
     case OpKind::cross_entropy:
       if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}, {9, in[1]}}, p, rows(p));
+      return;
+    case OpKind::bspline_basis:
+      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}}, p, value_groups(p));
       return;
     case OpKind::layer_norm:
     case OpKind::rms_norm: {

@@ -1,6 +1,8 @@
 // Row-wise ops whose output has the input's shape: softmax and log_softmax over attrs.axis,
 // layer_norm over the last axis with weight and bias (rms_norm: no centring, no bias),
-// gumbel_softmax over the last axis with its noise as an input.
+// gumbel_softmax over the last axis with its noise as an input; and bspline_basis, a row of
+// bases per value (reference/bspline_basis.cpp derives the span recursion used here).
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -116,12 +118,79 @@ void gumbel_softmax_backward(const BackwardArgs<T>& a) {
   });
 }
 
+// The knot span of x in the knot coordinate u (knots at the integers), and the bases of one
+// degree that are nonzero there: n[r] = B_{s+order-degree+r, degree}(x), r = 0..degree.
+template <typename T>
+struct BsplineSpan {
+  bool inside;
+  std::int64_t s;
+  T f;
+};
+
+template <typename T>
+BsplineSpan<T> bspline_span(T x, const BsplineGeometry& g) {
+  const T u = (x + T(1)) * static_cast<T>(g.half_grid());
+  if (u < T(-g.order) || !(u < T(g.grid + g.order))) return {false, 0, T(0)};
+  const T s = std::floor(u);
+  return {true, static_cast<std::int64_t>(s), u - s};
+}
+
+template <typename T>
+std::array<T, kBsplineMaxOrder + 1> bspline_bases(T f, int degree) {
+  std::array<T, kBsplineMaxOrder + 1> n{T(1)};
+  for (int d = 1; d <= degree; ++d) {
+    T left = T(0);  // the term of n[r - 1], carried to the next r
+    for (int r = 0; r < d; ++r) {
+      const T nr = n[r];
+      n[r] = r == 0 ? (T(1) - f) * nr / T(d) : (left + (T(r + 1) - f) * nr) / T(d);
+      left = (f + T(d - r - 1)) * nr;
+    }
+    n[d] = left / T(d);
+  }
+  return n;
+}
+
+template <typename T>
+void bspline_forward(const ForwardArgs<T>& a) {
+  const BsplineGeometry g = bspline_geometry(a.call);
+  const std::int64_t nb = g.bases(), values = a.call.input_shapes[0].numel();
+  std::fill_n(a.y, values * nb, T(0));  // every element outside the span is zero
+  for (std::int64_t v = 0; v < values; ++v) {
+    const BsplineSpan<T> sp = bspline_span(a.x[0][v], g);
+    if (!sp.inside) continue;
+    const auto n = bspline_bases(sp.f, g.order);
+    for (std::int64_t r = 0; r <= g.order; ++r)
+      if (sp.s + r >= 0 && sp.s + r < nb) a.y[v * nb + sp.s + r] = n[static_cast<std::size_t>(r)];
+  }
+}
+
+// dx = (grid / 2) sum_r q[r] (dy_{s+1+r} - dy_{s+r}) over the degree order - 1 bases q.
+template <typename T>
+void bspline_backward(const BackwardArgs<T>& a) {
+  T* dx = a.dx[0];
+  if (!dx) return;
+  const BsplineGeometry g = bspline_geometry(a.call);
+  const std::int64_t nb = g.bases(), values = a.call.input_shapes[0].numel();
+  for (std::int64_t v = 0; v < values; ++v) {
+    const BsplineSpan<T> sp = bspline_span(a.x[0][v], g);
+    dx[v] = T(0);
+    if (!sp.inside) continue;
+    const auto q = bspline_bases(sp.f, g.order - 1);
+    auto dy = [&](std::int64_t m) { return m >= 0 && m < nb ? a.dy[v * nb + m] : T(0); };
+    T sum = 0;
+    for (std::int64_t r = 0; r < g.order; ++r)
+      sum += q[static_cast<std::size_t>(r)] * (dy(sp.s + 1 + r) - dy(sp.s + r));
+    dx[v] = static_cast<T>(g.half_grid()) * sum;
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void rowwise_forward(const ForwardArgs<T>& a) {
   if (a.call.kind == OpKind::layer_norm || a.call.kind == OpKind::rms_norm) return layer_norm_forward(a);
   if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(a);
+  if (a.call.kind == OpKind::bspline_basis) return bspline_forward(a);
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {
     Lane<const T*> x = lane_at(a.x[0], s, first);
@@ -144,6 +213,7 @@ template <typename T>
 void rowwise_backward(const BackwardArgs<T>& a) {
   if (a.call.kind == OpKind::layer_norm || a.call.kind == OpKind::rms_norm) return layer_norm_backward(a);
   if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_backward(a);
+  if (a.call.kind == OpKind::bspline_basis) return bspline_backward(a);
   if (!a.dx[0]) return;
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {

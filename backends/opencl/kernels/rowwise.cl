@@ -1,7 +1,8 @@
 // Row-wise ops: softmax, log_softmax (any axis), gumbel_softmax (last axis, noise and 1/tau)
 // and layer_norm / rms_norm (last axis; `centred` = 0 for rms_norm: no mean, no bias). One
 // work-group of GP_WG items per line of the [outer, n, inner] view; the backward recomputes the
-// row statistics from x instead of trusting a stored 16-bit y.
+// row statistics from x instead of trusting a stored 16-bit y. bspline_basis, a row per value,
+// has no reduction to share: one work item per value, at the end of this file.
 
 #define ROW_SOFTMAX 0
 #define ROW_LOG_SOFTMAX 1
@@ -148,4 +149,61 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_bwd_
     STORE(dw, j, sw);
     STORE(db, j, sb);
   }
+}
+
+// bspline_basis in the knot coordinate u = (x + 1) * grid / 2 (knots at the integers; the
+// recursion is derived in reference/bspline_basis.cpp). n[r] = B_{s+order-degree+r, degree} at
+// fraction f of the span [s, s + 1): each level's terms are nonnegative.
+#define BSPLINE_MAX_ORDER 5
+inline void bspline_bases(real f, int degree, real* n) {
+  n[0] = R(1);
+  for (int d = 1; d <= degree; ++d) {
+    real left = R(0);  // the term of n[r - 1], carried to the next r
+    for (int r = 0; r < d; ++r) {
+      const real nr = n[r];
+      n[r] = r == 0 ? (R(1) - f) * nr / (real)d : (left + ((real)(r + 1) - f) * nr) / (real)d;
+      left = (f + (real)(d - r - 1)) * nr;
+    }
+    n[d] = left / (real)d;
+  }
+}
+
+// False outside [t_0, t_{grid + 2 order}), where every basis is zero.
+inline bool bspline_span(real x, int order, int grid, int* s, real* f) {
+  const real u = (x + R(1)) * ((real)grid * R(0.5));
+  if (u < (real)(-order) || !(u < (real)(grid + order))) return false;
+  const real fl = floor(u);
+  *s = (int)fl;
+  *f = u - fl;
+  return true;
+}
+
+__kernel void bspline_fwd(__global const store_t* x, __global store_t* y, int count, int order, int grid) {
+  const int v = get_global_id(0);
+  if (v >= count) return;
+  const int nb = grid + order;
+  int s = 0;
+  real f = R(0), n[BSPLINE_MAX_ORDER + 1];
+  const bool inside = bspline_span(LOAD(x, v), order, grid, &s, &f);
+  if (inside) bspline_bases(f, order, n);
+  for (int m = 0; m < nb; ++m) STORE(y, v * nb + m, inside && m >= s && m <= s + order ? n[m - s] : R(0));
+}
+
+// dx = (grid / 2) sum_r q[r] (g_{s+1+r} - g_{s+r}), q the bases of degree order - 1, g zero
+// outside the row.
+inline real bspline_g(__global const store_t* g, int row, int nb, int m) {
+  return m >= 0 && m < nb ? LOAD(g, row + m) : R(0);
+}
+__kernel void bspline_bwd(__global const store_t* x, __global const store_t* g, __global store_t* dx, int count,
+                          int order, int grid) {
+  const int v = get_global_id(0);
+  if (v >= count) return;
+  const int nb = grid + order, row = v * nb;
+  int s = 0;
+  real f = R(0), q[BSPLINE_MAX_ORDER + 1], sum = R(0);
+  if (bspline_span(LOAD(x, v), order, grid, &s, &f)) {
+    bspline_bases(f, order - 1, q);
+    for (int r = 0; r < order; ++r) sum += q[r] * (bspline_g(g, row, nb, s + 1 + r) - bspline_g(g, row, nb, s + r));
+  }
+  STORE(dx, v, (real)grid * R(0.5) * sum);
 }

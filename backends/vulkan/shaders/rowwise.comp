@@ -13,6 +13,9 @@
 // (stage 2 may use stage 1's results), then per-element / per-row writes - so the shader holds
 // three reduction sites instead of one per op: lavapipe compiles each barrier site into its
 // coroutine state machine, and this keeps the first-dispatch compile time down.
+//
+// bspline_basis (bspline.glsl) is the exception: a row of bases per value, with nothing to reduce,
+// one invocation per value.
 #define WG 256
 #define LOCAL_X WG
 #include "common.glsl"
@@ -44,11 +47,14 @@ layout(push_constant) uniform Push {
   uvec2 tau_bits;
   float eps_f;
   float tau_f;
+  uint order;  // bspline_basis degree (pc.n = grid + order bases per value)
+  uint grid;
 } pc;
 #define OP SPEC_OR_PUSH(SPEC_OP, pc.op)
 #define BWD (SPEC_OR_PUSH(SPEC_MODE, pc.backward) != 0u)
 
 #include "reduce.glsl"
+#include "bspline.glsl"
 
 uint lid, row;
 
@@ -329,13 +335,10 @@ void layer_norm_params_sum() {
 void main() {
   lid = gl_LocalInvocationID.x;
   row = group_linear();  // uniform per group, so barriers are reached by all or none
-  if (OP == ROP_LAYER_NORM_PARAMS) {
-    layer_norm_params_tile();
-    return;
-  }
-  if (OP == ROP_LAYER_NORM_PARAMS_SUM) {
-    layer_norm_params_sum();
-    return;
+  switch (OP) {  // the passes that are not rows
+    case ROP_LAYER_NORM_PARAMS: layer_norm_params_tile(); return;
+    case ROP_LAYER_NORM_PARAMS_SUM: layer_norm_params_sum(); return;
+    case GP_OP_bspline_basis: bspline_basis(); return;
   }
   if (row >= pc.outer * pc.inner) return;
   row_base = (row / pc.inner) * pc.n * pc.inner + row % pc.inner;
