@@ -148,6 +148,47 @@ CompositeDecl gated(OpKind gate_op, std::int64_t batch) {
   return d;
 }
 
+// A KAN (Kolmogorov-Arnold network) of layers widths[0] -> widths[1] -> ..., each layer
+//   y_j = b_j + sum_i (W_ji silu(x_i) + sum_m C_(i,m),j B_m(x_i)),
+// B_m the B-spline bases of degree `order` on `grid` intervals over [-1, 1] (bspline_basis), as
+// the KAN GPU suite computes it: a base path (linear of silu, which carries the bias) plus a
+// spline path (the bases of every input flattened, times the coefficients). Mean squared error.
+CompositeDecl kan(const std::vector<std::int64_t>& widths, int order, std::int64_t batch) {
+  constexpr int kGrid = 5;
+  CompositeDecl d;
+  d.model = "kan";
+  std::string w;
+  for (auto x : widths) w += (w.empty() ? "" : "x") + std::to_string(x);
+  d.params = "widths=" + w + ",order=" + std::to_string(order) + ",grid=" + std::to_string(kGrid) +
+             ",batch=" + std::to_string(batch);
+  d.formulation = "KAN layers y = b + W silu(x) + C . B(x), B the degree-" + std::to_string(order) +
+                  " B-spline bases on " + std::to_string(kGrid) + " intervals over [-1, 1]; mean squared error";
+  GraphBuilder g(d);
+  // Inputs away from the knots of the first layer, as bspline_basis's own cases keep them.
+  const double h = 2.0 / kGrid;
+  Domain in = Domain::range(-1, 1);
+  in.margin = 0.02 * h;
+  for (int j = 0; j <= kGrid + 2 * order; ++j) in.kinks.push_back(-1 + (j - order) * h);
+  std::string x = g.data("x", Shape{batch, widths.front()}, in);
+  const std::string target = g.data("target", Shape{batch, widths.back()}, Domain::range(-1, 1), false);
+  OpAttrs spline;
+  spline.order = order;
+  spline.grid = kGrid;
+  for (std::size_t l = 1; l < widths.size(); ++l) {
+    const std::string layer = "layer " + std::to_string(l), n = std::to_string(l);
+    const std::int64_t fan_in = widths[l - 1], out = widths[l], bases = kGrid + order;
+    const std::string base = g.linear(g.node(OpKind::silu, {x}, layer), fan_in, out, n, layer);
+    OpAttrs flat;
+    flat.shape = {batch, fan_in * bases};
+    const std::string b = g.node(OpKind::reshape, {g.node(OpKind::bspline_basis, {x}, layer, spline)}, layer, flat);
+    const std::string c = g.parameter("C" + n, Shape{fan_in * bases, out}, double(fan_in * bases));
+    x = g.node(OpKind::add, {base, g.node(OpKind::matmul, {b, c}, layer)}, layer);
+  }
+  d.output = x;
+  d.loss = g.node(OpKind::mse_loss, {x, target}, "loss");
+  return d;
+}
+
 }  // namespace
 
 void declare_models(std::vector<CompositeDecl>& out) {
@@ -158,6 +199,11 @@ void declare_models(std::vector<CompositeDecl>& out) {
     for (OpKind act : {OpKind::gelu, OpKind::tanh}) out.push_back(mlp(3, batch, act));
   }
   out.push_back(gru(10, 8, 16, 32));
+  // The KAN GPU suite's cases: single-layer nets at every batch (the zero input gradient of
+  // single-layer nets), two layers at every order, a wide layer.
+  for (std::int64_t batch : {1, 7, 16, 64, 128}) out.push_back(kan({8, 4}, 3, batch));
+  for (int order : {2, 3, 4, 5}) out.push_back(kan({8, 16, 4}, order, 16));
+  out.push_back(kan({32, 256}, 3, 64));
   for (OpKind gate : {OpKind::sigmoid, OpKind::ste_hardtanh_gate, OpKind::gumbel_softmax})
     out.push_back(gated(gate, 8));
 }

@@ -3,9 +3,11 @@
 #include "harness/composite_checks.hpp"
 
 #include <chrono>
+#include <cmath>
 
 #include "core/error.hpp"
 #include "harness/compare.hpp"
+#include "harness/poison.hpp"
 #include "harness/tolerance.hpp"
 
 namespace gp {
@@ -76,6 +78,46 @@ std::vector<CheckResult> check_end_to_end(const Composite& c, const std::string&
   return out;
 }
 
+namespace {
+
+// A second run of the whole graph into fresh (poisoned) buffers must repeat every bit of every
+// gradient: a kernel that keeps state between calls, or reads what it should overwrite, does not.
+void require_repeatable(const DeviceGraph& first, const DeviceGraph& again, std::vector<CheckResult>& checks) {
+  for (CheckResult& r : checks) {
+    if (r.direction != Direction::backward || r.part.rfind("grad ", 0) != 0) continue;
+    const std::string leaf = r.part.substr(5);
+    const std::int64_t i = first_bitwise_difference(first.grads.at(leaf), again.grads.at(leaf));
+    if (i < 0) continue;
+    const std::string why = "a second backward of the graph differs at index " + std::to_string(i);
+    r.reason = r.verdict == Verdict::fail ? why + "; " + r.reason : why;
+    r.verdict = Verdict::fail;
+  }
+}
+
+// d loss = 0 must give gradients that are exactly zero, every element of every leaf: the
+// KAN GPU suite's explicit expectation (a zero reference is no reason to mistrust this check).
+CheckResult zero_gradient_check(const Composite& c, const std::string& device_id, const DeviceGraph& d,
+                                std::uint64_t seed) {
+  CheckResult r = blank_composite_result(c, device_id, Direction::backward, "grads at d loss = 0", seed);
+  r.tolerance = "exactly zero";
+  for (const auto& [leaf, g] : d.grads) {
+    r.metrics.elements += g.numel();
+    for (std::int64_t i = 0; i < g.numel(); ++i) {
+      const double v = g.get(i);
+      if (v == 0) continue;
+      r.metrics.max_abs = std::isnan(v) ? v : std::max(r.metrics.max_abs, std::fabs(v));
+      if (r.verdict == Verdict::pass) {
+        r.verdict = Verdict::fail;
+        r.reason = "grad " + leaf + " is " + std::to_string(v) + " at index " + std::to_string(i) +
+                   " where d loss = 0 (every gradient must be exactly zero)";
+      }
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 std::vector<CheckResult> check_composite_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
                                                     Queue& queue, const CompositeReference& r, std::uint64_t seed) {
   auto error = [&](const std::string& why, Verdict v) {
@@ -97,6 +139,9 @@ std::vector<CheckResult> check_composite_on_backend(const Composite& c, const st
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::vector<CheckResult> out = check_end_to_end(c, device_id, tol, bounded, d, seed);
     for (auto& x : out) x.time_ms = ms;
+    require_repeatable(d, run_graph_on_device(c, backend, queue, r.leaves), out);
+    out.push_back(
+        zero_gradient_check(c, device_id, run_graph_on_device(c, backend, queue, r.leaves, true, false, 0.0), seed));
     for (auto& x : check_nodes(c, device_id, backend, queue, r, seed)) out.push_back(std::move(x));
     out.push_back(check_composite_numerics_on_backend(c, device_id, backend, queue, r, d, tol, seed));
     for (const auto& v : backend.take_canary_violations())

@@ -92,7 +92,7 @@ std::vector<OpCall> device_calls_of(const Composite& c) {
 }
 
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward, bool keep_all) {
+                                const std::vector<HostTensor>& leaves, bool backward, bool keep_all, double d_loss) {
   // Every buffer lives until the queue has finished (a buffer may not die while work that uses
   // it is in flight); the maps point into the pool.
   std::vector<std::unique_ptr<DeviceBuffer>> pool;
@@ -122,7 +122,7 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
   }
   if (backward) {
     HostTensor one(c.dtype, c.shapes.at(c.decl.loss));
-    one.set(0, 1.0);
+    one.set(0, d_loss);
     queue.upload(*(grad[c.decl.loss] = allocate(c.dtype, one.shape())), one);
     reverse_pass(
         c, grad,

@@ -40,9 +40,11 @@ struct DeviceGraph {
 
 // The graph on a backend: leaves uploaded once, every node's result in a device buffer read by
 // the next nodes, gradients of fanned-out tensors summed on the device by the backend's `add`,
-// no host round trip in between. Gradient buffers start poisoned (harness/poison.hpp).
+// no host round trip in between. Gradient buffers start poisoned (harness/poison.hpp). The
+// backward pass starts from d loss = `d_loss`.
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward = true, bool keep_all = false);
+                                const std::vector<HostTensor>& leaves, bool backward = true, bool keep_all = false,
+                                double d_loss = 1.0);
 
 // Every OpCall the graph makes on a device (nodes and gradient sums), for supports().
 std::vector<OpCall> device_calls_of(const Composite& c);

@@ -112,6 +112,56 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
     if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
 }
 
+// A backward of one op, of any kind, with a bug applied to its exact gradients.
+void backward_of(MockQueue& q, OpKind op, std::function<void(const OpCall&, std::span<DeviceBuffer* const>)> bug) {
+  ON_CALL(q, backward)
+      .WillByDefault(
+          Invoke([op, bug](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                           const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+            exact_backward(call, in, out, dout, grads);
+            if (call.kind == op) bug(call, grads);
+          }));
+}
+
+// The KAN incident itself: a single-layer KAN's input gradient silently zero. Here the spline
+// path's input gradient is dropped; the base path through silu still carries one.
+TEST(Composites, AKanWhoseSplineInputGradientIsZeroFailsAtTheSplineNode) {
+  NiceMock<MockQueue> q;
+  backward_of(q, OpKind::bspline_basis, [](const OpCall&, std::span<DeviceBuffer* const> g) {
+    HostTensor& dx = host(*g[0]);
+    for (std::int64_t i = 0; i < dx.numel(); ++i) dx.set(i, 0.0);
+  });
+  const auto checks = run_on(composite("kan(widths=8x4,order=3,grid=5,batch=7,dtype=f32)"), q);
+  EXPECT_EQ(part(checks, "grad x").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "node 2 bspline_basis (layer 1) backward input 0").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "grad C1").verdict, Verdict::pass);
+}
+
+// Gradients of d loss = 0 must be exactly zero: a bias gradient that starts from a tiny
+// constant instead of zero is far below every bound, and fails only this expectation.
+TEST(Composites, AGradientThatIsNotZeroForAZeroLossGradientFails) {
+  NiceMock<MockQueue> q;
+  backward_of(q, OpKind::linear, [](const OpCall&, std::span<DeviceBuffer* const> g) {
+    HostTensor& db = host(*g[2]);
+    for (std::int64_t i = 0; i < db.numel(); ++i) db.set(i, db.get(i) + 1e-30);
+  });
+  const auto checks = run_on(composite("kan(widths=8x4,order=3,grid=5,batch=7,dtype=f32)"), q);
+  EXPECT_EQ(part(checks, "grad b1").verdict, Verdict::pass);
+  EXPECT_EQ(part(checks, "grads at d loss = 0").verdict, Verdict::fail);
+}
+
+// A kernel with state across calls gives another gradient the second time the graph runs.
+TEST(Composites, AGradientThatChangesFromRunToRunFails) {
+  NiceMock<MockQueue> q;
+  auto calls = std::make_shared<int>(0);
+  backward_of(q, OpKind::matmul, [calls](const OpCall&, std::span<DeviceBuffer* const> g) {
+    HostTensor& dc = host(*g[1]);
+    dc.set(0, dc.get(0) * (1 + 1e-6 * ++*calls));
+  });
+  const auto checks = run_on(composite("kan(widths=8x4,order=3,grid=5,batch=7,dtype=f64)"), q);
+  EXPECT_THAT(part(checks, "grad C1").reason, ::testing::HasSubstr("second backward of the graph differs"));
+}
+
 TEST(Composites, IdsSelectByModelNameAndFilter) {
   Selection sel;
   sel.ops = {"gru"};
