@@ -100,7 +100,8 @@ int run_command(const RunCommand& cmd) {
                summary_line(summary.overall), wall);
     return kInterruptedExit;
   }
-  fmt::print("{} cases, {} in {:.1f} s\n", cases.size(), summary_line(summary.overall), wall);
+  fmt::print("{} cases, {} models, {} in {:.1f} s\n", cases.size(), composites.size(), summary_line(summary.overall),
+             wall);
   if (named && !cmd.allow_unavailable) {
     for (const auto& d : devices) {
       std::string reason;

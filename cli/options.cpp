@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "build_info.hpp"
+#include "cases/composite.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -25,13 +26,16 @@ RunMetadata make_metadata(const CommonOptions& c) {
 }
 
 std::string catalog_version() {
-  // FNV-1a over every case id: the same catalog gives the same text on every machine, a case
-  // added, removed or renamed changes it (std::hash is not stable across standard libraries).
+  // FNV-1a over every case and model id: the same catalog gives the same text on every machine,
+  // a case added, removed or renamed changes it (std::hash is not stable across standard
+  // libraries).
   std::uint64_t h = 1469598103934665603ull;
-  for (const auto& c : all_cases()) {
-    for (unsigned char ch : c.id + '\n') h = (h ^ ch) * 1099511628211ull;
-  }
-  return fmt::format("{} cases, {:016x}", all_cases().size(), h);
+  auto add = [&h](const std::string& id) {
+    for (unsigned char ch : id + '\n') h = (h ^ ch) * 1099511628211ull;
+  };
+  for (const auto& c : all_cases()) add(c.id);
+  for (const auto& c : all_composites()) add(c.id);
+  return fmt::format("{} cases, {} models, {:016x}", all_cases().size(), all_composites().size(), h);
 }
 
 const Case& require_case(const std::string& id) {

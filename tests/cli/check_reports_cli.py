@@ -3,7 +3,8 @@
 merge / compare refuse bad input with one line and exit 2 without touching the output, compare
 flags drift with exit 1, SIGINT / SIGTERM give an interrupted report and exit 130, a report folder
 that cannot be written stops the run before it starts, --junit writes one testcase per check, and
-an OpenCL backend named explicitly but without a driver gives exit 3.
+an OpenCL backend named explicitly but without a driver gives exit 3. The selection includes the
+gated composite models, so shards of models merge too.
 
 Usage: check_reports_cli.py GRADPARITY WORK_DIR"""
 import hashlib
@@ -18,7 +19,7 @@ import time
 import xml.etree.ElementTree as ET
 
 EXE, WORK = sys.argv[1], sys.argv[2]
-SEL = ["--backend", "cpu", "--op", "exp,add,softmax,sum,tanh", "--dtype", "f32,f16", "--no-progress"]
+SEL = ["--backend", "cpu", "--op", "exp,add,softmax,sum,tanh,gated", "--dtype", "f32,f16", "--no-progress"]
 failures = []
 
 
