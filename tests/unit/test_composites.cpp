@@ -43,14 +43,15 @@ const CheckResult& part(const std::vector<CheckResult>& checks, const std::strin
   throw Error("no check " + label);
 }
 
-// A linear layer's backward with a bug applied to its exact gradients.
-void linear_backward_with(MockQueue& q, std::function<void(const OpCall&, std::span<DeviceBuffer* const>)> bug) {
+// The backward of `op` with a bug applied to its exact gradients; every other op exact.
+void backward_of(MockQueue& q, OpKind op, std::function<void(const OpCall&, std::span<DeviceBuffer* const>)> bug) {
   ON_CALL(q, backward)
-      .WillByDefault(Invoke([bug](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
-                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
-        exact_backward(call, in, out, dout, grads);
-        if (call.kind == OpKind::linear) bug(call, grads);
-      }));
+      .WillByDefault(
+          Invoke([op, bug](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                           const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+            exact_backward(call, in, out, dout, grads);
+            if (call.kind == op) bug(call, grads);
+          }));
 }
 
 TEST(Composites, AnExactBackendPassesEveryCheckOfEveryModel) {
@@ -71,7 +72,7 @@ TEST(Composites, AnExactBackendPassesEveryCheckOfEveryModel) {
 // layer_idx > 0), so a single-layer network's input gradient was zero.
 TEST(Composites, AZeroInputGradientOfASingleLayerNetFailsAtItsNode) {
   NiceMock<MockQueue> q;
-  linear_backward_with(q, [](const OpCall&, std::span<DeviceBuffer* const> g) {
+  backward_of(q, OpKind::linear, [](const OpCall&, std::span<DeviceBuffer* const> g) {
     HostTensor& dx = host(*g[0]);
     for (std::int64_t i = 0; i < dx.numel(); ++i) dx.set(i, 0.0);
   });
@@ -85,7 +86,7 @@ TEST(Composites, AZeroInputGradientOfASingleLayerNetFailsAtItsNode) {
 // A bias gradient that averages the output gradient over the batch instead of summing it.
 TEST(Composites, ABiasGradientWithoutTheBatchSumFailsAtItsNode) {
   NiceMock<MockQueue> q;
-  linear_backward_with(q, [](const OpCall& call, std::span<DeviceBuffer* const> g) {
+  backward_of(q, OpKind::linear, [](const OpCall& call, std::span<DeviceBuffer* const> g) {
     HostTensor& db = host(*g[2]);
     const MatmulDims d = matmul_dims(call);
     for (std::int64_t j = 0; j < d.n; ++j) db.set(j, db.get(j) / static_cast<double>(d.m));
@@ -110,17 +111,6 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
   EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
   for (const auto& c : checks)
     if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
-}
-
-// A backward of one op, of any kind, with a bug applied to its exact gradients.
-void backward_of(MockQueue& q, OpKind op, std::function<void(const OpCall&, std::span<DeviceBuffer* const>)> bug) {
-  ON_CALL(q, backward)
-      .WillByDefault(
-          Invoke([op, bug](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
-                           const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
-            exact_backward(call, in, out, dout, grads);
-            if (call.kind == op) bug(call, grads);
-          }));
 }
 
 // The KAN incident itself: a single-layer KAN's input gradient silently zero. Here the spline
