@@ -27,12 +27,7 @@ struct OneCase {
 OneCase run_one(const OneCaseCommand& cmd) {
   OneCase one;
   one.c = &require_case(cmd.case_id);
-  if (cmd.common.backends.size() != 1) throw UsageError("give exactly one --backend (for example cpu or opencl:0)");
-  auto devices = select_devices(cmd.common.backends, cmd.common.backend);
-  if (devices.size() != 1)
-    throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
-                     " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
-  one.device = devices[0];
+  one.device = select_one_device(cmd);
   one.data = prepare_reference(*one.c, cmd.common.seed);
   one.checks = check_reference_numerics(*one.c, one.data, cmd.common.seed, cmd.common.numerical);
   if (!one.device.entry.create) {
@@ -80,23 +75,32 @@ void print_worst(const std::string& title, const ref::RefTensor& expected, const
   }
 }
 
+// A tensor the backend produced. Inputs without a gradient, and everything of a backend that
+// skipped the case, hold a default tensor: shape () but no bytes, not a scalar.
+bool produced(const HostTensor& t) { return t.bytes() > 0; }
+
+}  // namespace
+
+SelectedDevice select_one_device(const OneCaseCommand& cmd) {
+  if (cmd.common.backends.size() != 1) throw UsageError("give exactly one --backend (for example cpu or opencl:0)");
+  auto devices = select_devices(cmd.common.backends, cmd.common.backend);
+  if (devices.size() != 1)
+    throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
+                     " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
+  return devices[0];
+}
+
 HostTensor widen(const ref::RefTensor& t) {
   HostTensor h(DType::f64, t.shape);
   for (std::int64_t i = 0; i < t.numel(); ++i) h.set(i, static_cast<double>(t.v[static_cast<std::size_t>(i)]));
   return h;
 }
 
-// A tensor the backend produced. Inputs without a gradient, and everything of a backend that
-// skipped the case, hold a default tensor: shape () but no bytes, not a scalar.
-bool produced(const HostTensor& t) { return t.bytes() > 0; }
-
 int exit_code(const std::vector<CheckResult>& checks) {
   for (const auto& r : checks)
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error) return 1;
   return 0;
 }
-
-}  // namespace
 
 int repro_command(const OneCaseCommand& cmd) {
   if (const Composite* c = find_composite(cmd.case_id)) return repro_composite(cmd, *c);

@@ -24,12 +24,7 @@ struct OneComposite {
 };
 
 OneComposite run_one(const OneCaseCommand& cmd, const Composite& c, bool keep_all) {
-  if (cmd.common.backends.size() != 1) throw UsageError("give exactly one --backend (for example cpu or opencl:0)");
-  auto devices = select_devices(cmd.common.backends, cmd.common.backend);
-  if (devices.size() != 1)
-    throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
-                     " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
-  OneComposite one{&c, devices[0], prepare_composite_reference(c, cmd.common.seed), {}, {}};
+  OneComposite one{&c, select_one_device(cmd), prepare_composite_reference(c, cmd.common.seed), {}, {}};
   one.checks = check_composite_reference(c, one.ref, cmd.common.seed);
   if (!one.device.entry.create) {
     CheckResult r = blank_composite_result(c, one.device.id, Direction::forward, "", cmd.common.seed);
@@ -47,18 +42,6 @@ OneComposite run_one(const OneCaseCommand& cmd, const Composite& c, bool keep_al
       }))
     one.device_tensors = run_composite_keeping_all(c, *backend, *queue, one.ref);
   return one;
-}
-
-HostTensor widen(const ref::RefTensor& t) {
-  HostTensor h(DType::f64, t.shape);
-  for (std::int64_t i = 0; i < t.numel(); ++i) h.set(i, static_cast<double>(t.v[static_cast<std::size_t>(i)]));
-  return h;
-}
-
-int exit_code(const std::vector<CheckResult>& checks) {
-  for (const auto& r : checks)
-    if (r.verdict == Verdict::fail || r.verdict == Verdict::error) return 1;
-  return 0;
 }
 
 }  // namespace

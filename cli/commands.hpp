@@ -94,6 +94,11 @@ int list_command(const std::string& what, const BackendOptions& opts);
 int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);
+// What repro and dump share (cli/cmd_one_case.cpp): the one device --backend names (a usage
+// error otherwise), a reference tensor as float64 for .npy, exit 1 when a check failed or erred.
+SelectedDevice select_one_device(const OneCaseCommand& cmd);
+HostTensor widen(const ref::RefTensor& t);
+int exit_code(const std::vector<CheckResult>& checks);
 // The same for a composite model's id (cli/cmd_one_composite.cpp).
 int repro_composite(const OneCaseCommand& cmd, const Composite& c);
 int dump_composite(const OneCaseCommand& cmd, const Composite& c);
