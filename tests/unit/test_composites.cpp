@@ -113,6 +113,25 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
     if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
 }
 
+// A gradient sum kept in 16-bit precision (the device adds in f16) errs by about 1e-3 relative
+// in an f32 GRU: far above the f32 roundings, but within a bound that adds up every route
+// through ten steps of four-way fan-out with absolute values (10^5 times the error there). The
+// bound through the graph's Jacobian (harness/composite_bound.cpp) catches it; node checks do not
+// see gradient sums.
+TEST(Composites, AGradientSumInSixteenBitPrecisionFailsEndToEnd) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        exact_forward(call, in, out);
+        if (call.case_id.find("gradient sum") == std::string::npos) return;
+        HostTensor& sum = host(out);
+        for (std::int64_t i = 0; i < sum.numel(); ++i) sum.set(i, round_to(DType::f16, sum.get(i)));
+      }));
+  const auto checks = run_on(composite("gru(seq=10,batch=8,input=16,hidden=32,dtype=f32)"), q);
+  EXPECT_EQ(part(checks, "grad h0").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
+}
+
 // The KAN incident itself: a single-layer KAN's input gradient silently zero. Here the spline
 // path's input gradient is dropped; the base path through silu still carries one.
 TEST(Composites, AKanWhoseSplineInputGradientIsZeroFailsAtTheSplineNode) {
