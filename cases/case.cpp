@@ -37,6 +37,9 @@ std::string describe(const Domain& d) {
     case Domain::Kind::unique_row_max:
       return "U" + interval(d) + ", each row's maximum " + num(d.margin) + " above the rest";
     case Domain::Kind::class_index:
+      if (d.class_stride > 1)
+        return std::to_string(d.classes) + " class indices k * " + std::to_string(d.class_stride) + ", k in [0, " +
+               std::to_string(d.classes) + ")";
       return "class indices [0, " + std::to_string(d.classes) + ")";
     case Domain::Kind::gumbel_noise:
       return "Gumbel noise -log(-log U)";

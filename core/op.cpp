@@ -162,6 +162,17 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       d.push_back(a.grid + a.order);
       return Shape(d);
     }
+    case OpKind::tt_embedding: {  // ids [batch], G1 [v1, 1, d1, r1], G2 [v2, r1, d2, r2], G3 [v3, r2, d3, 1]
+      need_rank(in[0], 1, 1);
+      for (int c = 1; c <= 3; ++c)
+        if (in[c].rank() != 4 || in[c].numel() == 0) bad("core " + std::to_string(c) + " must be [v, r, d, r']", k);
+      if (in[1][1] != 1 || in[3][3] != 1) bad("the outer ranks of cores 1 and 3 must be 1", k);
+      if (in[1][3] != in[2][1] || in[2][3] != in[3][1])
+        bad("ranks of neighbouring cores differ: " + in[1].to_string() + ", " + in[2].to_string() + ", " +
+                in[3].to_string(),
+            k);
+      return Shape{in[0][0], in[1][2] * in[2][2] * in[3][2]};
+    }
     default:
       bad("has no shape rule", k);
   }
@@ -208,6 +219,12 @@ bool input_is_differentiable(OpKind k, int input) {
   return (info(k).grad_mask >> input) & 1u;
 }
 
+int op_index_input(OpKind k) {
+  if (k == OpKind::cross_entropy) return 1;
+  if (k == OpKind::tt_embedding) return 0;
+  return -1;
+}
+
 UnaryScalars unary_scalars(const OpCall& call) {
   UnaryScalars s{call.attrs.p, call.attrs.alpha};
   if (call.kind == OpKind::gelu) s.a = call.attrs.gelu == GeluApprox::erf ? 0 : 1;
@@ -249,7 +266,7 @@ OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> inp
   c.attrs = std::move(attrs);
   c.input_shapes = std::move(input_shapes);
   c.input_dtypes.assign(c.input_shapes.size(), dtype);
-  if (kind == OpKind::cross_entropy) c.input_dtypes[1] = DType::i32;
+  if (op_index_input(kind) >= 0) c.input_dtypes[static_cast<std::size_t>(op_index_input(kind))] = DType::i32;
   c.case_id = std::move(case_id);
   return c;
 }
@@ -316,6 +333,7 @@ AxisSplit split_at_axis(const Shape& s, int axis) {
 }
 
 MatmulDims matmul_dims(const OpCall& c) {
+  if (c.kind != OpKind::matmul && c.kind != OpKind::linear) bad("has no matmul sizes", c.kind);
   const auto& a = c.input_shapes.at(0);
   const auto& b = c.input_shapes.at(1);
   if (c.kind == OpKind::linear) return {1, a[0], a[1], b[0]};
@@ -326,6 +344,12 @@ MatmulDims matmul_dims(const OpCall& c) {
 BsplineGeometry bspline_geometry(const OpCall& c) {
   if (c.kind != OpKind::bspline_basis) bad("has no B-spline geometry", c.kind);
   return {c.attrs.order, c.attrs.grid};
+}
+
+TtGeometry tt_geometry(const OpCall& c) {
+  if (c.kind != OpKind::tt_embedding) bad("has no tensor-train geometry", c.kind);
+  const auto& s = c.input_shapes;
+  return {s[0][0], s[1][0], s[2][0], s[3][0], s[1][2], s[2][2], s[3][2], s[2][1], s[2][3]};
 }
 
 }  // namespace gp

@@ -94,6 +94,9 @@ std::span<const double> op_kinks(OpKind k);
 int op_arity(OpKind k);  // -1 for variadic
 unsigned op_attr_set(OpKind k);
 bool input_is_differentiable(OpKind k, int input);
+// The input that holds integer indices, stored as i32 (cross_entropy's targets, tt_embedding's
+// ids); -1 where none does.
+int op_index_input(OpKind k);
 // The two scalars every unary kernel takes, as the device backends pass them: p (pow_scalar's
 // exponent) and a (leaky_relu's and elu's alpha; gelu's approximation, 0 = erf, 1 = tanh).
 struct UnaryScalars {
@@ -143,7 +146,8 @@ struct AxisSplit {
 };
 AxisSplit split_at_axis(const Shape& s, int axis);
 
-// matmul: a [batch?, m, k] x b [batch?, k, n]; linear: x [m, k], w [n, k], bias [n].
+// matmul: a [batch?, m, k] x b [batch?, k, n]; linear: x [m, k], w [n, k], bias [n]. Not for the
+// linalg family's tt_embedding (TtGeometry).
 struct MatmulDims {
   std::int64_t batch, m, k, n;
 };
@@ -161,5 +165,40 @@ struct BsplineGeometry {
   double half_grid() const { return grid / 2.0; }  // du/dx = 1 / h, exact in every type
 };
 BsplineGeometry bspline_geometry(const OpCall& call);
+
+// tt_embedding: ids [batch] (i32) into a vocabulary v1 v2 v3, split in mixed radix
+// id = (i1 v2 + i2) v3 + i3; cores G1 [v1, 1, d1, r1], G2 [v2, r1, d2, r2], G3 [v3, r2, d3, 1],
+// row-major; output [batch, d1 d2 d3] with column j = (j1 d2 + j2) d3 + j3. The offsets below are
+// the single source of the layout (kernels in other languages repeat them).
+struct TtGeometry {
+  std::int64_t batch, v1, v2, v3, d1, d2, d3, r1, r2;
+  std::int64_t vocabulary() const { return v1 * v2 * v3; }
+  std::int64_t dim() const { return d1 * d2 * d3; }
+  std::int64_t g1_at(std::int64_t i1, std::int64_t j1, std::int64_t a) const { return (i1 * d1 + j1) * r1 + a; }
+  std::int64_t g2_at(std::int64_t i2, std::int64_t a, std::int64_t j2, std::int64_t c) const {
+    return ((i2 * r1 + a) * d2 + j2) * r2 + c;
+  }
+  std::int64_t g3_at(std::int64_t i3, std::int64_t c, std::int64_t j3) const { return (i3 * r2 + c) * d3 + j3; }
+  std::int64_t out_at(std::int64_t b, std::int64_t j1, std::int64_t j2, std::int64_t j3) const {
+    return b * dim() + (j1 * d2 + j2) * d3 + j3;
+  }
+  struct Digits {
+    std::int64_t i1, i2, i3;
+  };
+  Digits digits(std::int64_t id) const { return {id / (v2 * v3), id / v3 % v2, id % v3}; }
+  // Calls term(b, j1, j2, j3, a, c) for every row b and every term (a, c) of every element
+  // (j1, j2, j3) of its output row, in that order: a running sum per output or core-gradient
+  // element gets its terms in batch order.
+  template <class Term>
+  void for_each_term(Term&& term) const {
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t j1 = 0; j1 < d1; ++j1)
+        for (std::int64_t j2 = 0; j2 < d2; ++j2)
+          for (std::int64_t j3 = 0; j3 < d3; ++j3)
+            for (std::int64_t a = 0; a < r1; ++a)
+              for (std::int64_t c = 0; c < r2; ++c) term(b, j1, j2, j3, a, c);
+  }
+};
+TtGeometry tt_geometry(const OpCall& call);
 
 }  // namespace gp

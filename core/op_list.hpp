@@ -68,5 +68,6 @@
   /* declared after the families they belong to, so that op ids keep their order */         \
   X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                   \
   X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                 \
-  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                           \
-  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)
+  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                            \
+  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)                  \
+  X(tt_embedding, linalg, custom, 4, 0xE, kAttrNone, exact)

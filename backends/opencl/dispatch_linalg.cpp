@@ -1,5 +1,6 @@
 // matmul and linear through one tiled kernel (operands described by strides, so transposed
-// operands of the backward pass cost no copies), and the layout ops as index copies.
+// operands of the backward pass cost no copies), and the layout ops as index copies;
+// tt_embedding in dispatch_tt_embedding.cpp.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -59,6 +60,8 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       gemm(q, {x, d.k, 1, 0}, {as_cl(in[1]).mem(), 1, d.k, 0}, out.mem(), &bias, 1, d.m, d.n, d.k);
       return;
     }
+    case OpKind::tt_embedding:
+      return forward_tt_embedding(q, call, in, out);
     case OpKind::transpose:
       q.run_elementwise("transpose_last2", s.numel(), x, out, batch_of(s), s[s.rank() - 2], s[s.rank() - 1]);
       return;
@@ -114,6 +117,8 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       if (grads[2]) sum_axis(q, dout, 1, d.m, d.n, as_cl(grads[2]));
       return;
     }
+    case OpKind::tt_embedding:
+      return backward_tt_embedding(q, call, in, dout, grads);
     case OpKind::concat: {  // each input's gradient is its slice of g
       const int ax = s.axis(call.attrs.axis);
       auto [outer, inner] = outer_inner(s, ax);

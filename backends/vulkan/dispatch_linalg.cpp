@@ -36,6 +36,7 @@ void gemm(Recorder& rec, DType dt, const MatPush& p, const VulkanBuffer& a, cons
 }  // namespace
 
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  if (call.kind == OpKind::tt_embedding) return forward_tt_embedding(rec, call, in, out);
   MatmulDims d = matmul_dims(call);
   MatPush p{};
   p.m = u32(d.m), p.n = u32(d.n), p.k = u32(d.k), p.batch = u32(d.batch);
@@ -51,6 +52,7 @@ void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
 }
 
 void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
+  if (call.kind == OpKind::tt_embedding) return backward_tt_embedding(rec, call, in, dout, grads);
   MatmulDims d = matmul_dims(call);
   DType dt = call.dtype;
   bool linear = call.kind == OpKind::linear;

@@ -1,4 +1,5 @@
-// Linear algebra (matmul, linear) through Eigen maps over the row-major buffers.
+// Linear algebra (matmul, linear) through Eigen maps over the row-major buffers; tt_embedding in
+// tt_embedding.cpp.
 #include "backends/cpu/kernels/eigen_maps.hpp"
 #include "backends/cpu/kernels/kernel_args.hpp"
 
@@ -59,6 +60,8 @@ void linalg_forward(const ForwardArgs<T>& a) {
       return matmul_forward(a);
     case OpKind::linear:
       return linear_forward(a);
+    case OpKind::tt_embedding:
+      return tt_embedding_forward(a);
     default:
       fail(a.call, "is not a linear-algebra op");
   }
@@ -71,6 +74,8 @@ void linalg_backward(const BackwardArgs<T>& a) {
       return matmul_backward(a);
     case OpKind::linear:
       return linear_backward(a);
+    case OpKind::tt_embedding:
+      return tt_embedding_backward(a);
     default:
       fail(a.call, "is not a linear-algebra op");
   }
