@@ -61,6 +61,7 @@ GP_CPU_FAMILY_DECL(rowwise)
 GP_CPU_FAMILY_DECL(linalg)
 GP_CPU_FAMILY_DECL(layout)
 GP_CPU_FAMILY_DECL(loss)
+GP_CPU_FAMILY_DECL(optimizer)
 #undef GP_CPU_FAMILY_DECL
 
 // Routes a call to its family's entry point.
