@@ -69,4 +69,5 @@
   X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                   \
   X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                 \
   X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                           \
-  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)
+  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)                 \
+  X(log_matmul_exp, linalg, custom, 2, 0x3, kAttrNone, exact)

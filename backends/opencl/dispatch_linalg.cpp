@@ -1,5 +1,6 @@
 // matmul and linear through one tiled kernel (operands described by strides, so transposed
-// operands of the backward pass cost no copies), and the layout ops as index copies.
+// operands of the backward pass cost no copies), log_matmul_exp one work item per element, and
+// the layout ops as index copies.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -59,6 +60,11 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       gemm(q, {x, d.k, 1, 0}, {as_cl(in[1]).mem(), 1, d.k, 0}, out.mem(), &bias, 1, d.m, d.n, d.k);
       return;
     }
+    case OpKind::log_matmul_exp: {
+      MatmulDims d = matmul_dims(call);
+      q.run_elementwise("log_matmul_exp_forward", d.m * d.n, x, as_cl(in[1]), out, d.m, d.n, d.k);
+      return;
+    }
     case OpKind::transpose:
       q.run_elementwise("transpose_last2", s.numel(), x, out, batch_of(s), s[s.rank() - 2], s[s.rank() - 1]);
       return;
@@ -112,6 +118,14 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
         gemm(q, {g, d.n, 1, 0}, {as_cl(in[1]).mem(), d.k, 1, 0}, as_cl(grads[0]).mem(), nullptr, 1, d.m, d.k, d.n);
       if (grads[1]) gemm(q, {g, 1, d.n, 0}, {x, d.k, 1, 0}, as_cl(grads[1]).mem(), nullptr, 1, d.n, d.k, d.m);
       if (grads[2]) sum_axis(q, dout, 1, d.m, d.n, as_cl(grads[2]));
+      return;
+    }
+    case OpKind::log_matmul_exp: {
+      MatmulDims d = matmul_dims(call);
+      for (int wrt_b : {0, 1})
+        if (grads[wrt_b])
+          q.run_elementwise("log_matmul_exp_grad", wrt_b ? d.k * d.n : d.m * d.k, x, as_cl(in[1]), out, dout,
+                            as_cl(grads[wrt_b]), d.m, d.n, d.k, wrt_b);
       return;
     }
     case OpKind::concat: {  // each input's gradient is its slice of g

@@ -27,9 +27,10 @@ void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const Vu
 void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                       Grads grads);
-// matmul, linear
+// matmul, linear, log_matmul_exp
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
-void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                     Grads grads);
 // transpose, reshape, concat, slice
 void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
