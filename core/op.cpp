@@ -126,6 +126,13 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       if (r == 3 && in[0][0] != in[1][0]) bad("batch sizes differ", k);
       return r == 2 ? Shape{in[0][0], in[1][1]} : Shape{in[0][0], in[0][1], in[1][2]};
     }
+    case OpKind::log_matmul_exp: {
+      need_rank(in[0], 2, 2);
+      if (in[0][1] < 1) bad("needs an inner size of at least 1 (the log of an empty sum is -inf)", k);
+      if (in[1].rank() != 2 || in[1][0] != in[0][1])
+        bad("B must be [" + std::to_string(in[0][1]) + ", n], got " + in[1].to_string(), k);
+      return Shape{in[0][0], in[1][1]};
+    }
     case OpKind::linear: {
       need_rank(in[0], 2, 2);
       if (in[1].rank() != 2 || in[1][1] != in[0][1]) bad("weight must be [out, " + std::to_string(in[0][1]) + "]", k);

@@ -165,8 +165,8 @@ struct AxisSplit {
 };
 AxisSplit split_at_axis(const Shape& s, int axis);
 
-// matmul: a [batch?, m, k] x b [batch?, k, n]; linear: x [m, k], w [n, k], bias [n]. Not for the
-// linalg family's tt_embedding (TtGeometry).
+// matmul: a [batch?, m, k] x b [batch?, k, n]; linear: x [m, k], w [n, k], bias [n];
+// log_matmul_exp: a [m, k], b [k, n]. Not for the linalg family's tt_embedding (TtGeometry).
 struct MatmulDims {
   std::int64_t batch, m, k, n;
 };

@@ -73,5 +73,6 @@
   X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                            \
   X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)                  \
   X(tt_embedding, linalg, custom, 4, 0xE, kAttrNone, exact)                                 \
+  X(log_matmul_exp, linalg, custom, 2, 0x3, kAttrNone, exact)                               \
   X(sgd_step, optimizer, custom, 3, 0x0, kAttrSgd, exact)                                   \
   X(adamw_step, optimizer, custom, 4, 0x0, kAttrAdamw, exact)

@@ -27,9 +27,10 @@ void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const Vu
 void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                       Grads grads);
-// matmul, linear, tt_embedding (dispatch_tt_embedding.cpp)
+// matmul, linear, log_matmul_exp; tt_embedding (dispatch_tt_embedding.cpp)
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
-void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                     Grads grads);
 void forward_tt_embedding(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_tt_embedding(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
 // transpose, reshape, concat, slice

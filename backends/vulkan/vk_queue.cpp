@@ -65,7 +65,7 @@ void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
     case OpFamily::loss:
       return backward_rowwise(rec, call, in, out, dout, grads);
     case OpFamily::linalg:
-      return backward_linalg(rec, call, in, dout, grads);
+      return backward_linalg(rec, call, in, out, dout, grads);
     case OpFamily::layout:
       return backward_layout(rec, call, in, dout, grads);
     case OpFamily::optimizer:
