@@ -210,7 +210,16 @@ Tracked log(const Tracked& x) { return library(MathFn::log, x, std::log(x.v), 1 
 Tracked log1p(const Tracked& x) { return library(MathFn::log1p, x, std::log1p(x.v), 1 / (1 + x.v)); }
 Tracked sqrt(const Tracked& x) {
   const long double y = std::sqrt(x.v);
-  return library(MathFn::sqrt, x, y, 1 / (2 * y));
+  // |sqrt(x + e) - sqrt(x)| <= sqrt(|e|) at any x >= 0 (concavity). Where the slope 1 / (2 sqrt x)
+  // would charge more, at x within its own error of 0 (an Adam second moment of a gradient that is
+  // exactly 0), the slope charged is 1 / sqrt(e): infinite at x = 0 otherwise.
+  const long double e = x.e.det + x.e.acc;
+  long double slope = 1 / (2 * y);
+  if (e > 0)
+    slope = std::min(slope, 1 / std::sqrt(e));
+  else if (y == 0)
+    slope = 0;
+  return library(MathFn::sqrt, x, y, slope);
 }
 Tracked pow(const Tracked& x, const Tracked& y) {
   const long double z = std::pow(x.v, y.v);
