@@ -35,8 +35,14 @@ Composite make_composite(const CompositeDecl& decl, DType dtype) {
   c.dtype = dtype;
   c.id = decl.model + "(" + decl.params + (decl.params.empty() ? "" : ",") + "dtype=" + std::string(dtype_name(dtype)) +
          ")";
-  for (const auto& l : decl.leaves)
+  for (const auto& l : decl.leaves) {
+    if (!l.one_hot_of.empty()) {
+      const LeafDecl* ids = c.leaf(l.one_hot_of);
+      if (!ids || !ids->integral || !c.shapes.count(ids->name) || l.shape.rank() != 2 || l.shape[0] != ids->shape[0])
+        throw Error(c.id + ": one-hot leaf '" + l.name + "' needs an integral leaf of its batch declared before it");
+    }
     if (!c.shapes.emplace(l.name, l.shape).second) throw Error(c.id + ": tensor '" + l.name + "' declared twice");
+  }
   for (std::size_t i = 0; i < decl.nodes.size(); ++i) {
     const NodeDecl& n = decl.nodes[i];
     const std::string where =

@@ -110,8 +110,9 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
   const auto checks = run_on(composite("gru(seq=10,batch=8,input=16,hidden=32,dtype=f64)"), q);
   EXPECT_EQ(part(checks, "grad h0").verdict, Verdict::fail);
   EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
-  for (const auto& c : checks)
+  for (const auto& c : checks) {
     if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
+  }
 }
 
 // A gradient sum kept in 16-bit precision (the device adds in f16) errs by about 1e-3 relative
