@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,10 @@ struct LeafDecl {
   bool parameter = false;  // parameters are reported as such ("grad W1")
   bool gradient = true;    // false for targets, class indices, Gumbel noise
   bool integral = false;   // i32 class indices (cross-entropy targets)
+  // A one-hot data leaf [batch, radix] of a digit of an integral leaf: element (b, j) is 1 where
+  // (one_hot_of[b] / divisor) % radix == j, 0 elsewhere (an embedding lookup from generic ops).
+  std::string one_hot_of;
+  std::int64_t divisor = 1;
 };
 
 // One node: out = op(inputs...). `layer` names where the node sits in the model ("layer 2",
@@ -35,6 +40,18 @@ struct NodeDecl {
   std::string layer;
 };
 
+// A training run (docs/training.md): `steps` optimizer steps on every parameter of the graph,
+// forward, loss, backward and update on the device. The targets come from a teacher: the same
+// graph with parameters of its own draw, run on the student's data by the reference.
+struct TrainingDecl {
+  OpKind optimizer{};
+  OpAttrs attrs;  // lr, momentum, betas, eps, weight decay; the loop sets the step counter
+  int steps = 0;
+  std::string target;      // the leaf the teacher's output fills
+  bool classes = false;    // the target holds the teacher's class (argmax of each output row)
+  double convergence = 2;  // the loss must fall by this factor within the steps
+};
+
 struct CompositeDecl {
   std::string model;        // "mlp", "gru", "gated"
   std::string params;       // the id's attributes: "layers=3,batch=64,act=gelu"
@@ -44,6 +61,7 @@ struct CompositeDecl {
   std::string output;           // the model's output (before the loss)
   std::string loss;             // a scalar node output
   std::vector<DType> dtypes = {DType::f32, DType::f64};
+  std::optional<TrainingDecl> training;
 };
 
 // A declaration at one dtype: its id, each node's OpCall (shapes inferred) and every tensor's shape.

@@ -5,49 +5,12 @@
 #include <string>
 
 #include "cases/composite.hpp"
+#include "cases/graph_builder.hpp"
 
 namespace gp {
 
-namespace {
-
-// Appends leaves and nodes to a declaration; node outputs get fresh names unless given one.
-class GraphBuilder {
- public:
-  explicit GraphBuilder(CompositeDecl& d) : d_(d) {}
-
-  // A weight or bias of a layer with `fan_in` inputs: U[-1/sqrt(fan_in), 1/sqrt(fan_in)].
-  std::string parameter(const std::string& name, Shape shape, double fan_in) {
-    const double a = 1 / std::sqrt(fan_in);
-    Domain d = Domain::range(-a, a);
-    d.fd_length = a;  // finite-difference steps at the parameter's own scale
-    d_.leaves.push_back({name, std::move(shape), d, true, true, false});
-    return name;
-  }
-  std::string data(const std::string& name, Shape shape, Domain domain, bool gradient = true) {
-    const bool integral = domain.kind == Domain::Kind::class_index;
-    d_.leaves.push_back({name, std::move(shape), domain, false, gradient && !integral, integral});
-    return name;
-  }
-  std::string node(OpKind op, std::vector<std::string> inputs, const std::string& layer, OpAttrs attrs = {},
-                   std::string output = {}) {
-    if (output.empty()) output = "t" + std::to_string(d_.nodes.size());
-    d_.nodes.push_back({op, std::move(attrs), std::move(inputs), output, layer});
-    return output;
-  }
-  // y = x W^T + b with parameters W<suffix> [out, in] and b<suffix> [out].
-  std::string linear(const std::string& x, std::int64_t in, std::int64_t out, const std::string& suffix,
-                     const std::string& layer) {
-    const std::string w = parameter("W" + suffix, Shape{out, in}, double(in));
-    const std::string b = parameter("b" + suffix, Shape{out}, double(in));
-    return node(OpKind::linear, {x, w, b}, layer);
-  }
-
- private:
-  CompositeDecl& d_;
-};
-
 // `layers` linear layers (hidden width 64) with `act` between them, cross-entropy over 10 classes.
-CompositeDecl mlp(int layers, std::int64_t batch, OpKind act) {
+CompositeDecl mlp_model(int layers, std::int64_t batch, OpKind act) {
   constexpr std::int64_t kIn = 32, kHidden = 64, kClasses = 10;
   CompositeDecl d;
   d.model = "mlp";
@@ -78,8 +41,7 @@ CompositeDecl mlp(int layers, std::int64_t batch, OpKind act) {
 //   h' = (1 - z) * n + z * h, computed as n + z * (h - n) like PyTorch's kernels
 // weight_ih_l0 = [W_ir; W_iz; W_in] and weight_hh_l0 = [W_hr; W_hz; W_hn] are separate parameters
 // here; the loss is the mean squared error of the last state against a target.
-CompositeDecl gru(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden,
-                  GruReset reset = GruReset::after_matmul) {
+CompositeDecl gru_model(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden, GruReset reset) {
   const bool after = reset == GruReset::after_matmul;
   CompositeDecl d;
   d.model = "gru";
@@ -130,7 +92,7 @@ CompositeDecl gru(std::int64_t seq, std::int64_t batch, std::int64_t input, std:
 
 // A gate through `gate_op` multiplying a value path: y = gate(x W_g^T + b_g) * (x W_v^T + b_v),
 // mean squared error against a target. gumbel_softmax draws its noise as a data input.
-CompositeDecl gated(OpKind gate_op, std::int64_t batch) {
+CompositeDecl gated_model(OpKind gate_op, std::int64_t batch) {
   constexpr std::int64_t kIn = 16, kWidth = 16;
   CompositeDecl d;
   d.model = "gated";
@@ -157,7 +119,7 @@ CompositeDecl gated(OpKind gate_op, std::int64_t batch) {
 // B_m the B-spline bases of degree `order` on `grid` intervals over [-1, 1] (bspline_basis), as
 // the KAN GPU suite computes it: a base path (linear of silu, which carries the bias) plus a
 // spline path (the bases of every input flattened, times the coefficients). Mean squared error.
-CompositeDecl kan(const std::vector<std::int64_t>& widths, int order, std::int64_t batch) {
+CompositeDecl kan_model(const std::vector<std::int64_t>& widths, int order, std::int64_t batch) {
   constexpr int kGrid = 5;
   CompositeDecl d;
   d.model = "kan";
@@ -193,28 +155,31 @@ CompositeDecl kan(const std::vector<std::int64_t>& widths, int order, std::int64
   return d;
 }
 
-}  // namespace
-
 CompositeDecl gru_declaration(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden,
                               GruReset reset) {
-  return gru(seq, batch, input, hidden, reset);
+  return gru_model(seq, batch, input, hidden, reset);
 }
+
+void declare_tt_models(std::vector<CompositeDecl>& out);  // cases/tt_models.cpp
+void declare_training(std::vector<CompositeDecl>& out);   // cases/training.cpp
 
 void declare_models(std::vector<CompositeDecl>& out) {
   for (std::int64_t batch : {1, 7, 16, 64, 128}) {
     // One layer: the input gradient comes straight from the only linear layer (the KAN incident
     // of a zero input gradient in single-layer networks).
-    out.push_back(mlp(1, batch, OpKind::gelu));
-    for (OpKind act : {OpKind::gelu, OpKind::tanh}) out.push_back(mlp(3, batch, act));
+    out.push_back(mlp_model(1, batch, OpKind::gelu));
+    for (OpKind act : {OpKind::gelu, OpKind::tanh}) out.push_back(mlp_model(3, batch, act));
   }
-  out.push_back(gru(10, 8, 16, 32));
+  out.push_back(gru_model(10, 8, 16, 32));
   // The KAN GPU suite's cases: single-layer nets at every batch (the zero input gradient of
   // single-layer nets), two layers at every order, a wide layer.
-  for (std::int64_t batch : {1, 7, 16, 64, 128}) out.push_back(kan({8, 4}, 3, batch));
-  for (int order : {2, 3, 4, 5}) out.push_back(kan({8, 16, 4}, order, 16));
-  out.push_back(kan({32, 256}, 3, 64));
+  for (std::int64_t batch : {1, 7, 16, 64, 128}) out.push_back(kan_model({8, 4}, 3, batch));
+  for (int order : {2, 3, 4, 5}) out.push_back(kan_model({8, 16, 4}, order, 16));
+  out.push_back(kan_model({32, 256}, 3, 64));
   for (OpKind gate : {OpKind::sigmoid, OpKind::ste_hardtanh_gate, OpKind::gumbel_softmax})
-    out.push_back(gated(gate, 8));
+    out.push_back(gated_model(gate, 8));
+  declare_tt_models(out);
+  declare_training(out);
 }
 
 }  // namespace gp

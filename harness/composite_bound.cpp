@@ -17,7 +17,6 @@
 #include <cmath>
 
 #include "harness/composite_graph.hpp"
-#include "harness/rng.hpp"
 #include "harness/tolerance.hpp"
 
 namespace gp {
@@ -31,11 +30,6 @@ namespace {
 constexpr int kProbes = 64;
 constexpr double kProbeSafety = 1.5;
 
-using Radii = std::vector<long double>;
-// The outputs of every node evaluation of one graph pass (forward nodes, VJPs, gradient sums) in
-// the order the pass makes them: per output tensor, the bound of each element at exact inputs.
-using LocalBounds = std::vector<std::vector<Radii>>;
-
 std::vector<ref::RefTensor> without_error(std::vector<ref::RefTensor> in) {
   for (auto& t : in) t.err.clear();
   return in;
@@ -47,8 +41,9 @@ Radii radii_of(const ref::RefTensor& t) {
   return r;
 }
 
-// The exact graph, recording each node evaluation's own bound on the way.
-NodeOps recording_ops(const MathProfile* profile, bool flush, LocalBounds& local) {
+}  // namespace
+
+NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local) {
   return {[=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in) {
             local.push_back({radii_of(ref::bounded_node_forward(call, without_error(in), profile, flush))});
             return ref::forward(call, in);
@@ -64,8 +59,7 @@ NodeOps recording_ops(const MathProfile* profile, bool flush, LocalBounds& local
           }};
 }
 
-// The graph with every node evaluation's output moved by +-its own bound, signs from `rng`.
-NodeOps probing_ops(const LocalBounds& local, Rng& rng, std::size_t& next) {
+NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next) {
   auto nudge = [&rng](ref::RefTensor& t, const Radii& r) {
     for (std::size_t j = 0; j < t.v.size(); ++j) t.v[j] += (rng.next() >> 63) ? r[j] : -r[j];
   };
@@ -82,6 +76,8 @@ NodeOps probing_ops(const LocalBounds& local, Rng& rng, std::size_t& next) {
             return g;
           }};
 }
+
+namespace {
 
 // The checked tensors of a graph evaluation: output, loss, leaf gradients.
 struct Checked {
@@ -113,14 +109,14 @@ ref::ErrorBound tightened(const ref::ErrorBound& worst, long double rms) {
 void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
                                GraphTensors& bounded, const MathProfile* profile, bool flush) {
   LocalBounds local;
-  evaluate_graph(c, leaves, recording_ops(profile, flush, local));
+  evaluate_graph(c, leaves, recording_node_ops(profile, flush, local));
   const std::vector<Checked> names = checked_tensors(c, exact);
   std::vector<std::vector<long double>> squares;
   for (const auto& k : names) squares.emplace_back(tensor(exact, k).v.size(), 0.0L);
   for (int p = 0; p < kProbes; ++p) {
     Rng rng = Rng::for_case(0, c.id, "bound probe " + std::to_string(p));
     std::size_t next = 0;
-    const GraphTensors moved = evaluate_graph(c, leaves, probing_ops(local, rng, next));
+    const GraphTensors moved = evaluate_graph(c, leaves, probing_node_ops(local, rng, next));
     for (std::size_t t = 0; t < names.size(); ++t) {
       const auto& from = tensor(exact, names[t]).v;
       const auto& to = tensor(moved, names[t]).v;

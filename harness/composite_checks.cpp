@@ -9,6 +9,7 @@
 #include "harness/compare.hpp"
 #include "harness/poison.hpp"
 #include "harness/tolerance.hpp"
+#include "harness/training.hpp"
 
 namespace gp {
 
@@ -132,6 +133,7 @@ std::vector<CheckResult> check_composite_on_backend(const Composite& c, const st
   try {
     const MathProfile* math = backend.info().math;
     if (!math) throw Error("backend " + device_id + " reports no math profile (DeviceInfo::math)");
+    if (c.decl.training) return check_training_on_backend(c, device_id, backend, queue, r, seed);
     const Tolerance tol = composite_tolerance(c, backend);
     const GraphTensors& bounded = r.bounded(c, math, backend.info().may_flush_subnormals);
     const auto t0 = std::chrono::steady_clock::now();

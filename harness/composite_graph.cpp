@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "harness/poison.hpp"
+#include "harness/training.hpp"
 
 namespace gp {
 
@@ -88,14 +89,13 @@ GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor
 std::vector<OpCall> device_calls_of(const Composite& c) {
   std::vector<OpCall> calls = c.calls;
   for (const auto& [name, shape] : c.shapes) calls.push_back(sum_call(c, shape));
+  for (auto& call : training_calls_of(c)) calls.push_back(std::move(call));
   return calls;
 }
 
-DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward, bool keep_all, double d_loss) {
-  // Every buffer lives until the queue has finished (a buffer may not die while work that uses
-  // it is in flight); the maps point into the pool.
-  std::vector<std::unique_ptr<DeviceBuffer>> pool;
+DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
+                                   std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, bool backward,
+                                   double d_loss) {
   auto allocate = [&](DType dtype, const Shape& s) {
     pool.push_back(backend.allocate(dtype, s));
     return pool.back().get();
@@ -105,52 +105,63 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
     queue.upload(*buf, poison_tensor(c.dtype, s));
     return buf;
   };
-  std::map<std::string, DeviceBuffer*> value, grad;
-  for (std::size_t k = 0; k < c.decl.leaves.size(); ++k) {
-    const HostTensor& h = leaves.at(k);
-    queue.upload(*(value[c.decl.leaves[k].name] = allocate(h.dtype(), h.shape())), h);
-  }
+  DeviceTensors t;
+  t.value = std::move(leaves);
   auto inputs_of = [&](std::size_t i) {
     std::vector<const DeviceBuffer*> in;
-    for (const auto& name : c.decl.nodes[i].inputs) in.push_back(value.at(name));
+    for (const auto& name : c.decl.nodes[i].inputs) in.push_back(t.value.at(name));
     return in;
   };
   for (std::size_t i = 0; i < c.decl.nodes.size(); ++i) {
     DeviceBuffer* out = poisoned(c.calls[i].output_shape);
     queue.forward(c.calls[i], inputs_of(i), *out);
-    value[c.decl.nodes[i].output] = out;
+    t.value[c.decl.nodes[i].output] = out;
   }
-  if (backward) {
-    HostTensor one(c.dtype, c.shapes.at(c.decl.loss));
-    one.set(0, d_loss);
-    queue.upload(*(grad[c.decl.loss] = allocate(c.dtype, one.shape())), one);
-    reverse_pass(
-        c, grad,
-        [&](std::size_t i, DeviceBuffer* dout) {
-          const NodeDecl& n = c.decl.nodes[i];
-          std::vector<DeviceBuffer*> g(n.inputs.size(), nullptr);
-          for (std::size_t k = 0; k < n.inputs.size(); ++k)
-            if (input_is_differentiable(n.op, static_cast<int>(k))) g[k] = poisoned(c.calls[i].input_shapes[k]);
-          queue.backward(c.calls[i], inputs_of(i), *value.at(n.output), *dout, g);
-          return g;
-        },
-        [&](const std::string& name, DeviceBuffer* g) {
-          auto [it, fresh] = grad.emplace(name, g);
-          if (fresh) return;
-          DeviceBuffer* sum = poisoned(g->shape());
-          const DeviceBuffer* parts[] = {it->second, g};
-          queue.forward(sum_call(c, g->shape()), parts, *sum);
-          it->second = sum;
-        });
+  if (!backward) return t;
+  HostTensor one(c.dtype, c.shapes.at(c.decl.loss));
+  one.set(0, d_loss);
+  queue.upload(*(t.grad[c.decl.loss] = allocate(c.dtype, one.shape())), one);
+  reverse_pass(
+      c, t.grad,
+      [&](std::size_t i, DeviceBuffer* dout) {
+        const NodeDecl& n = c.decl.nodes[i];
+        std::vector<DeviceBuffer*> g(n.inputs.size(), nullptr);
+        for (std::size_t k = 0; k < n.inputs.size(); ++k)
+          if (input_is_differentiable(n.op, static_cast<int>(k))) g[k] = poisoned(c.calls[i].input_shapes[k]);
+        queue.backward(c.calls[i], inputs_of(i), *t.value.at(n.output), *dout, g);
+        return g;
+      },
+      [&](const std::string& name, DeviceBuffer* g) {
+        auto [it, fresh] = t.grad.emplace(name, g);
+        if (fresh) return;
+        DeviceBuffer* sum = poisoned(g->shape());
+        const DeviceBuffer* parts[] = {it->second, g};
+        queue.forward(sum_call(c, g->shape()), parts, *sum);
+        it->second = sum;
+      });
+  return t;
+}
+
+DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
+                                const std::vector<HostTensor>& leaves, bool backward, bool keep_all, double d_loss) {
+  // Every buffer lives until the queue has finished (a buffer may not die while work that uses
+  // it is in flight); the maps point into the pool.
+  DevicePool pool;
+  std::map<std::string, DeviceBuffer*> uploaded;
+  for (std::size_t k = 0; k < c.decl.leaves.size(); ++k) {
+    const HostTensor& h = leaves.at(k);
+    pool.push_back(backend.allocate(h.dtype(), h.shape()));
+    queue.upload(*(uploaded[c.decl.leaves[k].name] = pool.back().get()), h);
   }
+  const DeviceTensors t = run_graph_on_buffers(c, backend, queue, std::move(uploaded), pool, backward, d_loss);
   DeviceGraph d;
-  d.output = queue.download(*value.at(c.decl.output));
-  d.loss = queue.download(*value.at(c.decl.loss));
+  d.output = queue.download(*t.value.at(c.decl.output));
+  d.loss = queue.download(*t.value.at(c.decl.loss));
   for (const auto& l : c.decl.leaves)
-    if (auto it = grad.find(l.name); it != grad.end()) d.grads[l.name] = queue.download(*it->second);
+    if (auto it = t.grad.find(l.name); it != t.grad.end()) d.grads[l.name] = queue.download(*it->second);
   if (keep_all) {
-    for (const auto& [name, buf] : value) d.values[name] = queue.download(*buf);
-    for (const auto& [name, buf] : grad) d.grads[name] = queue.download(*buf);
+    for (const auto& [name, buf] : t.value) d.values[name] = queue.download(*buf);
+    for (const auto& [name, buf] : t.grad) d.grads[name] = queue.download(*buf);
   }
   queue.finish();
   return d;

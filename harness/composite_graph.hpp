@@ -10,6 +10,7 @@
 
 #include "backends/backend.hpp"
 #include "harness/composite.hpp"
+#include "harness/rng.hpp"
 
 namespace gp {
 
@@ -31,6 +32,16 @@ std::set<std::string> tensors_with_gradient(const Composite& c);
 GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor>& leaves, const NodeOps& ops,
                             bool backward = true);
 
+// First-order probes of a bound (composite_bound.cpp). A pass through recording ops evaluates
+// exactly and records, for every node evaluation in the order the pass makes them (forward
+// nodes, VJPs, gradient sums, optimizer steps), its own bound per output element at exact
+// inputs; a pass through probing ops moves each evaluation's output by +-that bound, signs from
+// `rng`, `next` counting the evaluations.
+using Radii = std::vector<long double>;
+using LocalBounds = std::vector<std::vector<Radii>>;
+NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local);
+NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
+
 // Replaces the path-by-path bounds of the output, the loss and the leaf gradients in `bounded`
 // (and loss_err) by the smaller first-order bound through the graph's Jacobian, estimated with
 // random probes of every node's own error (composite_bound.cpp).
@@ -51,6 +62,17 @@ struct DeviceGraph {
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
                                 const std::vector<HostTensor>& leaves, bool backward = true, bool keep_all = false,
                                 double d_loss = 1.0);
+
+// The same on device buffers the caller owns: `leaves` by name; every buffer the graph allocates
+// goes to `pool`, which must outlive the queue's work (a training loop keeps parameters on the
+// device across steps). Returns every value and gradient buffer by tensor name.
+using DevicePool = std::vector<std::unique_ptr<DeviceBuffer>>;
+struct DeviceTensors {
+  std::map<std::string, DeviceBuffer*> value, grad;
+};
+DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
+                                   std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, bool backward = true,
+                                   double d_loss = 1.0);
 
 // Every OpCall the graph makes on a device (nodes and gradient sums), for supports().
 std::vector<OpCall> device_calls_of(const Composite& c);

@@ -9,6 +9,7 @@
 #include "harness/composite.hpp"
 #include "harness/composite_checks.hpp"
 #include "harness/numerical.hpp"
+#include "harness/training.hpp"
 
 namespace gp {
 
@@ -113,6 +114,7 @@ CheckResult finite_differences(const Composite& c, CheckResult r, const Composit
 
 std::vector<CheckResult> check_composite_reference(const Composite& c, const CompositeReference& r,
                                                    std::uint64_t seed) {
+  if (c.decl.training) return check_training_reference(c, r, seed);
   CheckResult res = blank_composite_result(c, "reference", Direction::numerical_reference, "loss gradient", seed);
   if (!c.surrogates.empty()) {
     res.verdict = Verdict::skip;

@@ -5,6 +5,7 @@
 #include "core/error.hpp"
 #include "harness/composite_graph.hpp"
 #include "harness/inputs.hpp"
+#include "harness/training.hpp"
 
 namespace gp {
 
@@ -35,6 +36,22 @@ std::string near_kink(const Composite& c, const GraphTensors& t) {
   return {};
 }
 
+// One-hot leaves hold digits of an integral leaf drawn before them (LeafDecl::one_hot_of).
+void derive_one_hot_leaves(const Composite& c, std::vector<HostTensor>& leaves) {
+  for (std::size_t k = 0; k < c.decl.leaves.size(); ++k) {
+    const LeafDecl& l = c.decl.leaves[k];
+    if (l.one_hot_of.empty()) continue;
+    std::size_t from = 0;
+    while (c.decl.leaves.at(from).name != l.one_hot_of) ++from;
+    const std::int64_t radix = l.shape[1];
+    HostTensor& hot = leaves[k];
+    for (std::int64_t b = 0; b < l.shape[0]; ++b) {
+      const auto digit = (static_cast<std::int64_t>(leaves[from].get(b)) / l.divisor) % radix;
+      for (std::int64_t j = 0; j < radix; ++j) hot.set(b * radix + j, j == digit ? 1.0 : 0.0);
+    }
+  }
+}
+
 }  // namespace
 
 CompositeReference prepare_composite_reference(const Composite& c, std::uint64_t seed) {
@@ -45,6 +62,8 @@ CompositeReference prepare_composite_reference(const Composite& c, std::uint64_t
     if (attempt > 0) draw.id = c.id + " redraw " + std::to_string(attempt);
     CompositeReference r;
     r.leaves = make_inputs(draw, seed);
+    derive_one_hot_leaves(c, r.leaves);
+    if (c.decl.training) fill_teacher_targets(c, r.leaves, seed);
     r.exact = evaluate_graph(c, widened(r.leaves), exact_node_ops());
     why = near_kink(c, r.exact);
     if (why.empty()) return r;

@@ -1,0 +1,233 @@
+// The checks of a training run: its bound through the steps (probes of every node's and every
+// optimizer step's own error through the whole trajectory, as for a composite's end-to-end
+// bound), the amplification of an initial perturbation per step, and the comparisons.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "core/error.hpp"
+#include "harness/compare.hpp"
+#include "harness/composite_checks.hpp"
+#include "harness/inputs.hpp"
+#include "harness/training_loop.hpp"
+
+namespace gp {
+
+namespace {
+
+// Fewer probes than a composite's (each probe is the whole run), a larger allowance for the
+// estimate's low tail: sigma exceeds 2 x the root mean square of 32 probes with probability 4.9e-6.
+constexpr int kTrainingProbes = 32;
+constexpr double kTrainingProbeSafety = 2;
+// A bound wider than this share of the values' root mean square judges nothing: the run is
+// chaotic or its steps too large, and the check says so (MISTRUSTED) instead of passing.
+constexpr double kUsefulShare = 1e-2;
+// The size of the initial perturbation whose growth gives the amplification per step, relative
+// to each parameter's values: far above long double's rounding, far below any nonlinearity.
+constexpr long double kPerturbation = 1e-9L;
+
+std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
+  std::vector<ref::RefTensor> out;
+  for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
+  return out;
+}
+
+struct TrajectoryBound {
+  std::vector<long double> loss;                             // root mean square of the probes, [step]
+  std::vector<std::vector<std::vector<long double>>> slots;  // [step][slot][element]
+  std::vector<double> amplification;                         // [step], from step 2
+};
+
+TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
+                                 const MathProfile* profile, bool flush) {
+  LocalBounds local;
+  train_on_reference(c, leaves, recording_node_ops(profile, flush, local));
+  TrajectoryBound b;
+  b.loss.assign(exact.loss.size(), 0.0L);
+  for (const auto& step : exact.slots) {
+    b.slots.emplace_back();
+    for (const auto& t : step) b.slots.back().emplace_back(t.v.size(), 0.0L);
+  }
+  auto square = [](long double d) { return d * d; };
+  for (int p = 0; p < kTrainingProbes; ++p) {
+    Rng rng = Rng::for_case(0, c.id, "training probe " + std::to_string(p));
+    std::size_t next = 0;
+    const Trajectory moved = train_on_reference(c, leaves, probing_node_ops(local, rng, next));
+    for (std::size_t k = 0; k < exact.loss.size(); ++k) {
+      b.loss[k] += square(moved.loss[k] - exact.loss[k]);
+      for (std::size_t s = 0; s < exact.slots[k].size(); ++s)
+        for (std::size_t j = 0; j < exact.slots[k][s].v.size(); ++j)
+          b.slots[k][s][j] += square(moved.slots[k][s].v[j] - exact.slots[k][s].v[j]);
+    }
+  }
+  for (auto& l : b.loss) l = std::sqrt(l / kTrainingProbes);
+  for (auto& step : b.slots)
+    for (auto& slot : step)
+      for (auto& e : slot) e = std::sqrt(e / kTrainingProbes);
+  // Amplification: the exact steps from parameters moved by a tiny random direction.
+  std::vector<ref::RefTensor> nudged = leaves;
+  Rng rng = Rng::for_case(0, c.id, "training amplification");
+  for (std::size_t k = 0; k < nudged.size(); ++k)
+    if (c.decl.leaves[k].parameter)
+      for (auto& v : nudged[k].v) v += kPerturbation * (std::fabs(v) + 1e-3L) * static_cast<long double>(rng.normal());
+  const Trajectory far = train_on_reference(c, nudged, exact_node_ops());
+  long double before = 0;
+  for (std::size_t k = 0; k < exact.slots.size(); ++k) {
+    long double d = 0;
+    for (std::size_t s = 0; s < exact.slots[k].size(); ++s)
+      for (std::size_t j = 0; j < exact.slots[k][s].v.size(); ++j)
+        d += square(far.slots[k][s].v[j] - exact.slots[k][s].v[j]);
+    d = std::sqrt(d);
+    if (k > 0) b.amplification.push_back(before > 0 ? static_cast<double>(d / before) : 0.0);
+    before = d;
+  }
+  return b;
+}
+
+ref::ErrorBound probe_error(long double rms) {
+  ref::ErrorBound e;
+  e.acc = std::numeric_limits<long double>::infinity();
+  e.prob = kTrainingProbeSafety * rms;
+  return e;
+}
+
+// The first element whose error exceeds its bound; -1 if none.
+std::int64_t first_outside(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol) {
+  for (std::int64_t i = 0; i < got.numel(); ++i) {
+    const auto ii = static_cast<std::size_t>(i);
+    const double e = static_cast<double>(expected.v[ii]);
+    const double d = std::fabs(got.get(i) - e);
+    if (!(d <= tol.bound(expected.err[ii], e))) return i;
+  }
+  return -1;
+}
+
+CheckResult judged(const Composite& c, const std::string& device_id, const std::string& part, const ref::RefTensor& e,
+                   const HostTensor& got, const Tolerance& tol, std::int64_t per_step, const std::string& how,
+                   std::uint64_t seed) {
+  CheckResult r = blank_composite_result(c, device_id, Direction::forward, part, seed);
+  const Comparison cmp = compare_to_reference(e, got, tol, c.dtype);
+  r.metrics = cmp.metrics;
+  r.verdict = cmp.verdict;
+  r.reason = cmp.reason;
+  r.tolerance = how;
+  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail)
+    r.reason = "left its band first at step " + std::to_string(i / per_step + 1) + " (element " +
+               std::to_string(i % per_step) + "); " + r.reason;
+  return r;
+}
+
+std::string amplification_text(const std::vector<double>& a) {
+  if (a.empty()) return "one step";
+  const auto worst = std::max_element(a.begin(), a.end());
+  double product = 1;
+  for (double x : a) product *= x;
+  char text[160];
+  std::snprintf(text, sizeof text, "amplification per step max %.3g (step %d), product %.3g", *worst,
+                static_cast<int>(worst - a.begin()) + 2, product);
+  return text;
+}
+
+CheckResult convergence(const Composite& c, const std::string& device_id, double first, double last,
+                        std::uint64_t seed) {
+  CheckResult r = blank_composite_result(c, device_id, Direction::forward, "convergence", seed);
+  const double factor = c.decl.training->convergence;
+  char text[200];
+  std::snprintf(text, sizeof text, "loss %.6g at step 1, %.6g at step %d: %s the stated factor %g", first, last,
+                c.decl.training->steps, last * factor <= first ? "fell by" : "did not fall by", factor);
+  r.tolerance = "the loss falls by the stated factor";
+  r.reason = text;
+  r.verdict = last * factor <= first ? Verdict::pass : Verdict::fail;
+  return r;
+}
+
+}  // namespace
+
+std::vector<CheckResult> check_training_reference(const Composite& c, const CompositeReference& r, std::uint64_t seed) {
+  const Trajectory t = train_on_reference(c, widened(r.leaves), exact_node_ops());
+  return {convergence(c, "reference", static_cast<double>(t.loss.front()), static_cast<double>(t.loss.back()), seed)};
+}
+
+std::vector<CheckResult> check_training_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
+                                                   Queue& queue, const CompositeReference& r, std::uint64_t seed) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<ref::RefTensor> leaves = widened(r.leaves);
+  const Trajectory exact = train_on_reference(c, leaves, exact_node_ops());
+  const TrajectoryBound b =
+      bound_trajectory(c, leaves, exact, backend.info().math, backend.info().may_flush_subnormals);
+  const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
+  const Tolerance tol = composite_tolerance(c, backend);
+  const std::string how = "bound through the steps: 5.5 x " + std::to_string(kTrainingProbes) +
+                          " probes' root mean square x 2; " + amplification_text(b.amplification);
+  const auto steps = static_cast<std::int64_t>(exact.loss.size());
+  std::vector<CheckResult> out;
+  ref::RefTensor loss;
+  loss.shape = Shape{steps};
+  HostTensor got(c.dtype, loss.shape);
+  for (std::int64_t k = 0; k < steps; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    loss.v.push_back(exact.loss[kk]);
+    loss.err.push_back(probe_error(b.loss[kk]));
+    got.set(k, d.loss[kk]);
+  }
+  out.push_back(judged(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
+  const std::vector<std::string> names = slot_names(c);
+  for (std::size_t s = 0; s < names.size(); ++s) {
+    const std::int64_t n = exact.slots[0][s].numel();
+    ref::RefTensor e;
+    e.shape = Shape{steps, n};
+    HostTensor g(c.dtype, e.shape);
+    long double last_square = 0, widest = 0;
+    for (std::int64_t k = 0; k < steps; ++k)
+      for (std::int64_t j = 0; j < n; ++j) {
+        const auto kk = static_cast<std::size_t>(k);
+        const auto jj = static_cast<std::size_t>(j);
+        e.v.push_back(exact.slots[kk][s].v[jj]);
+        e.err.push_back(probe_error(b.slots[kk][s][jj]));
+        g.set(k * n + j, d.slots[kk][s].get(j));
+        if (k + 1 == steps) {
+          last_square += e.v.back() * e.v.back();
+          widest = std::max(widest, static_cast<long double>(tol.bound(e.err.back(), static_cast<double>(e.v.back()))));
+        }
+      }
+    CheckResult x = judged(c, device_id, names[s] + " at every step", e, g, tol, n, how, seed);
+    const long double rms = std::sqrt(last_square / static_cast<long double>(n));
+    if (x.verdict == Verdict::pass && widest > kUsefulShare * rms) {
+      x.verdict = Verdict::mistrusted;
+      x.reason = "the bound after the last step reaches " + std::to_string(static_cast<double>(widest / rms)) +
+                 " of the values' root mean square: too wide to judge (" + amplification_text(b.amplification) + ")";
+    }
+    out.push_back(std::move(x));
+  }
+  out.push_back(convergence(c, device_id, d.loss.front(), d.loss.back(), seed));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  for (auto& x : out) x.time_ms = ms;
+  return out;
+}
+
+void fill_teacher_targets(const Composite& c, std::vector<HostTensor>& leaves, std::uint64_t seed) {
+  const TrainingDecl& t = *c.decl.training;
+  Case draw = c.leaf_case();
+  draw.id = c.id + " teacher";
+  const std::vector<HostTensor> teacher = make_inputs(draw, seed);
+  std::vector<ref::RefTensor> in = widened(leaves);
+  for (std::size_t k = 0; k < leaves.size(); ++k)
+    if (c.decl.leaves[k].parameter) in[k] = ref::RefTensor::from_host(teacher[k]);
+  const ref::RefTensor y = evaluate_graph(c, in, exact_node_ops(), false).value.at(c.decl.output);
+  std::size_t target = 0;
+  while (c.decl.leaves.at(target).name != t.target) ++target;
+  HostTensor& out = leaves[target];
+  if (!t.classes) {
+    for (std::int64_t i = 0; i < out.numel(); ++i) out.set(i, static_cast<double>(y.v[static_cast<std::size_t>(i)]));
+    return;
+  }
+  const std::int64_t rows = out.numel(), width = y.numel() / rows;
+  for (std::int64_t b = 0; b < rows; ++b) {
+    const auto row = y.v.begin() + static_cast<std::ptrdiff_t>(b * width);
+    out.set(b, static_cast<double>(std::max_element(row, row + width) - row));
+  }
+}
+
+}  // namespace gp

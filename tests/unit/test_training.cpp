@@ -1,0 +1,147 @@
+// Training runs: a backend whose kernels are exact passes; each bug that only shows across steps
+// fails, naming the first step and the tensor that left its band.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+
+#include "core/error.hpp"
+#include "harness/composite.hpp"
+#include "support/fake_backend.hpp"
+
+namespace gp {
+namespace {
+
+using testing::exact_backward;
+using testing::exact_forward;
+using testing::FakeBackend;
+using testing::host;
+using testing::HostBuffer;
+using ::testing::Invoke;
+using testing::MockQueue;
+using ::testing::NiceMock;
+
+constexpr std::uint64_t kSeed = 2;
+const char* const kAdamw = "train(model=mlp,opt=adamw,steps=20,batch=16,dtype=f32)";
+
+std::vector<CheckResult> train_on(const std::string& id, MockQueue& q) {
+  const Composite* c = find_composite(id);
+  if (!c) throw Error("missing composite " + id);
+  FakeBackend backend;
+  const CompositeReference r = prepare_composite_reference(*c, kSeed);
+  return check_composite_on_backend(*c, "fake", backend, q, r, kSeed);
+}
+
+const CheckResult& part(const std::vector<CheckResult>& checks, const std::string& label) {
+  for (const auto& c : checks)
+    if (c.part == label) return c;
+  throw Error("no check " + label);
+}
+
+// The forward of the optimizer step with `bug` applied to a copy of its call and inputs.
+void optimizer_bug(MockQueue& q, std::function<void(OpCall&, std::vector<HostTensor>&)> bug) {
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([bug](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        if (call.kind != OpKind::adamw_step && call.kind != OpKind::sgd_step) return exact_forward(call, in, out);
+        OpCall changed = call;
+        std::vector<HostTensor> inputs;
+        for (const auto* b : in) inputs.push_back(host(*b));
+        bug(changed, inputs);
+        std::vector<std::unique_ptr<HostBuffer>> buffers;
+        std::vector<const DeviceBuffer*> ptrs;
+        for (const auto& t : inputs) {
+          buffers.push_back(std::make_unique<HostBuffer>(t.dtype(), t.shape()));
+          buffers.back()->data = t;
+          ptrs.push_back(buffers.back().get());
+        }
+        exact_forward(changed, ptrs, out);
+      }));
+}
+
+TEST(Training, AnExactBackendPassesEveryCheck) {
+  for (const char* id : {kAdamw, "train(model=mlp,opt=sgd_nesterov,steps=20,batch=16,dtype=f64)"}) {
+    NiceMock<MockQueue> q;
+    const auto checks = train_on(id, q);
+    for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << id << " " << c.part << ": " << c.reason;
+    EXPECT_GT(checks.size(), 10u);
+  }
+}
+
+TEST(Training, AdamsFirstMomentNotWrittenBackFails) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        exact_forward(call, in, out);
+        if (call.kind != OpKind::adamw_step) return;
+        const HostTensor& m = host(*in[2]);
+        for (std::int64_t j = 0; j < m.numel(); ++j) host(out).set(m.numel() + j, m.get(j));
+      }));
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, "W1 m at every step").verdict, Verdict::fail);
+  EXPECT_THAT(part(checks, "W1 m at every step").reason, ::testing::HasSubstr("first at step 1 "));
+  EXPECT_THAT(part(checks, "W1 at every step").reason, ::testing::HasSubstr("first at step 2 "));
+}
+
+TEST(Training, AStepCounterThatDoesNotAdvanceFails) {
+  NiceMock<MockQueue> q;
+  optimizer_bug(q, [](OpCall& call, std::vector<HostTensor>&) { call.attrs.t = 1; });
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::fail);
+  EXPECT_THAT(part(checks, "W1 at every step").reason, ::testing::HasSubstr("first at step 2 "));
+}
+
+TEST(Training, WeightDecayAppliedTwiceFails) {
+  NiceMock<MockQueue> q;
+  optimizer_bug(q, [](OpCall& call, std::vector<HostTensor>& in) {
+    for (std::int64_t j = 0; j < in[0].numel(); ++j)
+      in[0].set(j, in[0].get(j) * (1 - call.attrs.lr * call.attrs.weight_decay));
+  });
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::fail);
+  EXPECT_THAT(part(checks, "W1 at every step").reason, ::testing::HasSubstr("first at step 1 "));
+}
+
+// A backward that adds the gradient of its previous call (state kept across iterations).
+TEST(Training, GradientsAccumulatedAcrossIterationsFail) {
+  NiceMock<MockQueue> q;
+  auto previous = std::make_shared<std::map<std::string, std::vector<HostTensor>>>();
+  ON_CALL(q, backward)
+      .WillByDefault(
+          Invoke([previous](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                            const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+            exact_backward(call, in, out, dout, grads);
+            if (call.kind != OpKind::linear) return;
+            const std::string key = call.input_shapes[1].to_string();
+            auto& before = (*previous)[key];
+            std::vector<HostTensor> now;
+            for (auto* g : grads) now.push_back(g ? host(*g) : HostTensor());
+            for (std::size_t k = 0; k < before.size(); ++k)
+              if (grads[k])
+                for (std::int64_t j = 0; j < now[k].numel(); ++j)
+                  host(*grads[k]).set(j, now[k].get(j) + before[k].get(j));
+            before = now;
+          }));
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::fail);
+  EXPECT_THAT(part(checks, "W1 at every step").reason, ::testing::HasSubstr("first at step 2 "));
+}
+
+// Every gradient 1e-4 too large: a small systematic error that a fixed 1e-3 tolerance passes.
+TEST(Training, ABackwardScaledByOnePlusTenToTheMinusFourFails) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, backward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                               const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        exact_backward(call, in, out, dout, grads);
+        for (auto* g : grads)
+          if (g)
+            for (std::int64_t j = 0; j < g->shape().numel(); ++j) host(*g).set(j, host(*g).get(j) * (1 + 1e-4));
+      }));
+  const auto checks = train_on("train(model=mlp,opt=sgd_nesterov,steps=20,batch=16,dtype=f64)", q);
+  EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::fail);
+}
+
+}  // namespace
+}  // namespace gp
