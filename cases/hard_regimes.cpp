@@ -1,7 +1,8 @@
 // Hard regimes: the same ops at inputs where an unstable formulation breaks and a stable one
 // does not (saturating logits, logits that overflow exp without the max subtracted, exp near
 // overflow and expm1 near 0, erf/gelu tails, rows with a large mean and a small spread, long
-// dot products). Their ids carry a variant word; the bounds are the ordinary ones.
+// dot products, log_matmul_exp's overflowing and dominated sums). Their ids carry a variant word;
+// the bounds are the ordinary ones.
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -117,6 +118,32 @@ void large_mean(CaseList& list) {
   }
 }
 
+// log_matmul_exp where exp of the raw sums t = A + B overflows and underflows (|t| up to 120 in
+// f32, past exp's range of 88.7; up to 800 in f64, past 709.8), and where every output is
+// dominated by one term near zero: rows of A are log-probabilities of near-certain choices (one
+// entry in [-0.01, 0], the others 12 below it) and B is small, so C = t_max + log1p(rest) with
+// rest about k e^-12 and |C| below 0.02; log(1 + rest) would err by a rounding of 1, far more
+// than C's own.
+void log_matmul(CaseList& list) {
+  struct Group {
+    std::vector<DType> dtypes;
+    double edge;
+  };
+  const std::vector<Shape> lhs = {Shape{16, 33}, Shape{7, 128}}, rhs = {Shape{33, 7}, Shape{128, 5}};
+  for (const Group& g : {Group{{DType::f32}, 60}, Group{{DType::f64}, 400}}) {
+    Domain terms = Domain::range(-g.edge, g.edge);
+    terms.fd_length = 1;  // the weights exp(t - C) change over a unit of t, wherever it sits
+    for (std::size_t s = 0; s < lhs.size(); ++s)
+      add(list, OpKind::log_matmul_exp, {{lhs[s], terms}, {rhs[s], terms}}, g.dtypes, "overflowing");
+  }
+  const double gap = 12;
+  Domain near_certain = Domain::of(Domain::Kind::unique_row_max, -gap - 0.01, -gap, gap);
+  Domain small = Domain::magnitude(1e-4, 1e-2);
+  near_certain.fd_length = small.fd_length = 1;  // no pole or kink at zero: the op changes over a unit
+  for (std::size_t s = 0; s < lhs.size(); ++s)
+    add(list, OpKind::log_matmul_exp, {{lhs[s], near_certain}, {rhs[s], small}}, {DType::f32, DType::f64}, "dominant");
+}
+
 // Long dot products of zero-mean inputs: sums of thousands of terms that cancel to about
 // sqrt(n) of their magnitude.
 void long_dots(CaseList& list) {
@@ -136,6 +163,7 @@ void declare_hard_regimes_cases(CaseList& list) {
   gelu_tails(list);
   large_mean(list);
   long_dots(list);
+  log_matmul(list);
 }
 
 }  // namespace gp

@@ -1,4 +1,6 @@
-// matmul (2-D and batched, inner sizes 1, 7, 33, 128), linear and tt_embedding.
+// matmul (2-D and batched, inner sizes 1, 7, 33, 128), linear, tt_embedding, and log_matmul_exp
+// at the same inner sizes (its large-magnitude and dominated rows are hard regimes,
+// cases/hard_regimes.cpp).
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -29,8 +31,7 @@ void add_tt_embedding_cases(CaseList& list) {
 }  // namespace
 
 void declare_linalg_cases(CaseList& list) {
-  const Domain d = Domain::range(-2, 2);
-  auto add = [&](OpKind op, std::vector<Shape> shapes) {
+  auto add = [&](OpKind op, std::vector<Shape> shapes, Domain d = Domain::range(-2, 2)) {
     CaseDecl c;
     c.op = op;
     for (auto& s : shapes) c.inputs.push_back({std::move(s), d});
@@ -47,6 +48,14 @@ void declare_linalg_cases(CaseList& list) {
   add(OpKind::linear, {Shape{16, 128}, Shape{7, 128}, Shape{7}});
   add(OpKind::linear, {Shape{7, 1}, Shape{5, 1}, Shape{5}});
   add_tt_embedding_cases(list);
+
+  // Terms t = A + B spread over [-8, 8]: rows mix a few large terms with many small ones.
+  struct Output {
+    std::int64_t m, n;
+  };
+  for (std::int64_t k : {1, 7, 33, 128})
+    for (Output o : {Output{1, 1}, Output{7, 5}, Output{16, 33}})
+      add(OpKind::log_matmul_exp, {Shape{o.m, k}, Shape{k, o.n}}, Domain::range(-4, 4));
 }
 
 }  // namespace gp

@@ -1,6 +1,6 @@
 // matmul and linear through one tiled kernel (operands described by strides, so transposed
-// operands of the backward pass cost no copies), and the layout ops as index copies;
-// tt_embedding in dispatch_tt_embedding.cpp.
+// operands of the backward pass cost no copies), log_matmul_exp one work item per element, and
+// the layout ops as index copies; tt_embedding in dispatch_tt_embedding.cpp.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -62,6 +62,11 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
     }
     case OpKind::tt_embedding:
       return forward_tt_embedding(q, call, in, out);
+    case OpKind::log_matmul_exp: {
+      MatmulDims d = matmul_dims(call);
+      q.run_elementwise("log_matmul_exp_forward", d.m * d.n, x, as_cl(in[1]), out, d.m, d.n, d.k);
+      return;
+    }
     case OpKind::transpose:
       q.run_elementwise("transpose_last2", s.numel(), x, out, batch_of(s), s[s.rank() - 2], s[s.rank() - 1]);
       return;
@@ -119,6 +124,14 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
     }
     case OpKind::tt_embedding:
       return backward_tt_embedding(q, call, in, dout, grads);
+    case OpKind::log_matmul_exp: {
+      MatmulDims d = matmul_dims(call);
+      for (int wrt_b : {0, 1})
+        if (grads[wrt_b])
+          q.run_elementwise("log_matmul_exp_grad", wrt_b ? d.k * d.n : d.m * d.k, x, as_cl(in[1]), out, dout,
+                            as_cl(grads[wrt_b]), d.m, d.n, d.k, wrt_b);
+      return;
+    }
     case OpKind::concat: {  // each input's gradient is its slice of g
       const int ax = s.axis(call.attrs.axis);
       auto [outer, inner] = outer_inner(s, ax);

@@ -1,5 +1,6 @@
 // matmul and linear (linalg.comp): every pass is one strided GEMM; the transposes of the
-// backward passes are expressed through strides, never materialised.
+// backward passes are expressed through strides, never materialised. log_matmul_exp
+// (log_matmul_exp.comp): one invocation per element of each pass.
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -33,11 +34,33 @@ void gemm(Recorder& rec, DType dt, const MatPush& p, const VulkanBuffer& a, cons
     rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {3, &out}}, p, gx, gy, p.batch);
 }
 
+struct LogMatmulPush {
+  std::uint32_t mode, m, n, k;
+};
+
+Spec spec_of(const LogMatmulPush& p) { return {0, p.mode}; }
+
+constexpr std::uint32_t kLogMatmulLocal = 64;  // log_matmul_exp.comp's LOCAL_X
+
+// One pass of log_matmul_exp.comp writing `count` elements of `out` (c and g unused forward).
+void log_matmul_exp_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, Inputs in, const VulkanBuffer* c,
+                         const VulkanBuffer* g, const VulkanBuffer& out, std::int64_t count) {
+  const MatmulDims d = matmul_dims(call);
+  const LogMatmulPush p{mode, u32(d.m), u32(d.n), u32(d.k)};
+  const std::uint64_t groups = (static_cast<std::uint64_t>(count) + kLogMatmulLocal - 1) / kLogMatmulLocal;
+  if (c)
+    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {2, c}, {3, g}, {4, &out}}, p, groups);
+  else
+    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {4, &out}}, p, groups);
+}
+
 }  // namespace
 
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
   if (call.kind == OpKind::tt_embedding) return forward_tt_embedding(rec, call, in, out);
   MatmulDims d = matmul_dims(call);
+  if (call.kind == OpKind::log_matmul_exp)
+    return log_matmul_exp_pass(rec, call, LMODE_FORWARD, in, nullptr, nullptr, out, d.m * d.n);
   MatPush p{};
   p.m = u32(d.m), p.n = u32(d.n), p.k = u32(d.k), p.batch = u32(d.batch);
   p.a_batch = u32(d.m * d.k), p.a_row = u32(d.k), p.a_col = 1;
@@ -51,9 +74,15 @@ void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
   gemm(rec, call.dtype, p, *in[0], *in[1], nullptr, out);
 }
 
-void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
+void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+                     Grads grads) {
   if (call.kind == OpKind::tt_embedding) return backward_tt_embedding(rec, call, in, dout, grads);
   MatmulDims d = matmul_dims(call);
+  if (call.kind == OpKind::log_matmul_exp) {
+    if (grads[0]) log_matmul_exp_pass(rec, call, LMODE_GRAD_A, in, &out, &dout, *grads[0], d.m * d.k);
+    if (grads[1]) log_matmul_exp_pass(rec, call, LMODE_GRAD_B, in, &out, &dout, *grads[1], d.k * d.n);
+    return;
+  }
   DType dt = call.dtype;
   bool linear = call.kind == OpKind::linear;
   if (grads[0]) {  // dA[m,k] = G[m,n] * B^T (matmul) or G * W (linear)

@@ -1,5 +1,7 @@
-// Linear algebra (matmul, linear) through Eigen maps over the row-major buffers; tt_embedding in
-// tt_embedding.cpp.
+// Linear algebra: matmul, linear through Eigen maps over the row-major buffers; log_matmul_exp
+// as loops with an online log-sum-exp per output element; tt_embedding in tt_embedding.cpp.
+#include <cmath>
+
 #include "backends/cpu/kernels/eigen_maps.hpp"
 #include "backends/cpu/kernels/kernel_args.hpp"
 
@@ -51,6 +53,59 @@ void linear_backward(const BackwardArgs<T>& a) {
   if (a.dx[2]) Row<T>(a.dx[2], d.n) = g.colwise().sum();
 }
 
+// Log-sum-exp in one pass: the running maximum and rest = the sum, over every term seen but the
+// maximum's, of exp(t - max). A new maximum rescales rest, the old maximum's term (1) joining
+// it, so no term is exp'd unshifted; the maximum's term stays out of the sum so that log1p(rest)
+// keeps the digits of a row dominated by one term.
+template <typename T>
+struct OnlineLogSumExp {
+  T max, rest = 0;
+  explicit OnlineLogSumExp(T first) : max(first) {}
+  void add(T t) {
+    if (t > max) {
+      rest = (rest + 1) * std::exp(max - t);
+      max = t;
+    } else {
+      rest += std::exp(t - max);
+    }
+  }
+  T value() const { return max + std::log1p(rest); }
+};
+
+// C_ij = log sum_p exp(A_ip + B_pj).
+template <typename T>
+void log_matmul_exp_forward(const ForwardArgs<T>& a) {
+  const MatmulDims d = matmul_dims(a.call);
+  const T *lhs = a.x[0], *rhs = a.x[1];
+  for (std::int64_t i = 0; i < d.m; ++i) {
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      OnlineLogSumExp<T> lse(lhs[i * d.k] + rhs[j]);
+      for (std::int64_t p = 1; p < d.k; ++p) lse.add(lhs[i * d.k + p] + rhs[p * d.n + j]);
+      a.y[i * d.n + j] = lse.value();
+    }
+  }
+}
+
+// The weight of term p in C_ij, exp(A_ip + B_pj - C_ij) from the stored C, times g_ij goes to
+// both dA_ip (summed over j) and dB_pj (summed over i).
+template <typename T>
+void log_matmul_exp_backward(const BackwardArgs<T>& a) {
+  const MatmulDims d = matmul_dims(a.call);
+  const T *lhs = a.x[0], *rhs = a.x[1];
+  clear_gradient(a.dx[0], d.m * d.k);
+  clear_gradient(a.dx[1], d.k * d.n);
+  for (std::int64_t i = 0; i < d.m; ++i) {
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      const T c = a.y[i * d.n + j], g = a.dy[i * d.n + j];
+      for (std::int64_t p = 0; p < d.k; ++p) {
+        const T w = g * std::exp(lhs[i * d.k + p] + rhs[p * d.n + j] - c);
+        if (a.dx[0]) a.dx[0][i * d.k + p] += w;
+        if (a.dx[1]) a.dx[1][p * d.n + j] += w;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -62,6 +117,8 @@ void linalg_forward(const ForwardArgs<T>& a) {
       return linear_forward(a);
     case OpKind::tt_embedding:
       return tt_embedding_forward(a);
+    case OpKind::log_matmul_exp:
+      return log_matmul_exp_forward(a);
     default:
       fail(a.call, "is not a linear-algebra op");
   }
@@ -76,6 +133,8 @@ void linalg_backward(const BackwardArgs<T>& a) {
       return linear_backward(a);
     case OpKind::tt_embedding:
       return tt_embedding_backward(a);
+    case OpKind::log_matmul_exp:
+      return log_matmul_exp_backward(a);
     default:
       fail(a.call, "is not a linear-algebra op");
   }

@@ -26,3 +26,46 @@ __kernel __attribute__((reqd_work_group_size(GP_TILE, GP_TILE, 1))) void matmul_
     STORE(C, batch * M * N + row * N + col, acc);
   }
 }
+
+// log_matmul_exp, one work item per element. C[i, j] = log sum_p exp(A[i, p] + B[p, j]) in one
+// pass: the running maximum m and rest = the sum, over every term seen but the maximum's, of
+// exp(t - m); a new maximum rescales rest (the old maximum's term, 1, joins it). No term is exp'd
+// unshifted, and log1p(rest) keeps the digits of a row dominated by its maximum.
+__kernel void log_matmul_exp_forward(__global const store_t* A, __global const store_t* B, __global store_t* C, int M,
+                                     int N, int K) {
+  const int e = get_global_id(0);
+  if (e >= M * N) return;
+  const int i = e / N, j = e % N;
+  real m = LOAD(A, i * K) + LOAD(B, j), rest = R(0);
+  for (int p = 1; p < K; ++p) {
+    const real t = LOAD(A, i * K + p) + LOAD(B, p * N + j);
+    if (t > m) {
+      rest = (rest + R(1)) * exp(m - t);
+      m = t;
+    } else {
+      rest += exp(t - m);
+    }
+  }
+  STORE(C, e, m + log1p(rest));
+}
+
+// The weight of term p in C[i, j] is exp(A[i, p] + B[p, j] - C[i, j]), from the stored C.
+//   wrt_b = 0: D = dA, D[i, p] = sum_j G[i, j] weight (one item per (i, p))
+//   wrt_b = 1: D = dB, D[p, j] = sum_i G[i, j] weight (one item per (p, j))
+__kernel void log_matmul_exp_grad(__global const store_t* A, __global const store_t* B, __global const store_t* C,
+                                  __global const store_t* G, __global store_t* D, int M, int N, int K, int wrt_b) {
+  const int e = get_global_id(0);
+  if (e >= (wrt_b ? K * N : M * K)) return;
+  int i = e / K, p = e % K, j = 0;
+  if (wrt_b) i = 0, p = e / N, j = e % N;
+  real acc = R(0);
+  for (int l = 0, count = wrt_b ? M : N; l < count; ++l) {
+    if (wrt_b)
+      i = l;
+    else
+      j = l;
+    const real t = LOAD(A, i * K + p) + LOAD(B, p * N + j);
+    acc += LOAD(G, i * N + j) * exp(t - LOAD(C, i * N + j));
+  }
+  STORE(D, e, acc);
+}

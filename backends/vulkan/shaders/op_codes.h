@@ -37,4 +37,9 @@
 #define CMODE_TRANSPOSE 3u   // [b, r, c] -> [b, c, r] through shared-memory tiles
 #define TRANSPOSE_TILE 32u
 
+// log_matmul_exp.comp modes
+#define LMODE_FORWARD 0u
+#define LMODE_GRAD_A 1u
+#define LMODE_GRAD_B 2u
+
 #endif
