@@ -37,6 +37,9 @@ std::string describe(const Domain& d) {
     case Domain::Kind::unique_row_max:
       return "U" + interval(d) + ", each row's maximum " + num(d.margin) + " above the rest";
     case Domain::Kind::class_index:
+      if (d.class_stride > 1)
+        return std::to_string(d.classes) + " class indices k * " + std::to_string(d.class_stride) + ", k in [0, " +
+               std::to_string(d.classes) + ")";
       return "class indices [0, " + std::to_string(d.classes) + ")";
     case Domain::Kind::gumbel_noise:
       return "Gumbel noise -log(-log U)";
@@ -59,7 +62,9 @@ std::string make_case_id(const CaseDecl& d, DType dtype) {
   if (!attrs.empty()) id += attrs + ",";
   if (!d.variant.empty()) id += d.variant + ",";
   id += "shape=";
-  for (std::size_t i = 0; i < d.inputs.size(); ++i) id += (i ? "|" : "") + d.inputs[i].shape.to_string();
+  // An optimizer step's inputs all have the parameter's shape: it is named once.
+  const std::size_t named = op_family(d.op) == OpFamily::optimizer ? 1 : d.inputs.size();
+  for (std::size_t i = 0; i < named; ++i) id += (i ? "|" : "") + d.inputs[i].shape.to_string();
   id += ",dtype=";
   id += dtype_name(dtype);
   id += ')';

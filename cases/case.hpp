@@ -21,7 +21,7 @@ struct Domain {
     gate,               // U[lo, hi], |x| >= margin and ||x| - 1| >= margin (hardtanh gate)
     apart_from_input0,  // U[lo, hi], |x - input0| >= margin elementwise (maximum, minimum)
     unique_row_max,     // U[lo, hi], every row along attrs.axis has a max `margin` above the rest
-    class_index,        // integers in [0, classes), i32
+    class_index,        // integers k * class_stride, k in [0, classes), i32
     gumbel_noise,       // -log(-log(U)), U in (0, 1)
     probability,        // U[0, 1] (targets of bce)
     normal,             // mean + sd N(0, 1): rows with a large mean and a small spread
@@ -32,6 +32,7 @@ struct Domain {
   double min_abs = 0;
   double margin = 0;
   int classes = 0;
+  int class_stride = 1;  // class_index: every class_stride-th integer (class_pool)
   // True when lo/hi are where the op stops being defined or smooth (log1p's -0.9 guards its
   // pole at -1): finite-difference steps then stay inside. Other edges only bound sampling.
   bool hard_edges = false;
@@ -48,6 +49,10 @@ struct Domain {
   static Domain away_from_zero(double lo, double hi, double m) { return {Kind::uniform, lo, hi, m, m}; }
   static Domain of(Kind k, double lo, double hi, double m = 0) { return {k, lo, hi, 0, m}; }
   static Domain classes_of(int c) { return {Kind::class_index, 0, double(c), 0, 0, c}; }
+  // `count` indices 0, stride, 2 stride, ...: a batch longer than `count` repeats some for sure.
+  static Domain class_pool(int count, int stride) {
+    return {Kind::class_index, 0, double(count) * stride, 0, 0, count, stride};
+  }
   static Domain normal(double mean, double sd) {
     Domain d{Kind::normal, mean - 8 * sd, mean + 8 * sd};
     d.mean = mean;

@@ -67,6 +67,14 @@ const Composite* find_composite(const std::string& id);
 // Model names ("gru", "gated", "mlp"), for --op.
 std::vector<std::string> model_names();
 
+// Where a GRU applies its reset gate: to the hidden matmul's result (PyTorch / cuDNN, the declared
+// models) or to the state before the matmul (Cho et al. 2014; Keras reset_after=False). The
+// second is not declared: tests run it on a device against the first (a library with the other
+// formulation).
+enum class GruReset { after_matmul, before_matmul };
+CompositeDecl gru_declaration(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden,
+                              GruReset reset);
+
 // Builds a Composite, inferring shapes node by node; throws gp::Error naming the node whose op
 // rejects its inputs, or a tensor read before it is written.
 Composite make_composite(const CompositeDecl& decl, DType dtype);

@@ -1,8 +1,34 @@
-// matmul (2-D and batched, inner sizes 1, 7, 33, 128), linear, and log_matmul_exp at the same inner
-// sizes (its large-magnitude and dominated rows are hard regimes, cases/hard_regimes.cpp).
+// matmul (2-D and batched, inner sizes 1, 7, 33, 128), linear, tt_embedding, and log_matmul_exp
+// at the same inner sizes (its large-magnitude and dominated rows are hard regimes,
+// cases/hard_regimes.cpp).
 #include "cases/registry.hpp"
 
 namespace gp {
+
+namespace {
+
+// tt_embedding over a vocabulary 8 x 8 x 8 and dimension 4 x 4 x 4 at ranks 4, 8, 16: ids from
+// the whole vocabulary at batch 1, 7 and 64 (64 rows over 8 slices per core: slices repeat), and
+// a batch of 64 drawn from 6 ids (every 85th: (0,0,0), (1,2,5), (2,5,2), (3,7,7), (5,2,4),
+// (6,5,1) in mixed radix), so that whole ids repeat for sure and slices of G2 are shared by
+// different ids.
+void add_tt_embedding_cases(CaseList& list) {
+  const Domain core = Domain::range(-1, 1);
+  for (std::int64_t r : {4, 8, 16}) {
+    auto add = [&](std::int64_t batch, const Domain& ids, const char* variant) {
+      CaseDecl c;
+      c.op = OpKind::tt_embedding;
+      c.inputs = {{Shape{batch}, ids}, {Shape{8, 1, 4, r}, core}, {Shape{8, r, 4, r}, core}, {Shape{8, r, 4, 1}, core}};
+      c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+      c.variant = variant;
+      list.add(std::move(c));
+    };
+    for (std::int64_t batch : {1, 7, 64}) add(batch, Domain::classes_of(512), "");
+    add(64, Domain::class_pool(6, 85), "repeats");
+  }
+}
+
+}  // namespace
 
 void declare_linalg_cases(CaseList& list) {
   auto add = [&](OpKind op, std::vector<Shape> shapes, Domain d = Domain::range(-2, 2)) {
@@ -21,6 +47,7 @@ void declare_linalg_cases(CaseList& list) {
   for (std::int64_t batch : {1, 7, 16, 64, 128}) add(OpKind::linear, {Shape{batch, 33}, Shape{9, 33}, Shape{9}});
   add(OpKind::linear, {Shape{16, 128}, Shape{7, 128}, Shape{7}});
   add(OpKind::linear, {Shape{7, 1}, Shape{5, 1}, Shape{5}});
+  add_tt_embedding_cases(list);
 
   // Terms t = A + B spread over [-8, 8]: rows mix a few large terms with many small ones.
   struct Output {

@@ -78,14 +78,17 @@ CompositeDecl mlp(int layers, std::int64_t batch, OpKind act) {
 //   h' = (1 - z) * n + z * h, computed as n + z * (h - n) like PyTorch's kernels
 // weight_ih_l0 = [W_ir; W_iz; W_in] and weight_hh_l0 = [W_hr; W_hz; W_hn] are separate parameters
 // here; the loss is the mean squared error of the last state against a target.
-CompositeDecl gru(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden) {
+CompositeDecl gru(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden,
+                  GruReset reset = GruReset::after_matmul) {
+  const bool after = reset == GruReset::after_matmul;
   CompositeDecl d;
   d.model = "gru";
   d.params = "seq=" + std::to_string(seq) + ",batch=" + std::to_string(batch) + ",input=" + std::to_string(input) +
              ",hidden=" + std::to_string(hidden);
   d.formulation =
-      "PyTorch / cuDNN GRU: r, z, n gates, n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), "
-      "h' = n + z * (h - n); mean squared error of the last state";
+      std::string(after ? "PyTorch / cuDNN GRU: r, z, n gates, n = tanh(W_in x + b_in + r * (W_hn h + b_hn))"
+                        : "Cho et al. GRU: r, z, n gates, n = tanh(W_in x + b_in + W_hn (r * h) + b_hn)") +
+      ", h' = n + z * (h - n); mean squared error of the last state";
   GraphBuilder g(d);
   const std::string xs = g.data("x", Shape{seq, batch, input}, Domain::range(-1, 1));
   std::string h = g.data("h0", Shape{batch, hidden}, Domain::range(-1, 1));
@@ -114,7 +117,8 @@ CompositeDecl gru(std::int64_t seq, std::int64_t batch, std::int64_t input, std:
         g.node(OpKind::sigmoid, {g.node(OpKind::add, {lin(x, "ir"), lin(h, "hr")}, step + " r")}, step + " r");
     const std::string z =
         g.node(OpKind::sigmoid, {g.node(OpKind::add, {lin(x, "iz"), lin(h, "hz")}, step + " z")}, step + " z");
-    const std::string rn = g.node(OpKind::mul, {r, lin(h, "hn")}, step + " n");
+    const std::string rn = after ? g.node(OpKind::mul, {r, lin(h, "hn")}, step + " n")
+                                 : lin(g.node(OpKind::mul, {r, h}, step + " n"), "hn");
     const std::string n = g.node(OpKind::tanh, {g.node(OpKind::add, {lin(x, "in"), rn}, step + " n")}, step + " n");
     const std::string zd = g.node(OpKind::mul, {z, g.node(OpKind::sub, {h, n}, step + " h'")}, step + " h'");
     h = g.node(OpKind::add, {n, zd}, step + " h'");
@@ -190,6 +194,11 @@ CompositeDecl kan(const std::vector<std::int64_t>& widths, int order, std::int64
 }
 
 }  // namespace
+
+CompositeDecl gru_declaration(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden,
+                              GruReset reset) {
+  return gru(seq, batch, input, hidden, reset);
+}
 
 void declare_models(std::vector<CompositeDecl>& out) {
   for (std::int64_t batch : {1, 7, 16, 64, 128}) {

@@ -30,13 +30,19 @@ std::string attribute_names(OpKind k) {
                                                                     {kAttrAxis, "axis"},
                                                                     {kAttrKeepdim, "keepdim"},
                                                                     {kAttrCorrection, "correction"},
-                                                                    {kAttrEps, "eps"},
                                                                     {kAttrShape, "to"},
                                                                     {kAttrSlice, "range"},
                                                                     {kAttrReduction, "reduction"},
                                                                     {kAttrTau, "tau"},
                                                                     {kAttrOrder, "order"},
-                                                                    {kAttrGrid, "grid"}};
+                                                                    {kAttrGrid, "grid"},
+                                                                    {kAttrLr, "lr"},
+                                                                    {kAttrMomentum, "momentum, dampening, nesterov"},
+                                                                    {kAttrBetas, "beta1, beta2"},
+                                                                    {kAttrEps, "eps"},
+                                                                    {kAttrWeightDecay, "wd"},
+                                                                    {kAttrFirst, "first"},
+                                                                    {kAttrStep, "step"}};
   std::string s;
   for (const auto& [bit, name] : names)
     if (op_attr_set(k) & bit) s += (s.empty() ? "" : ", ") + std::string(name);
@@ -61,7 +67,8 @@ void list_catalog() {
       "`docs/ops-catalog` fails when this file differs from that output. What each op computes, forward and "
       "backward, is the contract in `core/README.md`; adding an op is `docs/adding-an-op.md`.\n\n"
       "Inputs: one mark per input, ✓ where it receives a gradient. Gradient: `exact` (the derivative, checked "
-      "against finite differences) or `surrogate` (declared by the op and checked against that formula). "
+      "against finite differences), `surrogate` (declared by the op and checked against that formula) or "
+      "none (forward only: an optimizer step, whose output alone is checked). "
       "Domains: per case variant and attributes, where each input is drawn (× between inputs), then the "
       "dtypes; a case keeps its kinks and poles at the stated margin.\n");
   for (int f = 0; f < kFamilyCount; ++f) {
@@ -82,8 +89,8 @@ void list_catalog() {
         ++count;
         std::string key = c.decl.variant.empty() ? "" : c.decl.variant + ": ";
         const std::string attrs = attrs_to_string(k, c.decl.attrs);
-        if (!attrs.empty() &&
-            (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction | kAttrOrder | kAttrGrid)))
+        if (!attrs.empty() && (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction |
+                                                 kAttrOrder | kAttrGrid | kAttrLr)))
           key += "(" + attrs + ") ";
         for (std::size_t i = 0; i < c.decl.inputs.size(); ++i)
           key += (i ? " × " : "") + describe(c.decl.inputs[i].domain);
@@ -98,8 +105,10 @@ void list_catalog() {
       std::string cell;
       for (char ch : text) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);
       fmt::print("| {} | {} | {} | {} | {} | {} | {} |\n", op_name(k), inputs_of(k), attribute_names(k),
-                 op_gradient(k) == GradientKind::exact ? "exact" : "surrogate", kinks.empty() ? "—" : kinks, count,
-                 cell);
+                 op_is_forward_only(k)                   ? "none (forward only)"
+                 : op_gradient(k) == GradientKind::exact ? "exact"
+                                                         : "surrogate",
+                 kinks.empty() ? "—" : kinks, count, cell);
     }
   }
 }

@@ -64,6 +64,25 @@ Shape reduced_shape(const Shape& in, int axis, bool keepdim) {
   return Shape(std::move(d));
 }
 
+// Every input has the parameter's shape, of any rank; the output stacks the new parameter and
+// its new state as rows of the flattened parameter.
+Shape optimizer_shape(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
+  for (std::size_t i = 1; i < in.size(); ++i)
+    if (in[i] != in[0]) bad("input " + std::to_string(i) + " must have the parameter's shape " + in[0].to_string(), k);
+  if (!(a.lr > 0) || !(a.weight_decay >= 0)) bad("needs lr > 0 and weight decay >= 0", k);
+  if (k == OpKind::sgd_step) {
+    if (!(a.momentum >= 0) || !(a.dampening >= 0 && a.dampening <= 1))
+      bad("needs momentum >= 0, dampening in [0, 1]", k);
+    if (a.nesterov && (a.momentum == 0 || a.dampening != 0))
+      bad("Nesterov momentum needs momentum > 0, dampening 0", k);
+  } else {
+    if (!(a.beta1 >= 0 && a.beta1 < 1) || !(a.beta2 >= 0 && a.beta2 < 1)) bad("needs betas in [0, 1)", k);
+    if (!(a.eps > 0)) bad("needs eps > 0", k);
+    if (a.t < 1 || a.t > (std::int64_t{1} << 53)) bad("step counter must be 1..2^53, got " + std::to_string(a.t), k);
+  }
+  return Shape{optimizer_rows(k), in[0].numel()};
+}
+
 Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
   auto need_rank = [&](const Shape& s, int lo, int hi) {
     if (s.rank() < lo || s.rank() > hi)
@@ -169,6 +188,20 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       d.push_back(a.grid + a.order);
       return Shape(d);
     }
+    case OpKind::tt_embedding: {  // ids [batch], G1 [v1, 1, d1, r1], G2 [v2, r1, d2, r2], G3 [v3, r2, d3, 1]
+      need_rank(in[0], 1, 1);
+      for (int c = 1; c <= 3; ++c)
+        if (in[c].rank() != 4 || in[c].numel() == 0) bad("core " + std::to_string(c) + " must be [v, r, d, r']", k);
+      if (in[1][1] != 1 || in[3][3] != 1) bad("the outer ranks of cores 1 and 3 must be 1", k);
+      if (in[1][3] != in[2][1] || in[2][3] != in[3][1])
+        bad("ranks of neighbouring cores differ: " + in[1].to_string() + ", " + in[2].to_string() + ", " +
+                in[3].to_string(),
+            k);
+      return Shape{in[0][0], in[1][2] * in[2][2] * in[3][2]};
+    }
+    case OpKind::sgd_step:
+    case OpKind::adamw_step:
+      return optimizer_shape(k, a, in);
     default:
       bad("has no shape rule", k);
   }
@@ -196,7 +229,7 @@ const std::vector<OpKind>& all_ops() {
 OpFamily op_family(OpKind k) { return info(k).family; }
 
 constexpr std::array<std::string_view, kFamilyCount> kFamilyNames = {"unary",  "binary", "reduction", "rowwise",
-                                                                     "linalg", "layout", "loss"};
+                                                                     "linalg", "layout", "loss",      "optimizer"};
 
 std::string_view family_name(OpFamily f) { return kFamilyNames.at(static_cast<std::size_t>(f)); }
 
@@ -210,9 +243,17 @@ std::span<const double> op_kinks(OpKind k) {
 int op_arity(OpKind k) { return info(k).arity; }
 unsigned op_attr_set(OpKind k) { return info(k).attrs; }
 
+bool op_is_forward_only(OpKind k) { return info(k).grad_mask == 0; }
+
 bool input_is_differentiable(OpKind k, int input) {
   if (input < 0 || input > 7) return false;
   return (info(k).grad_mask >> input) & 1u;
+}
+
+int op_index_input(OpKind k) {
+  if (k == OpKind::cross_entropy) return 1;
+  if (k == OpKind::tt_embedding) return 0;
+  return -1;
 }
 
 UnaryScalars unary_scalars(const OpCall& call) {
@@ -230,7 +271,6 @@ std::string attrs_to_string(OpKind k, const OpAttrs& a) {
   if (s & kAttrAxis) parts.push_back("axis=" + std::to_string(a.axis));
   if (s & kAttrKeepdim) parts.push_back("keepdim=" + std::to_string(a.keepdim ? 1 : 0));
   if (s & kAttrCorrection) parts.push_back("correction=" + std::to_string(a.correction));
-  if (s & kAttrEps) parts.push_back("eps=" + format_double(a.eps));
   if (s & kAttrShape) parts.push_back("to=" + join_dims(a.shape));
   if (s & kAttrSlice)
     parts.push_back("range=" + std::to_string(a.start) + ":" + std::to_string(a.stop) + ":" + std::to_string(a.step));
@@ -239,6 +279,20 @@ std::string attrs_to_string(OpKind k, const OpAttrs& a) {
   if (s & kAttrTau) parts.push_back("tau=" + format_double(a.tau));
   if (s & kAttrOrder) parts.push_back("order=" + std::to_string(a.order));
   if (s & kAttrGrid) parts.push_back("grid=" + std::to_string(a.grid));
+  if (s & kAttrLr) parts.push_back("lr=" + format_double(a.lr));
+  if (s & kAttrMomentum) {
+    parts.push_back("momentum=" + format_double(a.momentum));
+    parts.push_back("dampening=" + format_double(a.dampening));
+    parts.push_back("nesterov=" + std::to_string(a.nesterov ? 1 : 0));
+  }
+  if (s & kAttrBetas) {
+    parts.push_back("beta1=" + format_double(a.beta1));
+    parts.push_back("beta2=" + format_double(a.beta2));
+  }
+  if (s & kAttrEps) parts.push_back("eps=" + format_double(a.eps));
+  if (s & kAttrWeightDecay) parts.push_back("wd=" + format_double(a.weight_decay));
+  if (s & kAttrFirst) parts.push_back("first=" + std::to_string(a.first ? 1 : 0));
+  if (s & kAttrStep) parts.push_back("step=" + std::to_string(a.t));
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
   return out;
@@ -256,7 +310,7 @@ OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> inp
   c.attrs = std::move(attrs);
   c.input_shapes = std::move(input_shapes);
   c.input_dtypes.assign(c.input_shapes.size(), dtype);
-  if (kind == OpKind::cross_entropy) c.input_dtypes[1] = DType::i32;
+  if (op_index_input(kind) >= 0) c.input_dtypes[static_cast<std::size_t>(op_index_input(kind))] = DType::i32;
   c.case_id = std::move(case_id);
   return c;
 }
@@ -323,6 +377,7 @@ AxisSplit split_at_axis(const Shape& s, int axis) {
 }
 
 MatmulDims matmul_dims(const OpCall& c) {
+  if (c.kind != OpKind::matmul && c.kind != OpKind::linear) bad("has no matmul sizes", c.kind);
   const auto& a = c.input_shapes.at(0);
   const auto& b = c.input_shapes.at(1);
   if (c.kind == OpKind::linear) return {1, a[0], a[1], b[0]};
@@ -334,5 +389,33 @@ BsplineGeometry bspline_geometry(const OpCall& c) {
   if (c.kind != OpKind::bspline_basis) bad("has no B-spline geometry", c.kind);
   return {c.attrs.order, c.attrs.grid};
 }
+
+TtGeometry tt_geometry(const OpCall& c) {
+  if (c.kind != OpKind::tt_embedding) bad("has no tensor-train geometry", c.kind);
+  const auto& s = c.input_shapes;
+  return {s[0][0], s[1][0], s[2][0], s[3][0], s[1][2], s[2][2], s[3][2], s[2][1], s[2][3]};
+}
+
+OptimizerScalars optimizer_scalars(const OpCall& c) {
+  if (op_family(c.kind) != OpFamily::optimizer) bad("is not an optimizer step", c.kind);
+  const OpAttrs& a = c.attrs;
+  OptimizerScalars s;
+  s.lr = a.lr;
+  s.weight_decay = a.weight_decay;
+  s.momentum = a.momentum;
+  s.one_minus_dampening = 1 - a.dampening;
+  s.nesterov = a.nesterov;
+  s.first = a.first;
+  s.beta1 = a.beta1;
+  s.one_minus_beta1 = 1 - a.beta1;
+  s.beta2 = a.beta2;
+  s.one_minus_beta2 = 1 - a.beta2;
+  s.eps = a.eps;
+  s.decay = 1 - a.lr * a.weight_decay;
+  s.t = static_cast<double>(a.t);
+  return s;
+}
+
+int optimizer_rows(OpKind k) { return k == OpKind::adamw_step ? 3 : 2; }
 
 }  // namespace gp

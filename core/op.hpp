@@ -17,8 +17,8 @@
 namespace gp {
 
 // The kernel shape of an op (core/op_list.hpp says what each means).
-enum class OpFamily : std::uint8_t { unary, binary, reduction, rowwise, linalg, layout, loss };
-inline constexpr int kFamilyCount = 7;
+enum class OpFamily : std::uint8_t { unary, binary, reduction, rowwise, linalg, layout, loss, optimizer };
+inline constexpr int kFamilyCount = 8;
 
 // How an op's output shape follows from its inputs.
 enum class ShapeRule : std::uint8_t {
@@ -61,6 +61,15 @@ enum AttrSet : unsigned {
   kAttrTau = 1u << 10,
   kAttrOrder = 1u << 11,
   kAttrGrid = 1u << 12,
+  kAttrLr = 1u << 13,
+  kAttrMomentum = 1u << 14,  // momentum, dampening, nesterov
+  kAttrWeightDecay = 1u << 15,
+  kAttrFirst = 1u << 16,  // sgd_step: the momentum buffer is fresh (the first step)
+  kAttrBetas = 1u << 17,  // beta1, beta2
+  kAttrStep = 1u << 18,   // adamw_step: the step counter t >= 1
+  // The optimizer steps' sets, named so that their catalog rows stay short
+  kAttrSgd = kAttrLr | kAttrMomentum | kAttrWeightDecay | kAttrFirst,
+  kAttrAdamw = kAttrLr | kAttrBetas | kAttrEps | kAttrWeightDecay | kAttrStep,
 };
 
 enum class GeluApprox : std::uint8_t { erf, tanh };
@@ -80,6 +89,14 @@ struct OpAttrs {
   double tau = 1.0;  // gumbel_softmax temperature
   int order = 3;     // bspline_basis polynomial degree (2..5)
   int grid = 5;      // bspline_basis intervals over [-1, 1]
+  // Optimizer steps (PyTorch's SGD and AdamW, core/README.md)
+  double lr = 1e-3;
+  double momentum = 0, dampening = 0;
+  bool nesterov = false;
+  double weight_decay = 0;
+  bool first = false;  // sgd_step: the momentum buffer is fresh: buf' = g, the input buffer unread
+  double beta1 = 0.9, beta2 = 0.999;
+  std::int64_t t = 1;  // adamw_step: the step counter, from 1
 };
 
 std::string_view op_name(OpKind k);
@@ -94,6 +111,11 @@ std::span<const double> op_kinks(OpKind k);
 int op_arity(OpKind k);  // -1 for variadic
 unsigned op_attr_set(OpKind k);
 bool input_is_differentiable(OpKind k, int input);
+// The input that holds integer indices, stored as i32 (cross_entropy's targets, tt_embedding's
+// ids); -1 where none does.
+int op_index_input(OpKind k);
+// No input receives a gradient (grad mask 0): only the forward is checked.
+bool op_is_forward_only(OpKind k);
 // The two scalars every unary kernel takes, as the device backends pass them: p (pow_scalar's
 // exponent) and a (leaky_relu's and elu's alpha; gelu's approximation, 0 = erf, 1 = tanh).
 struct UnaryScalars {
@@ -144,7 +166,7 @@ struct AxisSplit {
 AxisSplit split_at_axis(const Shape& s, int axis);
 
 // matmul: a [batch?, m, k] x b [batch?, k, n]; linear: x [m, k], w [n, k], bias [n];
-// log_matmul_exp: a [m, k], b [k, n].
+// log_matmul_exp: a [m, k], b [k, n]. Not for the linalg family's tt_embedding (TtGeometry).
 struct MatmulDims {
   std::int64_t batch, m, k, n;
 };
@@ -162,5 +184,56 @@ struct BsplineGeometry {
   double half_grid() const { return grid / 2.0; }  // du/dx = 1 / h, exact in every type
 };
 BsplineGeometry bspline_geometry(const OpCall& call);
+
+// tt_embedding: ids [batch] (i32) into a vocabulary v1 v2 v3, split in mixed radix
+// id = (i1 v2 + i2) v3 + i3; cores G1 [v1, 1, d1, r1], G2 [v2, r1, d2, r2], G3 [v3, r2, d3, 1],
+// row-major; output [batch, d1 d2 d3] with column j = (j1 d2 + j2) d3 + j3. The offsets below are
+// the single source of the layout (kernels in other languages repeat them).
+struct TtGeometry {
+  std::int64_t batch, v1, v2, v3, d1, d2, d3, r1, r2;
+  std::int64_t vocabulary() const { return v1 * v2 * v3; }
+  std::int64_t dim() const { return d1 * d2 * d3; }
+  std::int64_t g1_at(std::int64_t i1, std::int64_t j1, std::int64_t a) const { return (i1 * d1 + j1) * r1 + a; }
+  std::int64_t g2_at(std::int64_t i2, std::int64_t a, std::int64_t j2, std::int64_t c) const {
+    return ((i2 * r1 + a) * d2 + j2) * r2 + c;
+  }
+  std::int64_t g3_at(std::int64_t i3, std::int64_t c, std::int64_t j3) const { return (i3 * r2 + c) * d3 + j3; }
+  std::int64_t out_at(std::int64_t b, std::int64_t j1, std::int64_t j2, std::int64_t j3) const {
+    return b * dim() + (j1 * d2 + j2) * d3 + j3;
+  }
+  struct Digits {
+    std::int64_t i1, i2, i3;
+  };
+  Digits digits(std::int64_t id) const { return {id / (v2 * v3), id / v3 % v2, id % v3}; }
+  // Calls term(b, j1, j2, j3, a, c) for every row b and every term (a, c) of every element
+  // (j1, j2, j3) of its output row, in that order: a running sum per output or core-gradient
+  // element gets its terms in batch order.
+  template <class Term>
+  void for_each_term(Term&& term) const {
+    for (std::int64_t b = 0; b < batch; ++b)
+      for (std::int64_t j1 = 0; j1 < d1; ++j1)
+        for (std::int64_t j2 = 0; j2 < d2; ++j2)
+          for (std::int64_t j3 = 0; j3 < d3; ++j3)
+            for (std::int64_t a = 0; a < r1; ++a)
+              for (std::int64_t c = 0; c < r2; ++c) term(b, j1, j2, j3, a, c);
+  }
+};
+TtGeometry tt_geometry(const OpCall& call);
+// The scalars of an optimizer step as every implementation takes them: computed once here in
+// double, where 1 - beta and 1 - dampening are exact (Sterbenz, beta and 1 - dampening in
+// [0.5, 1]) and 1 - lr * wd rounds once, then converted to the compute type like any constant.
+// The output of an optimizer step is [state + 1, n]: row 0 the new parameter, then the new state
+// (sgd_step: the momentum buffer; adamw_step: m, v), every input flattened to n = numel.
+struct OptimizerScalars {
+  double lr = 0, weight_decay = 0;
+  double momentum = 0, one_minus_dampening = 1;                                    // sgd_step
+  bool nesterov = false, first = false;                                            // sgd_step
+  double beta1 = 0, one_minus_beta1 = 0, beta2 = 0, one_minus_beta2 = 0, eps = 0;  // adamw_step
+  double decay = 1;  // adamw_step: 1 - lr * weight_decay, the decoupled weight decay
+  double t = 1;      // adamw_step: the step counter (exact: t < 2^53)
+};
+OptimizerScalars optimizer_scalars(const OpCall& call);
+// Rows of an optimizer step's output: the parameter and its state tensors.
+int optimizer_rows(OpKind k);
 
 }  // namespace gp

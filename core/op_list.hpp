@@ -6,11 +6,13 @@
 //
 // X(name, family, shape, inputs, mask, attrs, gradient, kinks...)
 //   family:   the kernel shape: unary, binary (broadcasting), reduction (one axis), rowwise (a
-//             row in, a row out), linalg, layout (values moved, exact), loss (scalar out)
+//             row in, a row out), linalg, layout (values moved, exact), loss (scalar out),
+//             optimizer (one training step: new parameters and state stacked in one output)
 //   shape:    how the output shape follows from the inputs (ShapeRule in core/op.hpp; `custom`
 //             ops have their rule in core/op.cpp)
 //   inputs:   number of tensor inputs; -1 = variadic (concat: 2 or more)
-//   mask:     bit k set when input k receives a gradient
+//   mask:     bit k set when input k receives a gradient; 0 for a forward-only op (optimizer
+//             steps: reports say "forward only" where other ops have backward checks)
 //   gradient: exact (the derivative) or surrogate (declared by the op; straight-through)
 //   kinks:    points of input 0 where a unary op is not differentiable; sampled inputs keep away
 //             from them (Domain::away_from_kinks). bspline_basis has none here: its knots
@@ -68,6 +70,9 @@
   /* declared after the families they belong to, so that op ids keep their order */         \
   X(ste_round, unary, same, 1, 0x1, kAttrNone, surrogate)                                   \
   X(ste_hardtanh_gate, unary, same, 1, 0x1, kAttrNone, surrogate, -1, 0, 1)                 \
-  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                           \
-  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)                 \
-  X(log_matmul_exp, linalg, custom, 2, 0x3, kAttrNone, exact)
+  X(gumbel_softmax, rowwise, same_pair, 2, 0x1, kAttrTau, exact)                            \
+  X(bspline_basis, rowwise, custom, 1, 0x1, kAttrOrder | kAttrGrid, exact)                  \
+  X(tt_embedding, linalg, custom, 4, 0xE, kAttrNone, exact)                                 \
+  X(log_matmul_exp, linalg, custom, 2, 0x3, kAttrNone, exact)                               \
+  X(sgd_step, optimizer, custom, 3, 0x0, kAttrSgd, exact)                                   \
+  X(adamw_step, optimizer, custom, 4, 0x0, kAttrAdamw, exact)

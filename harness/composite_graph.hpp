@@ -31,6 +31,12 @@ std::set<std::string> tensors_with_gradient(const Composite& c);
 GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor>& leaves, const NodeOps& ops,
                             bool backward = true);
 
+// Replaces the path-by-path bounds of the output, the loss and the leaf gradients in `bounded`
+// (and loss_err) by the smaller first-order bound through the graph's Jacobian, estimated with
+// random probes of every node's own error (composite_bound.cpp).
+void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
+                               GraphTensors& bounded, const MathProfile* profile, bool flush);
+
 // What a backend computed for a composite, downloaded once at the end.
 struct DeviceGraph {
   HostTensor output, loss;

@@ -87,6 +87,7 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
   if (it == bounded_.end()) {
     GraphTensors b = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
     b.loss_err = gradient_weighted_loss_error(c, exact, b, profile, flush);
+    tighten_end_to_end_bounds(c, widened(leaves), exact, b, profile, flush);
     it = bounded_.emplace(key, std::move(b)).first;
   }
   return it->second;

@@ -19,7 +19,8 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
     double x = 0;
     switch (d.kind) {
       case Domain::Kind::class_index:
-        return static_cast<double>(rng.below(static_cast<std::uint64_t>(d.classes)));
+        return static_cast<double>(rng.below(static_cast<std::uint64_t>(d.classes)) *
+                                   static_cast<std::uint64_t>(d.class_stride));
       case Domain::Kind::gumbel_noise: {
         double u = rng.uniform(1e-6, 1 - 1e-6);
         x = -std::log(-std::log(u));

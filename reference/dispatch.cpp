@@ -38,8 +38,9 @@ constexpr std::array<FamilyImpl<R>, kFamilyCount> kFamilies = {{
     {linalg_forward<R>, linalg_vjp<R>},
     {layout_forward<R>, layout_vjp<R>},
     {loss_forward<R>, loss_vjp<R>},
+    {optimizer_forward<R>, optimizer_vjp<R>},
 }};
-static_assert(static_cast<int>(OpFamily::loss) == kFamilyCount - 1, "kFamilies follows OpFamily");
+static_assert(static_cast<int>(OpFamily::optimizer) == kFamilyCount - 1, "kFamilies follows OpFamily");
 
 template <class R>
 const FamilyImpl<R>& family_of(const OpCall& call) {

@@ -82,6 +82,8 @@ GP_REF_FAMILY_DECL(layout)
 GP_REF_FAMILY_DECL(loss)
 GP_REF_FAMILY_DECL(gumbel_softmax)
 GP_REF_FAMILY_DECL(bspline_basis)
+GP_REF_FAMILY_DECL(tt_embedding)
+GP_REF_FAMILY_DECL(optimizer)
 GP_REF_FAMILY_DECL(log_matmul_exp)
 #undef GP_REF_FAMILY_DECL
 

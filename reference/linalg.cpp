@@ -1,6 +1,6 @@
 // matmul (2-D or batched 3-D) and linear (x W^T + b), sizes from core matmul_dims (log_matmul_exp
-// has its own file). Every output and gradient element is a dot product (Sum::add_product; for
-// linear's output the bias is one more term).
+// and tt_embedding have their own files). Every output and gradient element is a dot product
+// (Sum::add_product; for linear's output the bias is one more term).
 //   matmul  C[m,n] = A[m,k] B[k,n]:  dA = dC B^T (length n), dB = A^T dC (length m)
 //   linear  Y[m,n] = X[m,k] W[n,k]^T + b[n]:  dX = dY W (length n), dW = dY^T X (length m),
 //           db = column sums of dY (length m)
@@ -30,6 +30,7 @@ struct Mat {
 
 template <class R>
 BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
+  if (call.kind == OpKind::tt_embedding) return tt_embedding_forward(call, in);
   if (call.kind == OpKind::log_matmul_exp) return log_matmul_exp_forward(call, in);
   const MatmulDims d = matmul_dims(call);
   BasicRefTensor<R> out = zeros<R>(call.output_shape);
@@ -53,6 +54,7 @@ BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefT
 template <class R>
 std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                           const BasicRefTensor<R>& dout) {
+  if (call.kind == OpKind::tt_embedding) return tt_embedding_vjp(call, in, dout);
   if (call.kind == OpKind::log_matmul_exp) return log_matmul_exp_vjp(call, in, dout);
   const MatmulDims d = matmul_dims(call);
   const bool linear = call.kind == OpKind::linear;

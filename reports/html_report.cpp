@@ -131,8 +131,9 @@ void append_per_op(std::string& out, const RunReport& r) {
   for (const std::string& op : md::ops_in_catalog_order(r.checks)) {
     VerdictCounts n;
     for (const CheckResult* c : by_op[op]) n.add(c->verdict);
-    fmt::format_to(std::back_inserter(out), "<details id=\"op-{}\"><summary><b>{}</b> — {}</summary>\n{}", esc(op),
-                   esc(op), esc(summary_line(n)), kCheckHeader);
+    fmt::format_to(std::back_inserter(out), "<details id=\"op-{}\"><summary><b>{}</b>{} — {}</summary>\n{}", esc(op),
+                   esc(op), md::forward_only(op) ? fmt::format(" ({})", md::kForwardOnly) : "", esc(summary_line(n)),
+                   kCheckHeader);
     for (const CheckResult* c : by_op[op])
       if (c->verdict != Verdict::skip) append_check_row(out, *c);
     out += "</table>\n</details>\n";

@@ -123,7 +123,7 @@ void append_op_backend_rows(std::string& out, const RunReport& report, const Cel
   for (std::size_t i = 0; i < backends.size(); ++i) out += "---|";
   out += "\n";
   for (const std::string& op : ops_in_catalog_order(report.checks)) {
-    fmt::format_to(o, "| {} |", cell(op));
+    fmt::format_to(o, "| {}{} |", cell(op), forward_only(op) ? fmt::format(" ({})", kForwardOnly) : "");
     for (const std::string& b : backends) fmt::format_to(o, " {} |", render(by_cell[{op, b}]));
     out += "\n";
   }

@@ -160,6 +160,10 @@ void append_per_op_tables(std::string& out, const RunReport& report) {
       fmt::format_to(o, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.case_id), code(c.backend),
                      dtype_name(c.dtype), check_label(c), metric(m.max_abs), metric(m.max_rel), metric(m.max_ulp),
                      metric(m.margin), status);
+      // Where other ops list their backward checks, a forward-only op says why it has none.
+      if (c.direction == Direction::forward && forward_only(op))
+        fmt::format_to(o, "| {} | {} | {} | {} | — | — | — | — | {} |\n", code(c.case_id), code(c.backend),
+                       dtype_name(c.dtype), direction_name(Direction::backward), kForwardOnly);
     }
     out += "\n";
   }

@@ -31,6 +31,10 @@ std::string shorten(std::string_view text, std::size_t max_chars);
 std::string reason_class(std::string_view reason);
 // The op a check belongs to: its `op` field, or the case id up to '(' when that is empty.
 std::string op_of(const CheckResult& c);
+// An op of the catalog whose inputs get no gradient (optimizer steps): the reports say "forward
+// only" where other ops have their backward checks.
+bool forward_only(std::string_view op);
+inline constexpr std::string_view kForwardOnly = "forward only";
 // Distinct ops in catalog order (core/op_list.hpp), unknown names after them alphabetically.
 std::vector<std::string> ops_in_catalog_order(const std::vector<CheckResult>& checks);
 // Backends that have checks: in the order of the metadata's device list, then the others in

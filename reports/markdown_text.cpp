@@ -131,6 +131,11 @@ std::string op_of(const CheckResult& c) {
   return std::string(id.substr(0, id.find('(')));
 }
 
+bool forward_only(std::string_view op) {
+  const std::optional<OpKind> k = parse_op(op);
+  return k && op_is_forward_only(*k);
+}
+
 std::vector<std::string> ops_in_catalog_order(const std::vector<CheckResult>& checks) {
   std::vector<std::string> ops;
   for (const CheckResult& c : checks) {

@@ -25,15 +25,16 @@ std::string cpu_model_name() {
 }
 
 // The ops whose staging converts 16-bit storage (computed in f32): the elementwise families,
-// gumbel_softmax and bspline_basis.
+// gumbel_softmax, bspline_basis and tt_embedding.
 bool has_16bit_storage(OpKind k) {
   const OpFamily f = op_family(k);
-  return f == OpFamily::unary || f == OpFamily::binary || k == OpKind::gumbel_softmax || k == OpKind::bspline_basis;
+  return f == OpFamily::unary || f == OpFamily::binary || k == OpKind::gumbel_softmax || k == OpKind::bspline_basis ||
+         k == OpKind::tt_embedding;
 }
 
-// The dtype each input must have: the call's dtype, except cross_entropy's i32 targets.
+// The dtype each input must have: the call's dtype, except the i32 indices (op_index_input).
 DType expected_input_dtype(const OpCall& call, std::size_t k) {
-  return call.kind == OpKind::cross_entropy && k == 1 ? DType::i32 : call.dtype;
+  return op_index_input(call.kind) == static_cast<int>(k) ? DType::i32 : call.dtype;
 }
 
 }  // namespace
@@ -47,10 +48,10 @@ DeviceInfo cpu_device_info() {
   d.api_version = "host C++20";
   d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
-  d.notes = {"synchronous: commands run on the calling thread",
-             "f16/bf16 are storage only (computed in f32), for unary, binary, gumbel_softmax and bspline_basis",
-             "64-byte canary guards around every buffer",
-             std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
+  d.notes = {
+      "synchronous: commands run on the calling thread",
+      "f16/bf16 are storage only (computed in f32), for unary, binary, gumbel_softmax, bspline_basis and tt_embedding",
+      "64-byte canary guards around every buffer", std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
   return d;
 }
 
@@ -71,9 +72,10 @@ Support CpuBackend::supports(const OpCall& call) const {
     case DType::f16:
     case DType::bf16:
       if (has_16bit_storage(call.kind)) return Support::yes();
-      return Support::no(std::string(dtype_name(call.dtype)) +
-                         " storage is offered for unary, binary, gumbel_softmax and bspline_basis only, not for " +
-                         std::string(family_name(op_family(call.kind))) + " op " + std::string(op_name(call.kind)));
+      return Support::no(
+          std::string(dtype_name(call.dtype)) +
+          " storage is offered for unary, binary, gumbel_softmax, bspline_basis and tt_embedding only, not for " +
+          std::string(family_name(op_family(call.kind))) + " op " + std::string(op_name(call.kind)));
     case DType::i32:
       break;
   }

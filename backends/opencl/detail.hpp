@@ -230,6 +230,11 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
 void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads);
 void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
 void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads);
+void forward_tt_embedding(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
+void backward_tt_embedding(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads);
+// Optimizer steps: forward only; the backward accepts only calls that ask for no gradient.
+void forward_optimizer(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
+void backward_optimizer(const OpCall& call, Grads grads);
 // Sum over axis `axis` of a storage-typed tensor (reduce_fwd mode sum), used for bias gradients.
 void sum_axis(ClQueue& q, const ClBuffer& src, std::int64_t outer, std::int64_t n, std::int64_t inner, ClBuffer& dst);
 

@@ -1,6 +1,6 @@
 // matmul and linear through one tiled kernel (operands described by strides, so transposed
 // operands of the backward pass cost no copies), log_matmul_exp one work item per element, and
-// the layout ops as index copies.
+// the layout ops as index copies; tt_embedding in dispatch_tt_embedding.cpp.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -60,6 +60,8 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       gemm(q, {x, d.k, 1, 0}, {as_cl(in[1]).mem(), 1, d.k, 0}, out.mem(), &bias, 1, d.m, d.n, d.k);
       return;
     }
+    case OpKind::tt_embedding:
+      return forward_tt_embedding(q, call, in, out);
     case OpKind::log_matmul_exp: {
       MatmulDims d = matmul_dims(call);
       q.run_elementwise("log_matmul_exp_forward", d.m * d.n, x, as_cl(in[1]), out, d.m, d.n, d.k);
@@ -120,6 +122,8 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       if (grads[2]) sum_axis(q, dout, 1, d.m, d.n, as_cl(grads[2]));
       return;
     }
+    case OpKind::tt_embedding:
+      return backward_tt_embedding(q, call, in, dout, grads);
     case OpKind::log_matmul_exp: {
       MatmulDims d = matmul_dims(call);
       for (int wrt_b : {0, 1})

@@ -108,7 +108,7 @@ void check_buffers(const OpCall& call, Inputs inputs) {
   }
 }
 
-enum class Dispatch { elementwise, rows, linalg };
+enum class Dispatch { elementwise, rows, linalg, optimizer };
 
 Dispatch dispatch_of(OpKind k) {
   switch (op_family(k)) {
@@ -122,6 +122,8 @@ Dispatch dispatch_of(OpKind k) {
     case OpFamily::linalg:
     case OpFamily::layout:
       return Dispatch::linalg;
+    case OpFamily::optimizer:
+      return Dispatch::optimizer;
   }
   return Dispatch::elementwise;
 }
@@ -141,6 +143,9 @@ void ClQueue::forward(const OpCall& call, Inputs inputs, DeviceBuffer& out) {
         break;
       case Dispatch::linalg:
         forward_linalg(*this, call, inputs, o);
+        break;
+      case Dispatch::optimizer:
+        forward_optimizer(*this, call, inputs, o);
         break;
     }
     watch_guards(o);
@@ -165,6 +170,9 @@ void ClQueue::backward(const OpCall& call, Inputs inputs, const DeviceBuffer& ou
         break;
       case Dispatch::linalg:
         backward_linalg(*this, call, inputs, o, g, grads);
+        break;
+      case Dispatch::optimizer:
+        backward_optimizer(call, grads);
         break;
     }
     for (DeviceBuffer* gb : grads)

@@ -27,13 +27,18 @@ void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const Vu
 void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                       Grads grads);
-// matmul, linear, log_matmul_exp
+// matmul, linear, log_matmul_exp; tt_embedding (dispatch_tt_embedding.cpp)
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                      Grads grads);
+void forward_tt_embedding(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_tt_embedding(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
 // transpose, reshape, concat, slice
 void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+// sgd_step, adamw_step: forward only; the backward accepts only calls that ask for no gradient
+void forward_optimizer(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_optimizer(const OpCall& call, Grads grads);
 
 // The strided copy of layout.comp (also used by linear's bias gradient and the benchmark).
 // The shaders' compute type C (common.glsl): scratch buffers of partial results use it.

@@ -57,6 +57,7 @@ void log_matmul_exp_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, 
 }  // namespace
 
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  if (call.kind == OpKind::tt_embedding) return forward_tt_embedding(rec, call, in, out);
   MatmulDims d = matmul_dims(call);
   if (call.kind == OpKind::log_matmul_exp)
     return log_matmul_exp_pass(rec, call, LMODE_FORWARD, in, nullptr, nullptr, out, d.m * d.n);
@@ -75,6 +76,7 @@ void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
 
 void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                      Grads grads) {
+  if (call.kind == OpKind::tt_embedding) return backward_tt_embedding(rec, call, in, dout, grads);
   MatmulDims d = matmul_dims(call);
   if (call.kind == OpKind::log_matmul_exp) {
     if (grads[0]) log_matmul_exp_pass(rec, call, LMODE_GRAD_A, in, &out, &dout, *grads[0], d.m * d.k);

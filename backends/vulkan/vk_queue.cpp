@@ -49,6 +49,8 @@ void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
       return forward_linalg(rec, call, in, out);
     case OpFamily::layout:
       return forward_layout(rec, call, in, out);
+    case OpFamily::optimizer:
+      return forward_optimizer(rec, call, in, out);
   }
 }
 
@@ -66,6 +68,8 @@ void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
       return backward_linalg(rec, call, in, out, dout, grads);
     case OpFamily::layout:
       return backward_layout(rec, call, in, dout, grads);
+    case OpFamily::optimizer:
+      return backward_optimizer(call, grads);
   }
 }
 

@@ -46,7 +46,7 @@ Support VulkanBackend::supports(const OpCall& call) const {
                          std::to_string(range) + " bytes)");
   if (too_big(call.output_shape, call.dtype)) return Support::no("output exceeds maxStorageBufferRange");
   if (call.kind == OpKind::concat && call.input_shapes.size() > 60) return Support::no("more than 60 concat inputs");
-  if (op_family(call.kind) == OpFamily::linalg && matmul_dims(call).batch > 65535)
+  if (call.kind == OpKind::matmul && matmul_dims(call).batch > 65535)
     return Support::no("matmul batch exceeds 65535 work groups");
   return Support::yes();
 }

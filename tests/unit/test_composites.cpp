@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "harness/composite.hpp"
+#include "harness/composite_checks.hpp"
 #include "harness/runner.hpp"
 #include "support/fake_backend.hpp"
 
@@ -111,6 +112,42 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
   EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
   for (const auto& c : checks)
     if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
+}
+
+// A gradient sum kept in 16-bit precision (the device adds in f16) errs by about 1e-3 relative
+// in an f32 GRU: far above the f32 roundings, but within a bound that adds up every route
+// through ten steps of four-way fan-out with absolute values (10^5 times the error there). The
+// bound through the graph's Jacobian (harness/composite_bound.cpp) catches it; node checks do not
+// see gradient sums.
+TEST(Composites, AGradientSumInSixteenBitPrecisionFailsEndToEnd) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        exact_forward(call, in, out);
+        if (call.case_id.find("gradient sum") == std::string::npos) return;
+        HostTensor& sum = host(out);
+        for (std::int64_t i = 0; i < sum.numel(); ++i) sum.set(i, round_to(DType::f16, sum.get(i)));
+      }));
+  const auto checks = run_on(composite("gru(seq=10,batch=8,input=16,hidden=32,dtype=f32)"), q);
+  EXPECT_EQ(part(checks, "grad h0").verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
+}
+
+// A library whose GRU applies the reset gate to the state before the hidden matmul (Cho et al.;
+// Keras reset_after=False) where the cuDNN form is declared. The harness composes the declared
+// form from primitives, so the device here runs the other graph on the same leaves. Every node
+// of it is right on its own: no node check can name this (a library's fused cell would be a node
+// of its own); the end-to-end checks fail.
+TEST(Composites, AGruWithTheResetGateBeforeTheMatmulFailsEndToEnd) {
+  const Composite cudnn = make_composite(gru_declaration(10, 8, 16, 32, GruReset::after_matmul), DType::f32);
+  const Composite cho = make_composite(gru_declaration(10, 8, 16, 32, GruReset::before_matmul), DType::f32);
+  NiceMock<MockQueue> q;
+  FakeBackend backend;
+  const CompositeReference r = prepare_composite_reference(cudnn, kSeed);
+  const DeviceGraph d = run_graph_on_device(cho, backend, q, r.leaves);
+  const auto checks = check_end_to_end(cudnn, "fake", composite_tolerance(cudnn, backend),
+                                       r.bounded(cudnn, backend.info().math, false), d, kSeed);
+  for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::fail) << c.part << " margin " << c.metrics.margin;
 }
 
 // The KAN incident itself: a single-layer KAN's input gradient silently zero. Here the spline

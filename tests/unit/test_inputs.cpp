@@ -122,8 +122,8 @@ void check_other(const Case& c, int k, const HostTensor& t, Violations& bad) {
     switch (d.kind) {
       case Domain::Kind::class_index:
         if (t.dtype() != DType::i32) bad.add(c, k, i, "class indices must be i32");
-        if (x != std::floor(x) || x < 0 || x >= d.classes)
-          bad.add(c, k, i, x, " is not a class in [0, ", d.classes, ")");
+        if (x != std::floor(x) || x < 0 || std::fmod(x, d.class_stride) != 0 || x / d.class_stride >= d.classes)
+          bad.add(c, k, i, x, " is not a class k * ", d.class_stride, ", k in [0, ", d.classes, ")");
         break;
       case Domain::Kind::gumbel_noise:
         if (!(x >= gumbel_lo && x <= gumbel_hi)) bad.add(c, k, i, "Gumbel noise ", x, " out of its range");

@@ -374,6 +374,23 @@ TEST(ParityMarkdown, DetailsHaveWorstElementsSkipGroupsAndPerOpRows) {
   EXPECT_THAT(md, Not(HasSubstr("### ✅")));
 }
 
+TEST(ParityMarkdown, AForwardOnlyOpSaysSoWhereOthersHaveBackwardChecks) {
+  RunReport r = synthetic_report();
+  r.checks.push_back(make_check("adamw_step", "cpu", Direction::forward, -1, Verdict::pass));
+  const std::string summary = report_to_markdown(r), details = report_to_details_markdown(r);
+  EXPECT_THAT(summary, HasSubstr("| adamw_step (forward only) | ✅ 0.15 |"));
+  EXPECT_THAT(summary, HasSubstr("| exp | "));
+  EXPECT_THAT(details, HasSubstr("| adamw_step (forward only) | ✅ 1 |"));
+  EXPECT_THAT(details, HasSubstr("| `adamw_step(shape=7x3,dtype=f32)` | `cpu` | f32 | backward | — | — | — | — | "
+                                 "forward only |"));
+  // Not a SKIP, and no such row for an op whose backward is checked.
+  EXPECT_THAT(
+      details,
+      Not(HasSubstr("`adamw_step(shape=7x3,dtype=f32)` | `cpu` | f32 | backward | — | — | — | — | ⏭️")));
+  EXPECT_THAT(details,
+              Not(HasSubstr("| `exp(shape=7x3,dtype=f32)` | `cpu` | f32 | backward | — | — | — | — | forward only")));
+}
+
 TEST(ParityMarkdown, EmptyReportStillRenders) {
   const std::string md = report_to_markdown(RunReport{});
   EXPECT_THAT(md, HasSubstr("**0 checks: 0 PASS, 0 FAIL, 0 SKIP, 0 MISTRUSTED, 0 ERROR**"));

@@ -22,8 +22,9 @@ constexpr std::array<FamilyKernels<T>, kFamilyCount> kFamilies = {{
     {linalg_forward<T>, linalg_backward<T>},
     {layout_forward<T>, layout_backward<T>},
     {loss_forward<T>, loss_backward<T>},
+    {optimizer_forward<T>, optimizer_backward<T>},
 }};
-static_assert(static_cast<int>(OpFamily::loss) == kFamilyCount - 1, "kFamilies follows OpFamily");
+static_assert(static_cast<int>(OpFamily::optimizer) == kFamilyCount - 1, "kFamilies follows OpFamily");
 
 template <typename T>
 const FamilyKernels<T>& family_of(const OpCall& call) {

@@ -19,7 +19,7 @@ template <typename T>
 struct ForwardArgs {
   const OpCall& call;
   std::vector<const T*> x{};             // one per input; nullptr for the i32 input
-  const std::int32_t* labels = nullptr;  // cross_entropy targets (input 1), else nullptr
+  const std::int32_t* labels = nullptr;  // the i32 input (op_index_input), else nullptr
   T* y = nullptr;                        // output, call.output_shape
 };
 
@@ -61,6 +61,8 @@ GP_CPU_FAMILY_DECL(rowwise)
 GP_CPU_FAMILY_DECL(linalg)
 GP_CPU_FAMILY_DECL(layout)
 GP_CPU_FAMILY_DECL(loss)
+GP_CPU_FAMILY_DECL(tt_embedding)  // of the linalg family, in its own file
+GP_CPU_FAMILY_DECL(optimizer)
 #undef GP_CPU_FAMILY_DECL
 
 // Routes a call to its family's entry point.

@@ -1,5 +1,5 @@
 // Linear algebra: matmul, linear through Eigen maps over the row-major buffers; log_matmul_exp
-// as loops with an online log-sum-exp per output element.
+// as loops with an online log-sum-exp per output element; tt_embedding in tt_embedding.cpp.
 #include <cmath>
 
 #include "backends/cpu/kernels/eigen_maps.hpp"
@@ -115,6 +115,8 @@ void linalg_forward(const ForwardArgs<T>& a) {
       return matmul_forward(a);
     case OpKind::linear:
       return linear_forward(a);
+    case OpKind::tt_embedding:
+      return tt_embedding_forward(a);
     case OpKind::log_matmul_exp:
       return log_matmul_exp_forward(a);
     default:
@@ -129,6 +131,8 @@ void linalg_backward(const BackwardArgs<T>& a) {
       return matmul_backward(a);
     case OpKind::linear:
       return linear_backward(a);
+    case OpKind::tt_embedding:
+      return tt_embedding_backward(a);
     case OpKind::log_matmul_exp:
       return log_matmul_exp_backward(a);
     default:
