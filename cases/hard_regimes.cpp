@@ -119,7 +119,8 @@ void large_mean(CaseList& list) {
 }
 
 // log_matmul_exp where exp of the raw sums t = A + B overflows and underflows (|t| up to 120 in
-// f32, past exp's range of 88.7; up to 800 in f64, past 709.8), and where every output is
+// f32, past exp's range of 88.7; up to 800 in f64, past 709.8: at entries of +-80, f64 holds
+// exp(160) and a kernel without the maximum subtracted passes), and where every output is
 // dominated by one term near zero: rows of A are log-probabilities of near-certain choices (one
 // entry in [-0.01, 0], the others 12 below it) and B is small, so C = t_max + log1p(rest) with
 // rest about k e^-12 and |C| below 0.02; log(1 + rest) would err by a rounding of 1, far more

@@ -377,7 +377,8 @@ AxisSplit split_at_axis(const Shape& s, int axis) {
 }
 
 MatmulDims matmul_dims(const OpCall& c) {
-  if (c.kind != OpKind::matmul && c.kind != OpKind::linear) bad("has no matmul sizes", c.kind);
+  if (c.kind != OpKind::matmul && c.kind != OpKind::linear && c.kind != OpKind::log_matmul_exp)
+    bad("has no matmul sizes", c.kind);
   const auto& a = c.input_shapes.at(0);
   const auto& b = c.input_shapes.at(1);
   if (c.kind == OpKind::linear) return {1, a[0], a[1], b[0]};

@@ -1,7 +1,7 @@
 // Internal vocabulary of the reference: per-family entry points (dispatch.cpp validates the call
 // before handing it to them), small tensor helpers, the helpers that tell the error model what a
 // kernel legitimately does (stored, either_form), and the stable softmax row shared by logsumexp,
-// softmax, log_softmax, cross_entropy and gumbel_softmax. Not a public header.
+// softmax, log_softmax, cross_entropy, gumbel_softmax and log_matmul_exp. Not a public header.
 //
 // Everything is a template over the real type R, explicitly instantiated (GP_REF_INSTANTIATE) for
 // long double, the oracle's MpReal and Tracked. Math calls are unqualified after `using std::exp;`

@@ -1,5 +1,5 @@
 // The stable softmax of one row and its VJP (internal.hpp). Used by logsumexp, softmax,
-// log_softmax, cross_entropy and gumbel_softmax.
+// log_softmax, cross_entropy, gumbel_softmax and log_matmul_exp.
 #include <algorithm>
 #include <cmath>
 

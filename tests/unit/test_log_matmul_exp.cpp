@@ -75,7 +75,7 @@ class TwoUlpBackend : public FakeBackend {
   DeviceInfo info_;
 };
 
-Verdict forward_verdict(const std::string& case_id, Formulation f) {
+std::string_view forward_verdict(const std::string& case_id, Formulation f) {
   const Case* c = find_case(case_id);
   if (!c) throw Error("missing case " + case_id);
   NiceMock<MockQueue> queue;
@@ -89,7 +89,7 @@ Verdict forward_verdict(const std::string& case_id, Formulation f) {
   TwoUlpBackend backend;
   const std::uint64_t seed = 7;
   for (const CheckResult& r : check_on_backend(*c, "fake", backend, queue, prepare_reference(*c, seed), seed))
-    if (r.direction == Direction::forward) return r.verdict;
+    if (r.direction == Direction::forward) return verdict_name(r.verdict);
   throw Error("no forward check of " + case_id);
 }
 
@@ -103,19 +103,17 @@ std::vector<std::string> ids(const std::string& variant) {
 
 TEST(LogMatmulExp, TheOnlineLogSumExpPassesEveryHardRegime) {
   for (const char* variant : {"overflowing", "dominant"})
-    for (const std::string& id : ids(variant))
-      EXPECT_EQ(forward_verdict(id, Formulation::online_log1p), Verdict::pass) << id;
+    for (const std::string& id : ids(variant)) EXPECT_EQ(forward_verdict(id, Formulation::online_log1p), "PASS") << id;
 }
 
 TEST(LogMatmulExp, ExpOfTheRawSumsFailsEveryHardRegime) {
   for (const char* variant : {"overflowing", "dominant"})
-    for (const std::string& id : ids(variant))
-      EXPECT_EQ(forward_verdict(id, Formulation::unshifted), Verdict::fail) << id;
+    for (const std::string& id : ids(variant)) EXPECT_EQ(forward_verdict(id, Formulation::unshifted), "FAIL") << id;
 }
 
 TEST(LogMatmulExp, LogOfOnePlusRestFailsTheDominatedRows) {
   for (const std::string& id : ids("dominant"))
-    EXPECT_EQ(forward_verdict(id, Formulation::log_of_one_plus_rest), Verdict::fail) << id;
+    EXPECT_EQ(forward_verdict(id, Formulation::log_of_one_plus_rest), "FAIL") << id;
 }
 
 }  // namespace
