@@ -49,6 +49,8 @@ std::string describe(const Domain& d) {
       return num(d.mean) + " + " + num(d.sd) + " N(0, 1)";
     case Domain::Kind::magnitude:
       return "|x| log-uniform in " + interval(d) + ", either sign";
+    case Domain::Kind::constant:
+      return "all " + num(d.lo);
   }
   return "?";
 }

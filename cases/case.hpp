@@ -26,6 +26,7 @@ struct Domain {
     probability,        // U[0, 1] (targets of bce)
     normal,             // mean + sd N(0, 1): rows with a large mean and a small spread
     magnitude,          // |x| log-uniform in [lo, hi], either sign: tiny arguments (expm1 near 0)
+    constant,           // every element lo (= hi): a state that starts at zero (Adam's m, v)
   };
   Kind kind = Kind::uniform;
   double lo = -1, hi = 1;
@@ -61,6 +62,7 @@ struct Domain {
     return d;
   }
   static Domain magnitude(double lo, double hi) { return {Kind::magnitude, lo, hi}; }
+  static Domain constant(double v) { return {Kind::constant, v, v}; }
   // U[lo, hi], at least `margin` away from every kink the catalog declares for `op`.
   static Domain away_from_kinks(OpKind op, double lo, double hi, double margin) {
     Domain d{Kind::uniform, lo, hi};

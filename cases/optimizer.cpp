@@ -60,7 +60,7 @@ void declare_adamw(CaseList& list) {
       a.t = t;
       a.weight_decay = wd;
       if (t == 1)
-        add_at_every_shape(list, OpKind::adamw_step, a, {Domain::range(0, 0), Domain::range(0, 0)});
+        add_at_every_shape(list, OpKind::adamw_step, a, {Domain::constant(0), Domain::constant(0)});
       else
         add_at_every_shape(list, OpKind::adamw_step, a, {Domain::range(-0.1, 0.1), Domain::range(0.01, 1)});
     }

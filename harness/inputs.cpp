@@ -32,6 +32,8 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
       case Domain::Kind::normal:
         x = d.mean + d.sd * rng.normal();
         break;
+      case Domain::Kind::constant:
+        return d.lo;
       case Domain::Kind::magnitude:
         x = std::exp(rng.uniform(std::log(d.lo), std::log(d.hi)));
         if (rng.uniform() < 0.5) x = -x;

@@ -137,6 +137,9 @@ void check_other(const Case& c, int k, const HostTensor& t, Violations& bad) {
       case Domain::Kind::magnitude:
         if (!(std::fabs(x) >= d.lo && std::fabs(x) <= d.hi)) bad.add(c, k, i, "|", x, "| outside the magnitudes");
         break;
+      case Domain::Kind::constant:
+        if (x != d.lo) bad.add(c, k, i, x, " is not the constant ", d.lo);
+        break;
       default:
         break;
     }
@@ -196,10 +199,10 @@ TEST(Inputs, EveryCaseRespectsItsDomainsAtThreeSeeds) {
     }
   }
   EXPECT_EQ(bad.count(), 0);
-  // The loop above proves nothing for a kind no case uses: all ten must be exercised.
+  // The loop above proves nothing for a kind no case uses: all eleven must be exercised.
   // BUG (reported, then in cases/chosen.cpp): `g.dtypes = r.dtypes` reads r after std::move(r), so
   // ste_hardtanh_gate gets no dtypes and no case, and the gate kind is never exercised.
-  EXPECT_EQ(kinds_seen.size(), 10u);
+  EXPECT_EQ(kinds_seen.size(), 11u);
 }
 
 // The catalog's kinks column and the cases agree: every drawn value of an op with kinks stays

@@ -93,6 +93,24 @@ TEST(Selftest, ExactBackendCatchesEveryMustCatchFault) {
   }
 }
 
+// A forward-only op (an optimizer step) has no gradient faults, but its forward scaled is caught.
+TEST(Selftest, AForwardOnlyOpStillMeetsTheForwardFault) {
+  FakeBackend backend;
+  SelectedDevice fake{"fake", {}};
+  const char* id = "adamw_step(lr=0.001,beta1=0.9,beta2=0.999,eps=1e-08,wd=0.01,step=10,shape=127,dtype=f32)";
+  const CaseSelftest r = selftest_case(get(id), fake, backend, {});
+  EXPECT_EQ(r.baseline_problem, "");
+  int applied = 0;
+  for (const auto& f : r.faults) {
+    EXPECT_EQ(f.applies, f.fault.kind == FaultClass::forward_scaled) << fault_class_name(f.fault.kind);
+    if (!f.applies) continue;
+    ++applied;
+    EXPECT_TRUE(f.must_catch);
+    EXPECT_TRUE(f.caught) << f.evidence;
+  }
+  EXPECT_EQ(applied, 1);
+}
+
 // eps* is where rounding stops hiding the scaling: a few units of the dtype's u.
 TEST(Selftest, ThresholdSitsAtTheDtypeResolution) {
   FakeBackend backend;
