@@ -114,6 +114,7 @@ BackendProvider make_cpu_provider() {
             }
             return std::vector<DeviceEntry>{entry};
           },
+          {},
           {}};
 }
 
