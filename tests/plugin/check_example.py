@@ -88,8 +88,9 @@ def main():
                   text=True).stdout
     check("thread-safety contract: full" in listing and "math profile: cpu" in listing, listing)
     report = os.path.join(a.work, "report")
-    run([gradparity, "run", "--backend", "plugin:" + plugin, "--op", "exp,add,matmul,sub,tanh", "--jobs", "2",
-         "--no-progress", "--report-dir", report], stdout=subprocess.DEVNULL)
+    # Not check=True: a failing check is named from parity.json below.
+    rc = subprocess.run([gradparity, "run", "--backend", "plugin:" + plugin, "--op", "exp,add,matmul,sub,tanh",
+                         "--jobs", "2", "--no-progress", "--report-dir", report], stdout=subprocess.DEVNULL).returncode
     checks = [c for c in json.load(open(os.path.join(report, "parity.json")))["checks"]
               if c["backend"].startswith("plugin:")]
     passes = collections.Counter()
@@ -106,6 +107,7 @@ def main():
         for dtype in ("f32", "f64"):
             for direction in ("forward", "backward"):
                 check(passes[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check passed")
+    check(rc == 0, f"gradparity run exited with {rc}")
     print(f"plugin-minimal: {sum(passes.values())} checks PASS, {len(checks) - sum(passes.values())} SKIP")
 
 
