@@ -125,11 +125,13 @@ void print_device(const std::string& id, const DeviceEntry& e) {
 
 // Every provider's devices; with --backend, the devices it selects (a plugin's among them).
 void list_backends(const BackendOptions& opts, const std::vector<std::string>& wanted) {
-  fmt::print("backends:\n");
   if (!wanted.empty()) {
-    for (const auto& d : select_devices(wanted, opts)) print_device(d.id, d.entry);
+    const auto devices = select_devices(wanted, opts);  // a plugin that cannot load: one line, nothing else
+    fmt::print("backends:\n");
+    for (const auto& d : devices) print_device(d.id, d.entry);
     return;
   }
+  fmt::print("backends:\n");
   for (const auto& p : backend_providers()) {
     auto entries = p.discover(opts);
     for (std::size_t i = 0; i < entries.size(); ++i)

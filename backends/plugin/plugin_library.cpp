@@ -11,12 +11,12 @@ namespace {
 
 // Every function of the table, each required: a plugin that leaves one out is refused at load
 // time rather than crashing on a null pointer when a case first needs it.
-#define GP_PLUGIN_FUNCTIONS(X)                                                                                  \
-  X(device_count)                                                                                               \
-  X(device_info)                                                                                                \
-  X(open_device)                                                                                                \
-  X(close_device) X(supports) X(allocate) X(free_buffer) X(create_queue) X(destroy_queue) X(upload) X(download) \
-      X(forward) X(vjp) X(finish) X(last_error)
+// clang-format off
+#define GP_PLUGIN_FUNCTIONS(X)                                                                      \
+  X(device_count) X(device_info) X(open_device) X(close_device) X(supports) X(allocate)             \
+  X(free_buffer) X(create_queue) X(destroy_queue) X(upload) X(download) X(forward) X(vjp) X(finish) \
+  X(last_error)
+// clang-format on
 
 std::string missing_function(const gp_plugin_api& api) {
 #define GP_X(fn) \

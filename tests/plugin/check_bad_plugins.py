@@ -45,6 +45,14 @@ cannot_load("no_table", "missing symbol gradparity_plugin")
 cannot_load("null_function", "function vjp is missing from its table")
 cannot_load("does_not_exist", "cannot be loaded")
 
+# A device selector after the path: an index or a part of the device's name.
+good = os.path.join(plugins, "good.so")
+for selector in (":0", ":test plugin", ""):
+    rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + selector)
+    expect(rc == 0 and f"plugin:{good}:0 test plugin device" in out, f"good{selector}: {rc} {out!r} {err!r}")
+rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + ":7")
+expect(rc == 2 and f"no plugin:{good} device matches '7'" in err, f"good:7: {rc} {err!r}")
+
 shutil.rmtree(work, ignore_errors=True)
 erroring = os.path.join(plugins, "error_return.so")
 report = os.path.join(work, "error_return")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ctest plugin/example: gradparity installed into a temporary prefix, used from outside the tree.
 
-1. `cmake --install` into WORK/prefix; no installed file may name the source or build folder.
+1. `cmake --install` into WORK/staging, moved to WORK/prefix; no installed file may name the
+   source, build or staging folder.
 2. examples/plugin-minimal configured and built against the prefix (find_package(gradparity
    CONFIG), gradparity::plugin), and a C++ program against gradparity::backend_api.
 3. The installed gradparity runs the plugin: its ops (exp, add, matmul in f32 and f64) PASS,
@@ -63,9 +64,11 @@ def main():
     a = ap.parse_args()
     shutil.rmtree(a.work, ignore_errors=True)
     os.makedirs(a.work)
-    prefix = os.path.join(a.work, "prefix")
-    run(["cmake", "--install", a.build_dir, "--prefix", prefix], stdout=subprocess.DEVNULL)
-    installed_paths_are_relative(prefix, [os.path.realpath(a.source_dir), os.path.realpath(a.build_dir)])
+    # Installed into one folder and used from another: the package must be relocatable.
+    staging, prefix = os.path.join(a.work, "staging"), os.path.join(a.work, "prefix")
+    run(["cmake", "--install", a.build_dir, "--prefix", staging], stdout=subprocess.DEVNULL)
+    os.rename(staging, prefix)
+    installed_paths_are_relative(prefix, [os.path.realpath(a.source_dir), os.path.realpath(a.build_dir), staging])
 
     example = os.path.join(a.work, "example")
     configure = ["-G", a.generator, f"-DCMAKE_PREFIX_PATH={prefix}"]
