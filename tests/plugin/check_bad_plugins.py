@@ -3,7 +3,7 @@
 
 A plugin that cannot load (wrong ABI version, a missing symbol, a missing function): one line on
 stderr naming the plugin's path and what is wrong, exit code 2, for `run` and `list backends`.
-A plugin whose forward returns an error: ERROR verdicts naming the plugin, the C function and
+A plugin whose forward (or supports) returns an error: ERROR verdicts naming the plugin, the C function and
 the case; the run goes on (other ops SKIP) and the reports are written; exit code 1.
 A plugin that crashes inside forward under `stress`: each mode's child process dies, the mode is
 reported as a crash and the run goes on to write its report; exit code 1.
@@ -71,6 +71,13 @@ for c in errors:
 tanh = [c for c in plugin_checks if c["op"] == "tanh"]
 expect(tanh and all(c["verdict"] == "SKIP" and c["reason"] == "not implemented by plugin test: exp in f32 only"
                     for c in tanh), "error_return: tanh did not SKIP with the plugin's reason")
+
+# supports() failing is an ERROR of the case, not a SKIP that would hide it.
+failing = os.path.join(plugins, "supports_error.so")
+rc, out, err = gp("run", "--backend", "plugin:" + failing, "--op", "exp,tanh", "--dtype", "f32", "--no-progress")
+expect(rc == 1, f"supports_error: exit code {rc}, expected 1")
+expect(f"plugin {failing}: supports failed: GP_ERROR [case exp(shape=7,dtype=f32)]: injected failure in supports"
+       in out, f"supports_error: {out[-2000:]!r}")
 
 crashing = os.path.join(plugins, "segv.so")
 report = os.path.join(work, "segv")

@@ -4,6 +4,7 @@
  *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
+ *   GP_TEST_SUPPORTS_ERROR supports returns GP_ERROR with a message
  *   GP_TEST_SEGV           forward dereferences a null pointer
  *   GP_TEST_RACY           forward goes through one static scratch buffer: wrong under concurrent
  *                          calls, so correct only under GP_THREADS_SERIALISED (GP_TEST_CONTRACT)
@@ -53,6 +54,9 @@ static void close_device(gp_device* d) { free(d); }
 
 static gp_status supports(gp_device* d, const gp_op_call* call, char* reason, size_t size) {
   (void)d;
+#ifdef GP_TEST_SUPPORTS_ERROR
+  if (strcmp(call->op, "exp") == 0) return fail("injected failure in supports");
+#endif
   if (strcmp(call->op, "exp") == 0 && call->dtype == GP_DTYPE_F32) return GP_OK;
   strncpy(reason, "exp in f32 only", size - 1);
   return GP_UNSUPPORTED;
