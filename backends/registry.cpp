@@ -56,12 +56,13 @@ std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wante
     if (const char* env = std::getenv("GRADPARITY_CACHE_DIR")) opts.cache_dir = env;
   if (const char* env = std::getenv("GP_VK_VALIDATION"); env && std::string(env) == "1") opts.vulkan_validation = true;
   std::vector<SelectedDevice> out;
-  auto add_provider = [&](const BackendProvider& p, const std::string& selector) {
-    auto entries = p.discover(opts);
+  // `prefix` + index names a device: "opencl:" for a provider, "plugin:PATH:" for a library.
+  auto add_entries = [&](const std::string& what, const std::string& prefix, std::vector<DeviceEntry> entries,
+                         const std::string& selector) {
     bool any = false;
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      std::string id = entries.size() == 1 && !entries[i].create ? p.name : p.name + ":" + std::to_string(i);
-      if (p.name == "cpu") id = "cpu";
+      std::string id = entries.size() == 1 && !entries[i].create ? what : prefix + std::to_string(i);
+      if (what == "cpu") id = "cpu";
       bool match = selector.empty() || selector == std::to_string(i) ||
                    lower(entries[i].info.name).find(lower(selector)) != std::string::npos;
       if (!match) continue;
@@ -72,13 +73,25 @@ std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wante
     if (!any) {
       std::string have;
       for (std::size_t i = 0; i < entries.size(); ++i)
-        have += (have.empty() ? "" : ", ") + p.name + ":" + std::to_string(i) + " (" + entries[i].info.name + ")";
-      throw UsageError("no " + p.name + " device matches '" + selector +
-                       "'; devices: " + (have.empty() ? "none" : have));
+        have += (have.empty() ? "" : ", ") + prefix + std::to_string(i) + " (" + entries[i].info.name + ")";
+      throw UsageError("no " + what + " device matches '" + selector + "'; devices: " + (have.empty() ? "none" : have));
     }
   };
+  auto add_provider = [&](const BackendProvider& p, const std::string& selector) {
+    add_entries(p.name, p.name + ":", p.discover(opts), selector);
+  };
+  // "PATH" or "PATH:DEVICE": a device selector is a last ':' after the last '/'.
+  auto add_library = [&](const BackendProvider& p, const std::string& argument) {
+    const auto colon = argument.rfind(':');
+    const auto slash = argument.rfind('/');
+    const bool has_device = colon != std::string::npos && (slash == std::string::npos || colon > slash);
+    const std::string path = has_device ? argument.substr(0, colon) : argument;
+    add_entries(p.name + ":" + path, p.name + ":" + path + ":", p.load(path, opts),
+                has_device ? argument.substr(colon + 1) : "");
+  };
   if (wanted.empty()) {
-    for (const auto& p : backend_providers()) add_provider(p, "");
+    for (const auto& p : backend_providers())
+      if (!p.load) add_provider(p, "");
     return out;
   }
   for (const auto& w : wanted) {
@@ -89,7 +102,10 @@ std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wante
                            [&](const BackendProvider& p) { return p.name == name; });
     if (it == backend_providers().end())
       throw UsageError("unknown backend '" + name + "'; valid backends: " + joined_names());
-    add_provider(*it, selector);
+    if (it->load && !selector.empty())
+      add_library(*it, selector);
+    else
+      add_provider(*it, selector);
   }
   return out;
 }

@@ -29,6 +29,12 @@ struct BackendProvider {
   // `create` empty and `unavailable` set ("no OpenCL platform"). Never throws.
   std::function<std::vector<DeviceEntry>(const BackendOptions&)> discover;
   std::vector<InjectableFault> faults;  // none for most backends
+  // Set by a provider whose devices come from a library named in the selection
+  // ("plugin:PATH.so[:DEVICE]"): it opens the library and lists its devices, or throws
+  // gp::UsageError (one line naming the library) when the library cannot be used at all. Such a
+  // provider's `math` is null (each device declares its own), it is left out of the default
+  // selection, and its `discover` lists one unavailable entry saying how to name a library.
+  std::function<std::vector<DeviceEntry>(const std::string& library, const BackendOptions&)> load;
 };
 
 const std::vector<BackendProvider>& backend_providers();
@@ -48,8 +54,10 @@ struct SelectedDevice {
   DeviceEntry entry;
 };
 
-// Resolves "--backend" items: "cpu", "opencl" (every device), "opencl:N", "opencl:NAME-PART".
-// An empty list selects every provider. Throws gp::UsageError for unknown names.
+// Resolves "--backend" items: "cpu", "opencl" (every device), "opencl:N", "opencl:NAME-PART",
+// and for a provider that loads libraries "plugin:PATH[:N or NAME-PART]" (ids
+// "plugin:PATH:N"). An empty list selects every provider that needs no library. Throws
+// gp::UsageError for unknown names and for a library that cannot be loaded.
 std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wanted, const BackendOptions& opts);
 
 }  // namespace gp

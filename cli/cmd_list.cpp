@@ -120,29 +120,37 @@ void list_cases() {
   for (const auto& c : all_composites()) fmt::print("  {}  [{} nodes]\n", c.id, c.decl.nodes.size());
 }
 
-void list_backends(const BackendOptions& opts) {
+void print_device(const std::string& id, const DeviceEntry& e) {
+  if (!e.create) {
+    fmt::print("  {:<10} unavailable: {}\n", id, e.unavailable);
+    return;
+  }
+  std::string dtypes;
+  for (DType t : e.info.dtypes) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(t));
+  fmt::print("  {:<10} {} | driver {} | api {} | dtypes {}\n", id, e.info.name, e.info.driver, e.info.api_version,
+             dtypes);
+  for (const auto& n : e.info.notes) fmt::print("  {:<10}   {}\n", "", n);
+}
+
+// Every provider's devices; with --backend, the devices it selects (a plugin's among them).
+void list_backends(const BackendOptions& opts, const std::vector<std::string>& wanted) {
+  if (!wanted.empty()) {
+    const auto devices = select_devices(wanted, opts);  // a plugin that cannot load: one line, nothing else
+    fmt::print("backends:\n");
+    for (const auto& d : devices) print_device(d.id, d.entry);
+    return;
+  }
   fmt::print("backends:\n");
   for (const auto& p : backend_providers()) {
     auto entries = p.discover(opts);
-    for (std::size_t i = 0; i < entries.size(); ++i) {
-      const auto& e = entries[i];
-      std::string id = p.name == "cpu" ? "cpu" : p.name + ":" + std::to_string(i);
-      if (!e.create) {
-        fmt::print("  {:<10} unavailable: {}\n", p.name, e.unavailable);
-        continue;
-      }
-      std::string dtypes;
-      for (DType t : e.info.dtypes) dtypes += (dtypes.empty() ? "" : ",") + std::string(dtype_name(t));
-      fmt::print("  {:<10} {} | driver {} | api {} | dtypes {}\n", id, e.info.name, e.info.driver, e.info.api_version,
-                 dtypes);
-      for (const auto& n : e.info.notes) fmt::print("  {:<10}   {}\n", "", n);
-    }
+    for (std::size_t i = 0; i < entries.size(); ++i)
+      print_device(!entries[i].create || p.name == "cpu" ? p.name : p.name + ":" + std::to_string(i), entries[i]);
   }
 }
 
 }  // namespace
 
-int list_command(const std::string& what, const BackendOptions& opts) {
+int list_command(const std::string& what, const BackendOptions& opts, const std::vector<std::string>& backends) {
   if (what == "catalog") {
     list_catalog();
     return 0;
@@ -151,7 +159,7 @@ int list_command(const std::string& what, const BackendOptions& opts) {
     throw UsageError("unknown list '" + what + "'; valid: ops, cases, backends, catalog, all");
   if (what == "all" || what == "ops") list_ops();
   if (what == "all" || what == "cases") list_cases();
-  if (what == "all" || what == "backends") list_backends(opts);
+  if (what == "all" || what == "backends") list_backends(opts, backends);
   return 0;
 }
 

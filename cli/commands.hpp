@@ -90,7 +90,8 @@ struct OracleCommand {
   bool progress = true;
 };
 
-int list_command(const std::string& what, const BackendOptions& opts);
+// `backends`: the --backend items whose devices `list backends` shows (default: every provider's).
+int list_command(const std::string& what, const BackendOptions& opts, const std::vector<std::string>& backends);
 int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);

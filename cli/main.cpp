@@ -10,9 +10,10 @@
 namespace {
 
 void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
-  auto* b = cmd->add_option("--backend,-b", c.backends,
-                            backend_list ? "backends/devices: cpu, opencl, opencl:N, vulkan:NAME (default: all)"
-                                         : "the backend/device to use, e.g. cpu or opencl:0");
+  auto* b = cmd->add_option(
+      "--backend,-b", c.backends,
+      backend_list ? "backends/devices: cpu, opencl, opencl:N, vulkan:NAME, plugin:PATH.so[:N] (default: all)"
+                   : "the backend/device to use, e.g. cpu or opencl:0");
   b->delimiter(',');
   if (!backend_list) b->required();
   cmd->add_option("--seed,-s", c.seed, "input seed")->capture_default_str();
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
   list->add_option("what", list_what, "ops | cases | backends | all | catalog (Markdown, as docs/ops.md)")
       ->capture_default_str();
   list->add_option("--cache-dir", list_opts.cache_dir, "cache folder");
+  std::vector<std::string> list_backends;
+  list->add_option("--backend,-b", list_backends, "list only these backends/devices, e.g. plugin:PATH.so")
+      ->delimiter(',');
 
   gp::cli::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "run the parity suite and write reports");
@@ -155,7 +159,7 @@ int main(int argc, char** argv) {
   run.common.command_line = one.common.command_line = stress.common.command_line = self.common.command_line =
       command_line;
   try {
-    if (list->parsed()) return gp::cli::list_command(list_what, list_opts);
+    if (list->parsed()) return gp::cli::list_command(list_what, list_opts, list_backends);
     if (run_cmd->parsed()) return gp::cli::run_command(run);
     if (repro->parsed()) return gp::cli::repro_command(one);
     if (dump->parsed()) return gp::cli::dump_command(one);

@@ -59,7 +59,15 @@ std::vector<CheckResult> run_case_on(const Case& c, DeviceState& dev, Queue* que
     return std::vector<CheckResult>{r};
   };
   if (!unusable.empty()) return skip(unusable);
-  Support s = dev.backend->supports(c.call);
+  Support s;
+  try {
+    s = dev.backend->supports(c.call);
+  } catch (const std::exception& e) {  // a plugin's supports() may fail: an ERROR, not a SKIP
+    CheckResult r = blank_result(c, id, Direction::forward, -1, opts.seed);
+    r.verdict = Verdict::error;
+    r.reason = e.what();
+    return {r};
+  }
   if (!s.ok) return skip(s.reason);
   if (!data || !queue) return skip("reference data unavailable");
   try {

@@ -116,6 +116,7 @@ BackendProvider make_cpu_provider() {
             }
             return std::vector<DeviceEntry>{entry};
           },
+          {},
           {}};
 }
 

@@ -85,6 +85,7 @@ TEST(Tolerance, LoosenedCaseSaysWhy) {
 
 TEST(MathProfiles, EveryProviderStatesOne) {
   for (const auto& p : backend_providers()) {
+    if (p.load) continue;  // a plugin's devices each declare a profile of the others
     ASSERT_NE(p.math, nullptr) << p.name;
     EXPECT_FALSE(p.math->source().empty()) << p.name;
     for (int f = 0; f < kMathFnCount; ++f)

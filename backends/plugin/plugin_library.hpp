@@ -1,0 +1,66 @@
+// A loaded plugin library (include/gradparity/plugin.h): the dlopen handle, its checked function
+// table, and the lock its declared thread-safety contract asks the host to hold.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/error.hpp"
+#include "gradparity/plugin.h"
+
+namespace gp::plugin {
+
+// What a call touches, for the contract's locking: device-wide functions (supports, allocate,
+// queues, device info) or one queue's work.
+enum class Scope { device, queue };
+
+std::string contract_name(gp_thread_contract c);  // "serialised", "queue-per-thread", "full"
+
+class Library {
+ public:
+  // Opens PATH, checks the ABI version before reading the table, then the table itself (version,
+  // size, every function present, a known contract). Throws gp::UsageError, one line naming the
+  // path and what is wrong.
+  static std::shared_ptr<const Library> load(const std::string& path);
+  ~Library() = default;
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  const gp_plugin_api& api() const { return *api_; }
+  const std::string& path() const { return path_; }
+  std::string name() const;  // the plugin's own name, or the file name when it gives none
+
+  // Runs fn() under the lock the contract requires for a call of this scope.
+  template <typename F>
+  auto locked(Scope scope, F&& fn) const {
+    std::unique_lock lock(mutex_, std::defer_lock);
+    if (needs_lock(scope)) lock.lock();
+    return fn();
+  }
+  // Runs a fallible call under that lock; a status other than GP_OK throws gp::DeviceError
+  // naming the plugin's path, the C function, the status, the case and last_error(), which is
+  // read on this thread before the lock is released.
+  template <typename F>
+  void check(Scope scope, const char* function, const std::string& case_id, F&& fn) const {
+    std::unique_lock lock(mutex_, std::defer_lock);
+    if (needs_lock(scope)) lock.lock();
+    const gp_status s = fn();
+    if (s != GP_OK) throw failure(function, s, case_id);
+  }
+  DeviceError failure(const char* function, gp_status s, const std::string& case_id) const;
+
+ private:
+  struct Closer {
+    void operator()(void* handle) const noexcept;
+  };
+  Library(std::string path, std::unique_ptr<void, Closer> handle, const gp_plugin_api* api);
+  bool needs_lock(Scope scope) const;
+
+  std::string path_;
+  std::unique_ptr<void, Closer> handle_;
+  const gp_plugin_api* api_;
+  mutable std::mutex mutex_;
+};
+
+}  // namespace gp::plugin

@@ -1,0 +1,103 @@
+// Provider "plugin": devices of a library named on the command line (--backend
+// plugin:PATH.so[:DEVICE]), each described by the plugin and checked here: its dtypes, whether
+// it may flush subnormals, and the math profile it declares by name.
+#include <utility>
+
+#include "backends/plugin/plugin_backend.hpp"
+#include "backends/plugin/plugin_call.hpp"
+#include "backends/registry.hpp"
+
+namespace gp::plugin {
+
+namespace {
+
+constexpr const char* kCorrectlyRounded = "correctly-rounded";
+
+// A profile gradparity already has, by name: a built-in provider's ("cpu", "opencl", "vulkan")
+// or the ideal one. Undeclared means correctly rounded: a plugin gets no allowance for library
+// error it has not claimed (docs/plugins.md).
+const MathProfile& declared_profile(const Library& lib, const char* declared) {
+  const std::string name = declared && *declared ? declared : kCorrectlyRounded;
+  if (name == kCorrectlyRounded) return correctly_rounded_profile();
+  std::string known = kCorrectlyRounded;
+  for (const auto& p : backend_providers()) {
+    if (!p.math || p.load) continue;
+    if (p.name == name) return *p.math;
+    known += ", " + p.name;
+  }
+  throw UsageError("plugin " + lib.path() + ": declares math profile '" + name + "'; profiles in this build: " + known);
+}
+
+std::vector<DType> dtypes_of(std::uint32_t bits) {
+  std::vector<DType> out;
+  for (DType t : {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i32})
+    if (bits & GP_DTYPE_BIT(to_c(t))) out.push_back(t);
+  return out;
+}
+
+std::string text(const char* s) { return s ? s : ""; }
+
+DeviceInfo describe_device(const Library& lib, int index) {
+  gp_device_info c{};
+  lib.check(Scope::device, "device_info", "", [&] { return lib.api().device_info(index, &c); });
+  DeviceInfo d;
+  d.backend = "plugin";
+  d.name = text(c.name).empty() ? lib.name() + " device " + std::to_string(index) : text(c.name);
+  d.driver = text(c.driver);
+  d.api_version = text(c.api_version);
+  d.dtypes = dtypes_of(c.dtypes);
+  d.may_flush_subnormals = c.may_flush_subnormals != 0;
+  d.math = &declared_profile(lib, c.math_profile);
+  d.notes = {"plugin " + lib.name() + " (" + lib.path() + "), ABI " + std::to_string(GP_PLUGIN_ABI_VERSION) +
+                 ", thread-safety contract: " + contract_name(lib.api().threads),
+             "math profile: " + (text(c.math_profile).empty() ? std::string(kCorrectlyRounded) + " (undeclared)"
+                                                              : text(c.math_profile))};
+  if (!text(c.notes).empty()) d.notes.push_back(text(c.notes));
+  return d;
+}
+
+std::vector<DeviceEntry> load_devices(const std::string& path) {
+  const std::shared_ptr<const Library> lib = Library::load(path);
+  const std::int32_t count = lib->locked(Scope::device, [&] { return lib->api().device_count(); });
+  std::vector<DeviceEntry> entries;
+  if (count <= 0) {
+    DeviceEntry none;
+    none.info.backend = "plugin";
+    none.info.name = lib->name();
+    none.unavailable = "plugin " + path + " reports no device (device_count() = " + std::to_string(count) + ")";
+    entries.push_back(std::move(none));
+  }
+  for (int i = 0; i < count; ++i) {
+    DeviceEntry e;
+    try {
+      e.info = describe_device(*lib, i);
+    } catch (const DeviceError& err) {  // a plugin that cannot describe its device cannot be used at all
+      throw UsageError(err.what());
+    }
+    e.create = [lib, i, info = e.info] { return std::make_unique<PluginBackend>(lib, i, info); };
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
+}  // namespace
+
+}  // namespace gp::plugin
+
+namespace gp {
+
+BackendProvider make_plugin_provider() {
+  BackendProvider p;
+  p.name = "plugin";
+  p.discover = [](const BackendOptions&) {
+    DeviceEntry e;
+    e.info.backend = "plugin";
+    e.info.name = "an op library's plugin";
+    e.unavailable = "name a library: --backend plugin:PATH.so[:DEVICE] (docs/plugins.md)";
+    return std::vector<DeviceEntry>{e};
+  };
+  p.load = [](const std::string& path, const BackendOptions&) { return plugin::load_devices(path); };
+  return p;
+}
+
+}  // namespace gp

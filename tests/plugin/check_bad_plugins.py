@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""ctest plugin/bad-plugins: what a user sees for each broken plugin (tests/plugin/test_plugin.c).
+
+A plugin that cannot load (wrong ABI version, a missing symbol, a missing function): one line on
+stderr naming the plugin's path and what is wrong, exit code 2, for `run` and `list backends`.
+A plugin whose forward (or supports) returns an error: ERROR verdicts naming the plugin, the C function and
+the case; the run goes on (other ops SKIP) and the reports are written; exit code 1.
+A plugin that crashes inside forward under `stress`: each mode's child process dies, the mode is
+reported as a crash and the run goes on to write its report; exit code 1.
+Usage: check_bad_plugins.py GRADPARITY PLUGIN_DIR WORK_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+gradparity, plugins, work = sys.argv[1:4]
+failures = []
+
+
+def expect(cond, message):
+    if not cond:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def gp(*args):
+    p = subprocess.run([gradparity, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cannot_load(variant, text):
+    path = os.path.join(plugins, variant + ".so")
+    for args in (["run", "--op", "exp", "--no-progress"], ["list", "backends"]):
+        rc, out, err = gp(*args, "--backend", "plugin:" + path)
+        lines = err.strip().splitlines()
+        expect(rc == 2, f"{variant} {args[0]}: exit code {rc}, expected 2")
+        expect(len(lines) == 1 and f"plugin {path}: " in err and text in err,
+               f"{variant} {args[0]}: expected one line naming {path} and '{text}', got {err!r}")
+
+
+cannot_load("bad_abi", "plugin ABI version 2, this gradparity loads version 1")
+cannot_load("no_table", "missing symbol gradparity_plugin")
+cannot_load("null_function", "function vjp is missing from its table")
+cannot_load("does_not_exist", "cannot be loaded")
+
+# A device selector after the path: an index or a part of the device's name.
+good = os.path.join(plugins, "good.so")
+for selector in (":0", ":test plugin", ""):
+    rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + selector)
+    expect(rc == 0 and f"plugin:{good}:0 test plugin device" in out, f"good{selector}: {rc} {out!r} {err!r}")
+rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + ":7")
+expect(rc == 2 and f"no plugin:{good} device matches '7'" in err, f"good:7: {rc} {err!r}")
+
+shutil.rmtree(work, ignore_errors=True)
+erroring = os.path.join(plugins, "error_return.so")
+report = os.path.join(work, "error_return")
+rc, out, err = gp("run", "--backend", "plugin:" + erroring, "--op", "exp,tanh", "--dtype", "f32", "--no-progress",
+                  "--report-dir", report)
+expect(rc == 1, f"error_return: exit code {rc}, expected 1")
+checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if os.path.exists(
+    os.path.join(report, "parity.json")) else []
+expect(checks, "error_return: no parity.json written")
+plugin_checks = [c for c in checks if c["backend"].startswith("plugin:")]
+errors = [c for c in plugin_checks if c["verdict"] == "ERROR"]
+expect(errors and all(c["op"] == "exp" for c in errors), "error_return: exp's checks are not the ERRORs")
+for c in errors:
+    expect(f"plugin {erroring}: forward failed: GP_ERROR [case {c['case_id']}]: injected failure in forward"
+           in c["reason"], f"error_return: reason {c['reason']!r}")
+tanh = [c for c in plugin_checks if c["op"] == "tanh"]
+expect(tanh and all(c["verdict"] == "SKIP" and c["reason"] == "not implemented by plugin test: exp in f32 only"
+                    for c in tanh), "error_return: tanh did not SKIP with the plugin's reason")
+
+# supports() failing is an ERROR of the case, not a SKIP that would hide it.
+failing = os.path.join(plugins, "supports_error.so")
+rc, out, err = gp("run", "--backend", "plugin:" + failing, "--op", "exp,tanh", "--dtype", "f32", "--no-progress")
+expect(rc == 1, f"supports_error: exit code {rc}, expected 1")
+expect(f"plugin {failing}: supports failed: GP_ERROR [case exp(shape=7,dtype=f32)]: injected failure in supports"
+       in out, f"supports_error: {out[-2000:]!r}")
+
+crashing = os.path.join(plugins, "segv.so")
+report = os.path.join(work, "segv")
+rc, out, err = gp("stress", "--backend", "plugin:" + crashing, "--op", "exp", "--dtype", "f32", "--threads", "2",
+                  "--iterations", "2", "--mode", "shared,per-thread", "--mode-timeout", "30", "--no-progress",
+                  "--report-dir", report)
+expect(rc == 1, f"segv stress: exit code {rc}, expected 1")
+rows = json.load(open(os.path.join(report, "parity.json")))["stress"] if os.path.exists(
+    os.path.join(report, "parity.json")) else []
+expect(len(rows) == 2 and all(r["failed"] and r["crash"] for r in rows), f"segv stress rows: {rows}")
+print(out)
+
+if failures:
+    sys.exit(f"{len(failures)} expectation(s) failed")
+print("bad plugins: every case reported as expected")

@@ -1,0 +1,172 @@
+/* Small plugins for tests/plugin: exp in f32 only, built once per variant (-D) to be a bad
+ * plugin in one way each, or a racy one:
+ *   GP_TEST_BAD_ABI        reports ABI version GP_PLUGIN_ABI_VERSION + 1
+ *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
+ *   GP_TEST_NULL_FUNCTION  its table has no vjp
+ *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
+ *   GP_TEST_SUPPORTS_ERROR supports returns GP_ERROR with a message
+ *   GP_TEST_SEGV           forward dereferences a null pointer
+ *   GP_TEST_RACY           forward goes through one static scratch buffer: wrong under concurrent
+ *                          calls, so correct only under GP_THREADS_SERIALISED (GP_TEST_CONTRACT)
+ * C99 with -pedantic: the ABI header must compile as plain C99. */
+#include <gradparity/plugin.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef GP_TEST_CONTRACT
+#define GP_TEST_CONTRACT GP_THREADS_SERIALISED
+#endif
+
+static char error_text[128]; /* one text: the host serialises the calls that can fail */
+
+static gp_status fail(const char* text) {
+  strncpy(error_text, text, sizeof error_text - 1);
+  return GP_ERROR;
+}
+
+struct gp_buffer {
+  int64_t bytes;
+  float data[];
+};
+
+static int32_t device_count(void) { return 1; }
+
+static gp_status device_info(int32_t index, gp_device_info* out) {
+  (void)index;
+  out->name = "test plugin device";
+  out->driver = "tests/plugin/test_plugin.c";
+  out->api_version = "1";
+  out->dtypes = GP_DTYPE_BIT(GP_DTYPE_F32);
+  out->may_flush_subnormals = 0;
+  out->math_profile = "cpu";
+  out->notes = NULL;
+  return GP_OK;
+}
+
+static gp_status open_device(int32_t index, gp_device** out) {
+  (void)index;
+  *out = (gp_device*)malloc(1);
+  return *out ? GP_OK : fail("out of memory");
+}
+static void close_device(gp_device* d) { free(d); }
+
+static gp_status supports(gp_device* d, const gp_op_call* call, char* reason, size_t size) {
+  (void)d;
+#ifdef GP_TEST_SUPPORTS_ERROR
+  if (strcmp(call->op, "exp") == 0) return fail("injected failure in supports");
+#endif
+  if (strcmp(call->op, "exp") == 0 && call->dtype == GP_DTYPE_F32) return GP_OK;
+  strncpy(reason, "exp in f32 only", size - 1);
+  return GP_UNSUPPORTED;
+}
+
+static gp_status allocate(gp_device* d, gp_dtype t, int64_t bytes, gp_buffer** out) {
+  (void)d, (void)t;
+  *out = (gp_buffer*)malloc(sizeof(gp_buffer) + (size_t)bytes);
+  if (!*out) return fail("out of memory");
+  (*out)->bytes = bytes;
+  return GP_OK;
+}
+static void free_buffer(gp_device* d, gp_buffer* b) { (void)d, free(b); }
+
+static gp_status create_queue(gp_device* d, gp_queue** out) {
+  *out = (gp_queue*)d; /* commands run on the calling thread: a queue is the device */
+  return GP_OK;
+}
+static void destroy_queue(gp_device* d, gp_queue* q) { (void)d, (void)q; }
+
+static gp_status upload(gp_queue* q, gp_buffer* dst, const void* src, int64_t bytes) {
+  (void)q;
+  memcpy(dst->data, src, (size_t)bytes);
+  return GP_OK;
+}
+static gp_status download(gp_queue* q, const gp_buffer* src, void* dst, int64_t bytes) {
+  (void)q;
+  memcpy(dst, src->data, (size_t)bytes);
+  return GP_OK;
+}
+
+static int64_t count(const gp_tensor_desc* t) {
+  int64_t n = 1;
+  int32_t i;
+  for (i = 0; i < t->rank; ++i) n *= t->dims[i];
+  return n;
+}
+
+static gp_status forward(gp_queue* q, const gp_op_call* c, const gp_buffer* const* in, gp_buffer* out) {
+  int64_t i, n = count(&c->output);
+  (void)q;
+#if defined(GP_TEST_ERROR_RETURN)
+  (void)n, (void)i, (void)in, (void)out;
+  return fail("injected failure in forward");
+#elif defined(GP_TEST_SEGV)
+  (void)n, (void)i, (void)in, (void)out;
+  return *(volatile gp_status*)NULL;
+#elif defined(GP_TEST_RACY)
+  {
+    static float scratch[1 << 14];
+    if (n > (int64_t)(sizeof scratch / sizeof *scratch)) return fail("case too large for the scratch buffer");
+    for (i = 0; i < n; ++i) scratch[i] = expf(in[0]->data[i]);
+    sched_yield(); /* widen the window in which another thread overwrites the scratch */
+    for (i = 0; i < n; ++i) out->data[i] = scratch[i];
+  }
+  return GP_OK;
+#else
+  for (i = 0; i < n; ++i) out->data[i] = expf(in[0]->data[i]);
+  return GP_OK;
+#endif
+}
+
+static gp_status vjp(gp_queue* q, const gp_op_call* c, const gp_buffer* const* in, const gp_buffer* out,
+                     const gp_buffer* dout, gp_buffer* const* grads) {
+  int64_t i, n = count(&c->output);
+  (void)q, (void)in;
+  for (i = 0; i < n; ++i) grads[0]->data[i] = dout->data[i] * out->data[i];
+  return GP_OK;
+}
+
+static gp_status finish(gp_queue* q) { return (void)q, GP_OK; }
+static const char* last_error(void) { return error_text; }
+
+GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
+#ifdef GP_TEST_BAD_ABI
+  return GP_PLUGIN_ABI_VERSION + 1;
+#else
+  return GP_PLUGIN_ABI_VERSION;
+#endif
+}
+
+#ifdef GP_TEST_NO_TABLE
+#define TABLE gradparity_plugin_table
+#else
+#define TABLE gradparity_plugin
+#endif
+GP_PLUGIN_EXPORT const gp_plugin_api* TABLE(void) {
+  static gp_plugin_api api;
+  api.abi_version = GP_PLUGIN_ABI_VERSION;
+  api.struct_size = sizeof api;
+  api.name = "test";
+  api.threads = GP_TEST_CONTRACT;
+  api.device_count = device_count;
+  api.device_info = device_info;
+  api.open_device = open_device;
+  api.close_device = close_device;
+  api.supports = supports;
+  api.allocate = allocate;
+  api.free_buffer = free_buffer;
+  api.create_queue = create_queue;
+  api.destroy_queue = destroy_queue;
+  api.upload = upload;
+  api.download = download;
+  api.forward = forward;
+#ifdef GP_TEST_NULL_FUNCTION
+  (void)vjp;
+#else
+  api.vjp = vjp;
+#endif
+  api.finish = finish;
+  api.last_error = last_error;
+  return &api;
+}
