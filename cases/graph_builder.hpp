@@ -20,12 +20,12 @@ class GraphBuilder {
     const double a = 1 / std::sqrt(fan_in);
     Domain d = Domain::range(-a, a);
     d.fd_length = a;  // finite-difference steps at the parameter's own scale
-    d_.leaves.push_back({name, std::move(shape), d, true, true, false});
+    d_.leaves.push_back({name, std::move(shape), d, true, true, false, {}, 1});
     return name;
   }
   std::string data(const std::string& name, Shape shape, Domain domain, bool gradient = true) {
     const bool integral = domain.kind == Domain::Kind::class_index;
-    d_.leaves.push_back({name, std::move(shape), domain, false, gradient && !integral, integral});
+    d_.leaves.push_back({name, std::move(shape), domain, false, gradient && !integral, integral, {}, 1});
     return name;
   }
   // One-hot rows of digit (ids / divisor) % radix of the integral leaf `ids` [batch].

@@ -111,7 +111,9 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
   EXPECT_EQ(part(checks, "grad h0").verdict, Verdict::fail);
   EXPECT_EQ(part(checks, "grad W_hn").verdict, Verdict::fail);
   for (const auto& c : checks) {
-    if (c.direction == Direction::node) EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
+    if (c.direction == Direction::node) {
+      EXPECT_EQ(c.verdict, Verdict::pass) << c.part << ": " << c.reason;
+    }
   }
 }
 
