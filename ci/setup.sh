@@ -10,6 +10,7 @@ packages=(
   chromium  # tests/html: parity.html rendered in a real headless browser
   libboost-dev libmpfr-dev  # reference/oracle: MPFR through Boost.Multiprecision
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
+  libclblast-dev  # plugins/clblast, ctest plugin/clblast
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools
 )
 

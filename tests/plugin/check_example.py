@@ -9,32 +9,9 @@
    every other selected check SKIPs "not implemented by plugin minimal", nothing fails.
 """
 import argparse
-import collections
-import json
 import os
-import shutil
-import subprocess
-import sys
 
-
-def run(cmd, **kw):
-    print("+", " ".join(cmd), flush=True)
-    return subprocess.run(cmd, check=True, **kw)
-
-
-def check(cond, message):
-    if not cond:
-        sys.exit("FAIL: " + message)
-
-
-def installed_paths_are_relative(prefix, forbidden):
-    for root, _, files in os.walk(prefix):
-        for name in files:
-            path = os.path.join(root, name)
-            with open(path, "rb") as f:
-                data = f.read()
-            for bad in forbidden:
-                check(bad.encode() not in data, f"{path} names the build machine's {bad}")
+from installed import build_project, check, check_verdicts, install, list_backends, run, run_plugin
 
 
 CXX_CONSUMER = """
@@ -62,54 +39,25 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--generator", required=True)
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
-    # Installed into one folder and used from another: the package must be relocatable.
-    staging, prefix = os.path.join(a.work, "staging"), os.path.join(a.work, "prefix")
-    run(["cmake", "--install", a.build_dir, "--prefix", staging], stdout=subprocess.DEVNULL)
-    os.rename(staging, prefix)
-    installed_paths_are_relative(prefix, [os.path.realpath(a.source_dir), os.path.realpath(a.build_dir), staging])
-
+    prefix = install(a.build_dir, a.source_dir, a.work)
     example = os.path.join(a.work, "example")
-    configure = ["-G", a.generator, f"-DCMAKE_PREFIX_PATH={prefix}"]
-    run(["cmake", "-S", os.path.join(a.source_dir, "examples", "plugin-minimal"), "-B", example] + configure,
-        cwd=a.work)
-    run(["cmake", "--build", example], cwd=a.work)
+    build_project(os.path.join(a.source_dir, "examples", "plugin-minimal"), example, prefix, a.generator)
     plugin = os.path.join(example, "libgp_minimal_plugin.so")
 
     consumer = os.path.join(a.work, "consumer")
     os.makedirs(consumer)
     open(os.path.join(consumer, "CMakeLists.txt"), "w").write(CXX_CONSUMER)
     open(os.path.join(consumer, "main.cpp"), "w").write(CXX_MAIN)
-    run(["cmake", "-S", consumer, "-B", os.path.join(consumer, "build")] + configure, cwd=a.work)
-    run(["cmake", "--build", os.path.join(consumer, "build")], cwd=a.work)
+    build_project(consumer, os.path.join(consumer, "build"), prefix, a.generator)
     out = run([os.path.join(consumer, "build", "consumer")], capture_output=True, text=True).stdout
     check(out.strip() == "matmul 16x9", f"the backend_api consumer printed {out!r}")
 
     gradparity = os.path.join(prefix, "bin", "gradparity")
-    listing = run([gradparity, "list", "backends", "--backend", "plugin:" + plugin], capture_output=True,
-                  text=True).stdout
+    listing = list_backends(gradparity, plugin)
     check("thread-safety contract: full" in listing and "math profile: cpu" in listing, listing)
-    report = os.path.join(a.work, "report")
-    # Not check=True: a failing check is named from parity.json below.
-    rc = subprocess.run([gradparity, "run", "--backend", "plugin:" + plugin, "--op", "exp,add,matmul,sub,tanh",
-                         "--jobs", "2", "--no-progress", "--report-dir", report], stdout=subprocess.DEVNULL).returncode
-    checks = [c for c in json.load(open(os.path.join(report, "parity.json")))["checks"]
-              if c["backend"].startswith("plugin:")]
-    passes = collections.Counter()
-    for c in checks:
-        key = f"{c['case_id']} {c['direction']}: {c['verdict']} {c['reason']}"
-        check(c["verdict"] in ("PASS", "SKIP"), key)
-        implemented = c["op"] in ("exp", "add", "matmul") and c["dtype"] in ("f32", "f64")
-        if c["verdict"] == "PASS":
-            check(implemented, key)
-            passes[(c["op"], c["dtype"], c["direction"])] += 1
-        elif not implemented:
-            check(c["reason"].startswith("not implemented by plugin minimal"), key)
-    for op in ("exp", "add", "matmul"):
-        for dtype in ("f32", "f64"):
-            for direction in ("forward", "backward"):
-                check(passes[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check passed")
+    rc, checks = run_plugin(gradparity, plugin, ["exp", "add", "matmul", "sub", "tanh"],
+                            os.path.join(a.work, "report"))
+    passes = check_verdicts(checks, "minimal", ("exp", "add", "matmul"), ("f32", "f64"))
     check(rc == 0, f"gradparity run exited with {rc}")
     print(f"plugin-minimal: {sum(passes.values())} checks PASS, {len(checks) - sum(passes.values())} SKIP")
 

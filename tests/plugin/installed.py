@@ -1,0 +1,83 @@
+"""What the plugin tests that use the installed package share: gradparity installed into a
+temporary prefix, a plugin project built against it from outside the tree, and the verdicts of a
+run of that plugin (check_example.py, check_clblast.py)."""
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def check(cond, message):
+    if not cond:
+        sys.exit("FAIL: " + message)
+
+
+def installed_paths_are_relative(prefix, forbidden):
+    for root, _, files in os.walk(prefix):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                data = f.read()
+            for bad in forbidden:
+                check(bad.encode() not in data, f"{path} names the build machine's {bad}")
+
+
+def install(build_dir, source_dir, work):
+    """A fresh WORK with gradparity installed into WORK/staging and moved to WORK/prefix (the
+    package must be relocatable); returns the prefix."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    staging, prefix = os.path.join(work, "staging"), os.path.join(work, "prefix")
+    run(["cmake", "--install", build_dir, "--prefix", staging], stdout=subprocess.DEVNULL)
+    os.rename(staging, prefix)
+    installed_paths_are_relative(prefix, [os.path.realpath(source_dir), os.path.realpath(build_dir), staging])
+    return prefix
+
+
+def build_project(source, build, prefix, generator):
+    """Configures and builds the CMake project SOURCE into BUILD against the installed prefix."""
+    run(["cmake", "-S", source, "-B", build, "-G", generator, f"-DCMAKE_PREFIX_PATH={prefix}"], cwd=os.path.dirname(build))
+    run(["cmake", "--build", build], cwd=os.path.dirname(build))
+
+
+def list_backends(gradparity, plugin):
+    return run([gradparity, "list", "backends", "--backend", "plugin:" + plugin], capture_output=True,
+               text=True).stdout
+
+
+def run_plugin(gradparity, plugin, ops, report, extra=()):
+    """`gradparity run` of the plugin on OPS; returns its exit code and the plugin's checks."""
+    # Not check=True: a failing check is named from parity.json by check_verdicts.
+    rc = subprocess.run([gradparity, "run", "--backend", "plugin:" + plugin, "--op", ",".join(ops), "--jobs", "2",
+                         "--no-progress", "--report-dir", report, *extra], stdout=subprocess.DEVNULL).returncode
+    checks = [c for c in json.load(open(os.path.join(report, "parity.json")))["checks"]
+              if c["backend"].startswith("plugin:")]
+    return rc, checks
+
+
+def check_verdicts(checks, name, implemented_ops, dtypes):
+    """Every check of an implemented op and dtype is PASS or SKIP, and each op, dtype and direction
+    has a PASS; every other check SKIPs as not implemented by plugin NAME. Returns the PASS counts
+    by (op, dtype, direction)."""
+    passes = collections.Counter()
+    for c in checks:
+        key = f"{c['case_id']} {c['direction']}: {c['verdict']} {c['reason']}"
+        check(c["verdict"] in ("PASS", "SKIP"), key)
+        implemented = c["op"] in implemented_ops and c["dtype"] in dtypes
+        if c["verdict"] == "PASS":
+            check(implemented, key)
+            passes[(c["op"], c["dtype"], c["direction"])] += 1
+        elif not implemented:
+            check(c["reason"].startswith("not implemented by plugin " + name), key)
+    for op in implemented_ops:
+        for dtype in dtypes:
+            for direction in ("forward", "backward"):
+                check(passes[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check passed")
+    return passes
