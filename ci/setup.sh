@@ -11,6 +11,7 @@ packages=(
   libboost-dev libmpfr-dev  # reference/oracle: MPFR through Boost.Multiprecision
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools
+  libdnnl-dev  # plugins/onednn: oneDNN 2.6, verified through the plugin ABI (ctest plugin/onednn)
 )
 
 missing=()

@@ -37,6 +37,24 @@ def installed_paths_are_relative(prefix, forbidden):
                 check(bad.encode() not in data, f"{path} names the build machine's {bad}")
 
 
+def install_moved(build_dir, source_dir, work):
+    """A fresh WORK with gradparity installed into one folder and moved to WORK/prefix (returned):
+    the package must be relocatable."""
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    staging, prefix = os.path.join(work, "staging"), os.path.join(work, "prefix")
+    run(["cmake", "--install", build_dir, "--prefix", staging], stdout=subprocess.DEVNULL)
+    os.rename(staging, prefix)
+    installed_paths_are_relative(prefix, [os.path.realpath(source_dir), os.path.realpath(build_dir), staging])
+    return prefix
+
+
+def plugin_checks(report):
+    """The checks of a report that ran on a plugin backend."""
+    return [c for c in json.load(open(os.path.join(report, "parity.json")))["checks"]
+            if c["backend"].startswith("plugin:")]
+
+
 CXX_CONSUMER = """
 cmake_minimum_required(VERSION 3.25)
 project(consumer LANGUAGES CXX)
@@ -62,13 +80,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--generator", required=True)
     a = ap.parse_args()
-    shutil.rmtree(a.work, ignore_errors=True)
-    os.makedirs(a.work)
-    # Installed into one folder and used from another: the package must be relocatable.
-    staging, prefix = os.path.join(a.work, "staging"), os.path.join(a.work, "prefix")
-    run(["cmake", "--install", a.build_dir, "--prefix", staging], stdout=subprocess.DEVNULL)
-    os.rename(staging, prefix)
-    installed_paths_are_relative(prefix, [os.path.realpath(a.source_dir), os.path.realpath(a.build_dir), staging])
+    prefix = install_moved(a.build_dir, a.source_dir, a.work)
 
     example = os.path.join(a.work, "example")
     configure = ["-G", a.generator, f"-DCMAKE_PREFIX_PATH={prefix}"]
@@ -94,8 +106,7 @@ def main():
     # Not check=True: a failing check is named from parity.json below.
     rc = subprocess.run([gradparity, "run", "--backend", "plugin:" + plugin, "--op", "exp,add,matmul,sub,tanh",
                          "--jobs", "2", "--no-progress", "--report-dir", report], stdout=subprocess.DEVNULL).returncode
-    checks = [c for c in json.load(open(os.path.join(report, "parity.json")))["checks"]
-              if c["backend"].startswith("plugin:")]
+    checks = plugin_checks(report)
     passes = collections.Counter()
     for c in checks:
         key = f"{c['case_id']} {c['direction']}: {c['verdict']} {c['reason']}"

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""ctest plugin/onednn: plugins/onednn built against an installed gradparity and run on its ops.
+
+gradparity is installed into a temporary prefix (check_example.install_moved), plugins/onednn is
+configured and built from outside the tree against it (find_package(gradparity CONFIG) and
+oneDNN's own package), and the installed gradparity runs the plugin with a fixed seed on the ops
+it maps. Required: no ERROR; every mapped op PASSes forward and backward in f32 and bf16 (the
+dtypes oneDNN runs), other dtypes SKIP; the FAILs are exactly KNOWN_FINDINGS, each one explained
+in docs/plugins-onednn.md (a finding that goes away or a new FAIL both fail this test).
+"""
+import argparse
+import collections
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from check_example import check, install_moved, plugin_checks, run  # noqa: E402
+
+OPS = ["exp", "log", "sqrt", "tanh", "sigmoid", "elu", "gelu", "relu", "leaky_relu", "square", "abs", "softplus",
+       "silu", "softmax", "log_softmax", "matmul", "linear", "add", "sub", "mul", "div", "maximum", "minimum"]
+# "case_id direction": each a oneDNN behaviour documented in docs/plugins-onednn.md.
+KNOWN_FINDINGS = set()
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-dir", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--generator", required=True)
+    a = ap.parse_args()
+    prefix = install_moved(a.build_dir, a.source_dir, a.work)
+    build = os.path.join(a.work, "onednn")
+    run(["cmake", "-S", os.path.join(a.source_dir, "plugins", "onednn"), "-B", build, "-G", a.generator,
+         f"-DCMAKE_PREFIX_PATH={prefix}"], cwd=a.work)
+    run(["cmake", "--build", build], cwd=a.work)
+    plugin = "plugin:" + os.path.join(build, "libgp_onednn.so")
+
+    report = os.path.join(a.work, "report")
+    # Not check=True: the failing checks are named from parity.json below.
+    subprocess.run([os.path.join(prefix, "bin", "gradparity"), "run", "--backend", plugin, "--op", ",".join(OPS),
+                    "--seed", "1", "--jobs", "2", "--no-progress", "--report-dir", report], stdout=subprocess.DEVNULL)
+    checks = plugin_checks(report)
+    passes, fails = collections.Counter(), set()
+    for c in checks:
+        key = f"{c['case_id']} {c['direction']}"
+        check(c["verdict"] != "ERROR", f"{key}: ERROR {c['reason']}")
+        if c["verdict"] == "FAIL":
+            fails.add(key)
+        if c["verdict"] == "PASS":
+            passes[(c["op"], c["dtype"], c["direction"])] += 1
+        if c["verdict"] == "SKIP" and c["dtype"] in ("f32", "bf16"):
+            sys.exit(f"FAIL: {key} skipped: {c['reason']}")
+    check(not fails - KNOWN_FINDINGS, "new FAILs: " + ", ".join(sorted(fails - KNOWN_FINDINGS)))
+    check(not KNOWN_FINDINGS - fails, "known findings that now pass: " + ", ".join(sorted(KNOWN_FINDINGS - fails)))
+    dtypes = {c["dtype"] for c in checks if c["op"] == "matmul"}
+    for op in OPS:
+        for dtype in ("f32", "bf16"):
+            if dtype not in {c["dtype"] for c in checks if c["op"] == op}:
+                continue  # the catalog has no such case (matmul and linear are f32/f64)
+            for direction in ("forward", "backward"):
+                check(passes[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check passed")
+    check("f32" in dtypes, "no matmul f32 case ran")
+    print(f"onednn: {sum(passes.values())} PASS, {len(fails)} known FAIL, {len(checks)} checks")
+
+
+if __name__ == "__main__":
+    main()
