@@ -61,17 +61,32 @@ memory full_input0(const Exec& e, Scratch& scratch) {
   return scratch.mem;
 }
 
-// grad = the sum of `full` over input k's broadcast dimensions, in the call's dtype.
+// grad = the sum of `full` (f32) over input k's broadcast dimensions, in the call's dtype. The
+// sum is taken in f32 and converted after: oneDNN 2.6 has no f32-to-bf16 reduction.
 void reduce_into(const Exec& e, const memory& full, int k, void* grad) {
-  const memory target = input(e, k);
-  const memory dst = wrap(e, target.get_desc(), grad);
-  if (aligned_dims(e.call, k) == dims_of(e.call.output)) {
-    dnnl::reorder(full, dst).execute(e.stream, {{DNNL_ARG_FROM, full}, {DNNL_ARG_TO, dst}});
-    return;
+  const memory::desc target = input(e, k).get_desc();
+  const memory dst = wrap(e, target, grad);
+  memory sum = full;
+  std::vector<float> storage;
+  if (aligned_dims(e.call, k) != dims_of(e.call.output)) {
+    const memory::desc sum_desc = plain_desc(target.dims(), GP_DTYPE_F32);
+    storage.resize(sum_desc.get_size() / sizeof(float));
+    sum = wrap(e, sum_desc, storage.data());
+    const dnnl::reduction::primitive_desc pd({algorithm::reduction_sum, full.get_desc(), sum_desc, 0.f, 0.f}, e.engine);
+    dnnl::reduction(pd).execute(e.stream, {{DNNL_ARG_SRC, full}, {DNNL_ARG_DST, sum}});
   }
-  const dnnl::reduction::primitive_desc pd({algorithm::reduction_sum, full.get_desc(), target.get_desc(), 0.f, 0.f},
-                                           e.engine);
-  dnnl::reduction(pd).execute(e.stream, {{DNNL_ARG_SRC, full}, {DNNL_ARG_DST, dst}});
+  dnnl::reorder(sum, dst).execute(e.stream, {{DNNL_ARG_FROM, sum}, {DNNL_ARG_TO, dst}});
+}
+
+// `m` in f32: itself, or converted into `storage`. oneDNN 2.6's binary takes an f32 and a bf16
+// source together in neither order, so the gradient's products run on f32 copies.
+memory as_f32(const Exec& e, const memory& m, std::vector<float>& storage) {
+  if (m.get_desc().data_type() == memory::data_type::f32) return m;
+  const memory::desc f32 = plain_desc(m.get_desc().dims(), GP_DTYPE_F32);
+  storage.resize(f32.get_size() / sizeof(float));
+  const memory copy = wrap(e, f32, storage.data());
+  dnnl::reorder(m, copy).execute(e.stream, {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, copy}});
+  return copy;
 }
 
 void forward(const Exec& e, void* out) {
@@ -83,9 +98,10 @@ void forward(const Exec& e, void* out) {
 void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
   const std::string_view op = e.call.op;
   const memory::desc full_desc = plain_desc(e.call.output, e.call.dtype);
-  const memory g = wrap(e, full_desc, dout);
+  std::vector<float> g32, x32, y32, out32;
   Scratch x_full(e), gx(e), gy(e);
-  const memory x = full_input0(e, x_full), y = input(e, 1);
+  const memory g = as_f32(e, wrap(e, full_desc, dout), g32), y = as_f32(e, input(e, 1), y32),
+               x = as_f32(e, full_input0(e, x_full), x32);
   if (op == "add" || op == "sub") {
     binary(e, algorithm::binary_add, gx.mem, g, gx.mem);
     binary(e, op == "add" ? algorithm::binary_add : algorithm::binary_sub, gy.mem, g, gy.mem);
@@ -94,7 +110,7 @@ void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
     binary(e, algorithm::binary_mul, g, x, gy.mem);
   } else if (op == "div") {
     binary(e, algorithm::binary_div, g, y, gx.mem);
-    binary(e, algorithm::binary_mul, g, wrap(e, full_desc, out), gy.mem);
+    binary(e, algorithm::binary_mul, g, as_f32(e, wrap(e, full_desc, out), out32), gy.mem);
     binary(e, algorithm::binary_div, gy.mem, y, gy.mem);
     Scratch zero(e);
     binary(e, algorithm::binary_sub, zero.mem, gy.mem, gy.mem);
