@@ -12,6 +12,7 @@ packages=(
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libclblast-dev  # plugins/clblast, ctest plugin/clblast
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools
+  libdnnl-dev  # plugins/onednn: oneDNN 2.6, verified through the plugin ABI (ctest plugin/onednn)
 )
 
 missing=()

@@ -1,0 +1,56 @@
+// The op families the oneDNN plugin maps onto oneDNN primitives, behind one interface: each
+// family says whether it has an op (with the reason when it cannot run a call), and runs forward
+// and VJP on the CPU engine over host buffers. plugin_table.cpp is the C ABI around them.
+#pragma once
+
+#include <gradparity/plugin.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <string>
+
+namespace gp_onednn {
+
+// What one forward or VJP call gets: the engine and stream of its device and queue, the call,
+// and raw host pointers (inputs in call order; grads[k] null when input k gets no gradient).
+struct Exec {
+  const dnnl::engine& engine;
+  dnnl::stream& stream;
+  const gp_op_call& call;
+  const void* const* inputs;
+};
+
+struct Family {
+  // Whether this family maps the op at all.
+  bool (*has)(const char* op);
+  // Empty when the call can run; otherwise why not (SKIP reason). Runs after `has`.
+  std::optional<std::string> (*cannot_run)(const dnnl::engine&, const gp_op_call&);
+  void (*forward)(const Exec&, void* out);
+  void (*vjp)(const Exec&, const void* out, const void* dout, void* const* grads);
+};
+
+extern const Family eltwise_family;
+extern const Family softmax_family;
+extern const Family matmul_family;  // matmul and linear
+extern const Family binary_family;
+
+// oneDNN's data type for a gradparity dtype (f32, bf16), or undef when oneDNN's CPU engine lacks it.
+dnnl::memory::data_type data_type(gp_dtype dtype);
+// A dense row-major descriptor of `dims`, rank 0 as [1].
+dnnl::memory::desc plain_desc(const gp_tensor_desc& t, gp_dtype dtype);
+dnnl::memory::desc plain_desc(const dnnl::memory::dims& dims, gp_dtype dtype);
+dnnl::memory::dims dims_of(const gp_tensor_desc& t);
+// Wraps a host pointer (never owned) as oneDNN memory.
+dnnl::memory wrap(const Exec& e, const dnnl::memory::desc& desc, const void* data);
+// Tries to build a primitive descriptor; the reason oneDNN gives when it has no implementation.
+std::optional<std::string> creation_failure(const auto& make) {
+  try {
+    make();
+    return std::nullopt;
+  } catch (const dnnl::error& err) {
+    return std::string("oneDNN has no implementation: ") + err.what();
+  }
+}
+bool op_is(const gp_op_call& call, const char* name);
+
+}  // namespace gp_onednn
