@@ -24,11 +24,9 @@ namespace gp {
 // loss with respect to each tensor on a path to it. With bounds, `err` is filled.
 struct GraphTensors {
   std::map<std::string, ref::RefTensor> value, grad;
-  // The loss's error bound weighted by the gradient: sum over every node output v and element i
-  // of |dL/dv_i| times the node's own error there (its roundings and library budgets at the
-  // reference's inputs). First order, this is the loss's error with the graph's real Jacobian;
-  // the path-by-path propagation in value[loss].err counts every route through a fan-out
-  // separately and grows with their number (a GRU's state feeds four products per step).
+  // The loss's error bound: the smaller of the gradient-weighted worst case (sum over every node
+  // output v and element i of |dL/dv_i| times the node's own error there) and the probes' bound
+  // through the graph's Jacobian (composite_bound.cpp); equal to value[loss].err after bounded().
   ref::ErrorBound loss_err;
 };
 
