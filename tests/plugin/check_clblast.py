@@ -9,23 +9,13 @@ the opencl math profile. f32 only: PoCL compiles each CLBlast program on first u
 for the f32 ones on the 2-core CI machine, then cached in POCL_CACHE_DIR), and f64 runs the same
 template code; docs/plugins-clblast.md has the run of both dtypes.
 """
-import argparse
 import os
 
-from installed import build_project, check, check_verdicts, install, list_backends, run_plugin
+from installed import check, check_verdicts, installed_plugin, list_backends, run_plugin
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--generator", required=True)
-    a = ap.parse_args()
-    prefix = install(a.build_dir, a.source_dir, a.work)
-    build = os.path.join(a.work, "clblast")
-    build_project(os.path.join(a.source_dir, "plugins", "clblast"), build, prefix, a.generator)
-    plugin = os.path.join(build, "libgp_clblast.so")
+    a, prefix, plugin = installed_plugin(os.path.join("plugins", "clblast"), "libgp_clblast.so")
 
     gradparity = os.path.join(prefix, "bin", "gradparity")
     listing = list_backends(gradparity, plugin)

@@ -8,10 +8,9 @@
 3. The installed gradparity runs the plugin: its ops (exp, add, matmul in f32 and f64) PASS,
    every other selected check SKIPs "not implemented by plugin minimal", nothing fails.
 """
-import argparse
 import os
 
-from installed import build_project, check, check_verdicts, install, list_backends, run, run_plugin
+from installed import build_project, check, check_verdicts, installed_plugin, list_backends, run, run_plugin
 
 
 CXX_CONSUMER = """
@@ -33,16 +32,7 @@ int main() {
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--generator", required=True)
-    a = ap.parse_args()
-    prefix = install(a.build_dir, a.source_dir, a.work)
-    example = os.path.join(a.work, "example")
-    build_project(os.path.join(a.source_dir, "examples", "plugin-minimal"), example, prefix, a.generator)
-    plugin = os.path.join(example, "libgp_minimal_plugin.so")
+    a, prefix, plugin = installed_plugin(os.path.join("examples", "plugin-minimal"), "libgp_minimal_plugin.so")
 
     consumer = os.path.join(a.work, "consumer")
     os.makedirs(consumer)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ctest plugin/onednn: plugins/onednn built against an installed gradparity and run on its ops.
 
-gradparity is installed into a temporary prefix (installed.install), plugins/onednn is
+gradparity is installed into a temporary prefix (installed.installed_plugin), plugins/onednn is
 configured and built from outside the tree against it (find_package(gradparity CONFIG) and
 oneDNN's own package), and the installed gradparity runs the plugin with a fixed seed on the ops
 it maps. Required: no ERROR; every mapped op runs (PASS or FAIL, no SKIP) forward and backward
@@ -9,15 +9,12 @@ in f32 and bf16 (the dtypes oneDNN runs) wherever the catalog has cases; the FAI
 KNOWN_FINDINGS, each explained in docs/plugins-onednn.md (a finding that goes away or a new FAIL
 both fail this test).
 """
-import argparse
 import collections
-import json
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from installed import check, install, run  # noqa: E402
+from installed import check, installed_plugin, run_plugin  # noqa: E402
 
 OPS = ["exp", "log", "sqrt", "tanh", "sigmoid", "elu", "gelu", "relu", "leaky_relu", "square", "abs", "softplus",
        "silu", "softmax", "log_softmax", "matmul", "linear", "add", "sub", "mul", "div", "maximum", "minimum"]
@@ -125,31 +122,10 @@ FINDINGS = {
 KNOWN_FINDINGS = {key for keys in FINDINGS.values() for key in keys}
 
 
-def plugin_checks(report):
-    """The checks of a report that ran on a plugin backend."""
-    return [c for c in json.load(open(os.path.join(report, "parity.json")))["checks"]
-            if c["backend"].startswith("plugin:")]
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build-dir", required=True)
-    ap.add_argument("--source-dir", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--generator", required=True)
-    a = ap.parse_args()
-    prefix = install(a.build_dir, a.source_dir, a.work)
-    build = os.path.join(a.work, "onednn")
-    run(["cmake", "-S", os.path.join(a.source_dir, "plugins", "onednn"), "-B", build, "-G", a.generator,
-         f"-DCMAKE_PREFIX_PATH={prefix}"], cwd=a.work)
-    run(["cmake", "--build", build], cwd=a.work)
-    plugin = "plugin:" + os.path.join(build, "libgp_onednn.so")
-
-    report = os.path.join(a.work, "report")
-    # Not check=True: the failing checks are named from parity.json below.
-    subprocess.run([os.path.join(prefix, "bin", "gradparity"), "run", "--backend", plugin, "--op", ",".join(OPS),
-                    "--seed", "1", "--jobs", "2", "--no-progress", "--report-dir", report], stdout=subprocess.DEVNULL)
-    checks = plugin_checks(report)
+    a, prefix, plugin = installed_plugin(os.path.join("plugins", "onednn"), "libgp_onednn.so")
+    _, checks = run_plugin(os.path.join(prefix, "bin", "gradparity"), plugin, OPS, os.path.join(a.work, "report"),
+                           ["--seed", "1"])
     ran, passes, fails = collections.Counter(), 0, set()
     for c in checks:
         key = f"{c['case_id']} {c['direction']}"

@@ -1,6 +1,7 @@
 """What the plugin tests that use the installed package share: gradparity installed into a
 temporary prefix, a plugin project built against it from outside the tree, and the verdicts of a
-run of that plugin (check_example.py, check_clblast.py)."""
+run of that plugin (check_example.py, check_clblast.py, check_onednn.py)."""
+import argparse
 import collections
 import json
 import os
@@ -45,6 +46,20 @@ def build_project(source, build, prefix, generator):
     """Configures and builds the CMake project SOURCE into BUILD against the installed prefix."""
     run(["cmake", "-S", source, "-B", build, "-G", generator, f"-DCMAKE_PREFIX_PATH={prefix}"], cwd=os.path.dirname(build))
     run(["cmake", "--build", build], cwd=os.path.dirname(build))
+
+
+def installed_plugin(project, library):
+    """The tests' common start: their arguments parsed, gradparity installed into --work, the
+    plugin PROJECT (a path under the source tree) built against it. Returns the arguments, the
+    prefix and the plugin library's path."""
+    ap = argparse.ArgumentParser()
+    for arg in ("--build-dir", "--source-dir", "--work", "--generator"):
+        ap.add_argument(arg, required=True)
+    a = ap.parse_args()
+    prefix = install(a.build_dir, a.source_dir, a.work)
+    build = os.path.join(a.work, os.path.basename(project))
+    build_project(os.path.join(a.source_dir, project), build, prefix, a.generator)
+    return a, prefix, os.path.join(build, library)
 
 
 def list_backends(gradparity, plugin):
