@@ -95,16 +95,14 @@ auto& tensor(Graph& t, const Checked& k) {
   return k.gradient ? t.grad.at(k.name) : t.value.at(k.name);
 }
 
-// min(worst, lambda * kProbeSafety * rms) in the tolerance's terms (tolerance.hpp): with det and
-// spec zero, the bound is (1 + r) min(kFormulation acc, lambda prob).
-ref::ErrorBound tightened(const ref::ErrorBound& worst, long double rms) {
+}  // namespace
+
+ref::ErrorBound probe_error_bound(long double worst, long double rms, double safety) {
   ref::ErrorBound e;
-  e.acc = propagated_error(worst) / (1 + static_cast<long double>(kReferenceShare)) / kFormulation;
-  e.prob = kProbeSafety * rms;
+  e.acc = worst / (1 + static_cast<long double>(kReferenceShare)) / kFormulation;
+  e.prob = safety * rms;
   return e;
 }
-
-}  // namespace
 
 void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
                                GraphTensors& bounded, const MathProfile* profile, bool flush) {
@@ -127,7 +125,8 @@ void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTen
   bounded.value.at(c.decl.loss).err.assign(1, bounded.loss_err);
   for (std::size_t t = 0; t < names.size(); ++t) {
     auto& err = tensor(bounded, names[t]).err;
-    for (std::size_t j = 0; j < err.size(); ++j) err[j] = tightened(err[j], std::sqrt(squares[t][j] / kProbes));
+    for (std::size_t j = 0; j < err.size(); ++j)
+      err[j] = probe_error_bound(propagated_error(err[j]), std::sqrt(squares[t][j] / kProbes), kProbeSafety);
   }
   bounded.loss_err = bounded.value.at(c.decl.loss).err.at(0);
 }

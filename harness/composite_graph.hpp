@@ -42,6 +42,10 @@ using LocalBounds = std::vector<std::vector<Radii>>;
 NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local);
 NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
 
+// min(worst, lambda * safety * rms) in the tolerance's terms (tolerance.hpp): with det and spec
+// zero, the bound is (1 + r) min(kFormulation acc, lambda prob). `worst` may be infinite.
+ref::ErrorBound probe_error_bound(long double worst, long double rms, double safety);
+
 // Replaces the path-by-path bounds of the output, the loss and the leaf gradients in `bounded`
 // (and loss_err) by the smaller first-order bound through the graph's Jacobian, estimated with
 // random probes of every node's own error (composite_bound.cpp).

@@ -90,10 +90,7 @@ TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefT
 }
 
 ref::ErrorBound probe_error(long double rms) {
-  ref::ErrorBound e;
-  e.acc = std::numeric_limits<long double>::infinity();
-  e.prob = kTrainingProbeSafety * rms;
-  return e;
+  return probe_error_bound(std::numeric_limits<long double>::infinity(), rms, kTrainingProbeSafety);
 }
 
 // The first element whose error exceeds its bound; -1 if none.
@@ -162,8 +159,10 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
       bound_trajectory(c, leaves, exact, backend.info().math, backend.info().may_flush_subnormals);
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);
-  const std::string how = "bound through the steps: 5.5 x " + std::to_string(kTrainingProbes) +
-                          " probes' root mean square x 2; " + amplification_text(b.amplification);
+  char how_text[120];
+  std::snprintf(how_text, sizeof how_text, "bound through the steps: %g x %d probes' root mean square x %g; ", kLambda,
+                kTrainingProbes, kTrainingProbeSafety);
+  const std::string how = how_text + amplification_text(b.amplification);
   const auto steps = static_cast<std::int64_t>(exact.loss.size());
   std::vector<CheckResult> out;
   ref::RefTensor loss;
