@@ -101,6 +101,9 @@ struct DeviceEntry {
   DeviceInfo info;
   std::function<std::unique_ptr<Backend>()> create;
   std::string unavailable;
+  // Code gradparity did not build (a plugin) may crash the process it runs in: `run` then runs
+  // this device's cases in a child process, so that a crash is one case's ERROR.
+  bool run_in_child = false;
 };
 
 // Options every provider may honour.

@@ -2,10 +2,14 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <map>
 #include <set>
 
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
+#include "cli/isolated_run.hpp"
 #include "reports/junit_report.hpp"
 #include "reports/summary.hpp"
 
@@ -56,6 +60,7 @@ int run_command(const RunCommand& cmd) {
     fmt::print(stderr, "note: {} is unavailable: {} (its cases SKIP)\n", d.id, d.entry.unavailable);
   }
 
+  const auto t0 = std::chrono::steady_clock::now();
   RunOptions opts;
   opts.seed = cmd.common.seed;
   opts.numerical = cmd.common.numerical;
@@ -65,7 +70,21 @@ int run_command(const RunCommand& cmd) {
   InterruptGuard interrupt;
   opts.stop = &InterruptGuard::flag();
 
-  RunReport report = run_parity(cases, devices, opts, composites);
+  // A plugin's device runs in child processes (cli/isolated_run.hpp), after the rest.
+  std::vector<SelectedDevice> in_process, in_child;
+  for (const auto& d : devices)
+    (cmd.isolate && d.entry.run_in_child && d.entry.create ? in_child : in_process).push_back(d);
+  RunReport report = run_parity(cases, in_process, opts, composites);
+  if (!in_child.empty()) {
+    std::map<std::string, std::size_t> order;  // a case's checks stay together, in selection order
+    for (const Case* c : cases) order.emplace(c->id, order.size());
+    for (const Composite* c : composites) order.emplace(c->id, order.size());
+    for (const auto& d : in_child)
+      for (auto& r : run_device_in_child(cmd, d, cases, composites)) report.checks.push_back(std::move(r));
+    std::stable_sort(report.checks.begin(), report.checks.end(),
+                     [&](const CheckResult& a, const CheckResult& b) { return order[a.case_id] < order[b.case_id]; });
+    report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
   double wall = report.meta.wall_seconds;
   ReferenceAccuracy accuracy = report.meta.reference_accuracy;
   report.meta = make_metadata(cmd.common);

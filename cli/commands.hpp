@@ -32,6 +32,10 @@ struct RunCommand {
   bool reference_checks = true;
   std::string junit;               // --junit FILE
   bool allow_unavailable = false;  // --allow-unavailable: a named backend may be unavailable
+  bool isolate = true;             // !--no-isolate: run a plugin device's cases in a child process
+  double case_timeout = 900;       // --case-timeout: seconds one isolated case may take
+  std::string child_cases;         // run-child --cases FILE: the ids to run, one per line
+  std::string child_out;           // run-child --out-dir DIR: where its trace goes
 };
 
 // `gradparity merge SHARD_DIR... --report-dir OUT`
@@ -106,6 +110,7 @@ int dump_composite(const OneCaseCommand& cmd, const Composite& c);
 int dump_command(const OneCaseCommand& cmd);
 int stress_command(const StressCommand& cmd);
 int stress_child_command(const StressCommand& cmd);  // one device x mode, in this process
+int run_child_command(const RunCommand& cmd);        // a plugin device's cases, for `run` (isolated_run.hpp)
 int merge_command(const MergeCommand& cmd);
 int compare_command(const CompareCommand& cmd);
 int oracle_command(const OracleCommand& cmd);

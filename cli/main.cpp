@@ -56,6 +56,17 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "run the parity suite and write reports");
   add_common(run_cmd, run.common, true);
   add_selection(run_cmd, run.selection);
+  run_cmd->add_flag("!--no-isolate", run.isolate,
+                    "run a plugin's cases in this process (by default a child process runs them, so that a crash is "
+                    "one case's ERROR)");
+  run_cmd->add_option("--case-timeout", run.case_timeout, "seconds a plugin's case may run before it is killed")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
+  auto* run_child = app.add_subcommand("run-child", "")->group("");  // hidden: a plugin device's cases, by `run`
+  add_common(run_child, run.common, true);
+  run_child->add_option("--cases", run.child_cases, "case ids, one per line")->required();
+  run_child->add_option("--out-dir", run.child_out, "trace folder")->required();
+  run_child->add_flag("!--no-progress", run.progress, "no progress output");
   run_cmd->add_option("--shard", run.shard, "run shard I of N (1-based), e.g. 2/4");
   run_cmd->add_option("--report-dir", run.report_dir,
                       "write DIR/parity.md (summary), parity-details.md, parity.json and parity.html");
@@ -161,6 +172,7 @@ int main(int argc, char** argv) {
   try {
     if (list->parsed()) return gp::cli::list_command(list_what, list_opts, list_backends);
     if (run_cmd->parsed()) return gp::cli::run_command(run);
+    if (run_child->parsed()) return gp::cli::run_child_command(run);
     if (repro->parsed()) return gp::cli::repro_command(one);
     if (dump->parsed()) return gp::cli::dump_command(one);
     if (stress_cmd->parsed()) return gp::cli::stress_command(stress);

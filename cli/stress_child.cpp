@@ -1,17 +1,8 @@
 #include "cli/stress_child.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
-#include <thread>
 
+#include "cli/child_process.hpp"
 #include "core/error.hpp"
 #include "harness/stress.hpp"
 #include "reports/file_io.hpp"
@@ -47,28 +38,6 @@ std::vector<std::string> child_args(const StressCommand& cmd, const std::string&
   return a;
 }
 
-std::string self_executable() {
-  std::error_code ec;
-  auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec) throw Error("stress: cannot find the gradparity executable (/proc/self/exe): " + ec.message());
-  return p.string();
-}
-
-std::string signal_text(int sig) {
-  const char* abbrev = sigabbrev_np(sig);
-  return "signal " + std::to_string(sig) + (abbrev ? std::string(" (SIG") + abbrev + ")" : "");
-}
-
-// A unique, empty result file for the child; removed by the caller.
-std::string make_result_file() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/gradparity-stress-XXXXXX";
-  int fd = mkstemp(pattern.data());
-  if (fd < 0) throw Error("stress: cannot create a temporary file " + pattern + ": " + std::strerror(errno));
-  close(fd);
-  return pattern;
-}
-
 }  // namespace
 
 StressResult run_mode_in_child(const StressCommand& cmd, const std::string& device_id, const std::string& mode,
@@ -77,39 +46,11 @@ StressResult run_mode_in_child(const StressCommand& cmd, const std::string& devi
   r.backend = device_id;
   r.mode = mode;
   r.inject = cmd.inject;
-  const std::string out_file = make_result_file();
-  const std::string exe = self_executable();
-  const std::vector<std::string> args = child_args(cmd, device_id, mode, out_file);
-  // argv is built before fork: between fork and exec only async-signal-safe calls are allowed
-  // (driver threads of the parent may hold locks).
-  std::vector<char*> argv;
-  for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
-  argv.push_back(nullptr);
-
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) throw Error(std::string("stress: fork failed: ") + std::strerror(errno));
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed parent leaves no stress child behind
-    if (getppid() != parent) _exit(127);
-    execv(exe.c_str(), argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  bool timed_out = false;
-  for (;;) {
-    const pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!timed_out && elapsed > timeout_s) {
-      kill(pid, SIGKILL);
-      timed_out = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string out_file = make_temp_path("stress", false);
+  const ChildExit exit = run_self(child_args(cmd, device_id, mode, out_file), [&](double elapsed) {
+    return elapsed > timeout_s ? "timeout after " + std::to_string(static_cast<int>(timeout_s)) + " s (killed)"
+                               : std::string();
+  });
 
   bool have_result = false;
   try {
@@ -124,14 +65,12 @@ StressResult run_mode_in_child(const StressCommand& cmd, const std::string& devi
   std::error_code ec;
   std::filesystem::remove(out_file, ec);
 
-  if (timed_out) {
-    r.crash = "timeout after " + std::to_string(static_cast<int>(timeout_s)) + " s (killed)";
-  } else if (WIFSIGNALED(status)) {
-    r.crash = signal_text(WTERMSIG(status)) + (have_result ? " after writing its result" : "");
-  } else if (WIFEXITED(status) && !have_result) {
-    r.crash = "exit code " + std::to_string(WEXITSTATUS(status)) + " without a result";
+  if (exit.signal != 0) {
+    r.crash = exit.describe() + (have_result && exit.killed.empty() ? " after writing its result" : "");
+  } else if (!have_result) {
+    r.crash = exit.describe() + " without a result";
   }
-  if (!have_result) r.time_s = elapsed;
+  if (!have_result) r.time_s = exit.seconds;
   return r;
 }
 

@@ -239,11 +239,14 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
     for (std::size_t i; !stopped() && (i = next++) < items;) {
       if (i >= cases.size()) {
         const Composite& m = *composites[i - cases.size()];
+        if (opts.on_item_start) opts.on_item_start(m.id);
         per_case[i] = run_composite(m, states, queues, opts);
+        if (opts.on_item_done) opts.on_item_done(m.id, per_case[i]);
         report_progress(m.id);
         continue;
       }
       const Case& c = *cases[i];
+      if (opts.on_item_start) opts.on_item_start(c.id);
       std::vector<CheckResult>& out = per_case[i];
       std::unique_ptr<ReferenceData> data;
       try {
@@ -267,6 +270,7 @@ RunReport run_parity(const std::vector<const Case*>& cases, const std::vector<Se
       }
       for (std::size_t d = 0; d < states.size(); ++d)
         for (auto& r : run_case_on(c, *states[d], queues[d].get(), data.get(), opts)) out.push_back(std::move(r));
+      if (opts.on_item_done) opts.on_item_done(c.id, out);
       report_progress(c.id);
     }
   };

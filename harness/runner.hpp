@@ -40,6 +40,10 @@ struct RunOptions {
   // When set and it becomes true (a SIGINT), workers start no further case: the cases in
   // progress finish and the report holds every case finished so far.
   const std::atomic<bool>* stop = nullptr;
+  // Called by the worker before and after each case or composite, e.g. to leave a trace that a
+  // parent process reads after a crash (cli/isolated_run.cpp). With jobs > 1 from several threads.
+  std::function<void(const std::string& id)> on_item_start;
+  std::function<void(const std::string& id, const std::vector<CheckResult>& checks)> on_item_done;
 };
 
 // Runs every selected case on every selected device. A device that cannot be used gives one

@@ -75,6 +75,7 @@ std::vector<DeviceEntry> load_devices(const std::string& path) {
       throw UsageError(err.what());
     }
     e.create = [lib, i, info = e.info] { return std::make_unique<PluginBackend>(lib, i, info); };
+    e.run_in_child = true;
     entries.push_back(std::move(e));
   }
   return entries;

@@ -5,8 +5,12 @@ A plugin that cannot load (wrong ABI version, a missing symbol, a missing functi
 stderr naming the plugin's path and what is wrong, exit code 2, for `run` and `list backends`.
 A plugin whose forward (or supports) returns an error: ERROR verdicts naming the plugin, the C function and
 the case; the run goes on (other ops SKIP) and the reports are written; exit code 1.
-A plugin that crashes inside forward under `stress`: each mode's child process dies, the mode is
-reported as a crash and the run goes on to write its report; exit code 1.
+A plugin that crashes inside forward (on one shape): under `run`, the child process running the
+plugin's cases dies, that case is an ERROR naming the signal, the other cases run in a new child
+and PASS, the reports are written, exit code 1 (with --no-isolate the process dies instead); under
+`stress`, each mode's child process dies, the mode is reported as a crash, exit code 1.
+A plugin that hangs in forward (on one shape) under `run`: its child is killed after --case-timeout
+without progress, that case is an ERROR saying so, the others PASS, exit code 1.
 Usage: check_bad_plugins.py GRADPARITY PLUGIN_DIR WORK_DIR
 """
 import json
@@ -80,6 +84,34 @@ expect(f"plugin {failing}: supports failed: GP_ERROR [case exp(shape=7,dtype=f32
        in out, f"supports_error: {out[-2000:]!r}")
 
 crashing = os.path.join(plugins, "segv.so")
+report = os.path.join(work, "segv-run")
+rc, out, err = gp("run", "--backend", "plugin:" + crashing, "--op", "exp,tanh", "--dtype", "f32", "--no-progress",
+                  "--report-dir", report)
+expect(rc == 1, f"segv run: exit code {rc}, expected 1; stderr {err[-2000:]!r}")
+checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if os.path.exists(
+    os.path.join(report, "parity.json")) else []
+expect(checks, "segv run: no parity.json written")
+plugin_checks = [c for c in checks if c["backend"].startswith("plugin:")]
+crashed = [c for c in plugin_checks if c["verdict"] == "ERROR"]
+expect(len(crashed) == 1 and crashed[0]["case_id"] == "exp(shape=7,dtype=f32)"
+       and "signal 11 (SIGSEGV) during this case" in crashed[0]["reason"], f"segv run: ERRORs {crashed}")
+later = [c for c in plugin_checks if c["op"] == "exp" and c["case_id"] != "exp(shape=7,dtype=f32)"]
+expect(later and all(c["verdict"] in ("PASS", "SKIP") for c in later) and len(
+    [c for c in later if c["verdict"] == "PASS"]) >= 10, "segv run: the other exp cases did not all pass")
+expect(any(c["op"] == "tanh" and c["verdict"] == "SKIP" for c in plugin_checks), "segv run: tanh did not SKIP")
+expect("the run goes on in a new process" in err, f"segv run: stderr {err[-2000:]!r}")
+rc, out, err = gp("run", "--backend", "plugin:" + crashing, "--op", "exp", "--dtype", "f32", "--no-progress",
+                  "--no-isolate")
+expect(rc == -11, f"segv run --no-isolate: exit code {rc}, expected death by SIGSEGV (-11)")
+
+hanging = os.path.join(plugins, "hang.so")
+rc, out, err = gp("run", "--backend", "plugin:" + hanging, "--op", "exp", "--dtype", "f32", "--no-progress",
+                  "--case-timeout", "2", "--junit", os.path.join(work, "hang.xml"))
+expect(rc == 1, f"hang run: exit code {rc}, expected 1; stderr {err[-2000:]!r}")
+expect("ERROR exp(shape=7,dtype=f32)" in out and "no progress for 2 s (--case-timeout; killed) during this case" in out,
+       f"hang run: {out[-2000:]!r}")
+expect("12 PASS" in out, f"hang run: the other exp cases did not PASS: {out[-600:]!r}")
+
 report = os.path.join(work, "segv")
 rc, out, err = gp("stress", "--backend", "plugin:" + crashing, "--op", "exp", "--dtype", "f32", "--threads", "2",
                   "--iterations", "2", "--mode", "shared,per-thread", "--mode-timeout", "30", "--no-progress",

@@ -5,7 +5,9 @@
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
  *   GP_TEST_SUPPORTS_ERROR supports returns GP_ERROR with a message
- *   GP_TEST_SEGV           forward dereferences a null pointer
+ *   GP_TEST_SEGV           forward dereferences a null pointer for 7 elements (exp(shape=7)), and is
+ *                          correct for every other shape
+ *   GP_TEST_HANG           forward never returns for 7 elements, and is correct for every other shape
  *   GP_TEST_RACY           forward goes through one static scratch buffer: wrong under concurrent
  *                          calls, so correct only under GP_THREADS_SERIALISED (GP_TEST_CONTRACT)
  * C99 with -pedantic: the ABI header must compile as plain C99. */
@@ -101,9 +103,14 @@ static gp_status forward(gp_queue* q, const gp_op_call* c, const gp_buffer* cons
 #if defined(GP_TEST_ERROR_RETURN)
   (void)n, (void)i, (void)in, (void)out;
   return fail("injected failure in forward");
-#elif defined(GP_TEST_SEGV)
-  (void)n, (void)i, (void)in, (void)out;
-  return *(volatile gp_status*)NULL;
+#elif defined(GP_TEST_SEGV) || defined(GP_TEST_HANG)
+#ifdef GP_TEST_SEGV
+  if (n == 7) return *(volatile gp_status*)NULL;
+#else
+  while (n == 7) sched_yield();
+#endif
+  for (i = 0; i < n; ++i) out->data[i] = expf(in[0]->data[i]);
+  return GP_OK;
 #elif defined(GP_TEST_RACY)
   {
     static float scratch[1 << 14];
