@@ -105,6 +105,9 @@ std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const Select
     return r;
   };
 
+  if (cmd.progress)
+    fmt::print(stderr, "{}: its {} cases and models run in a child process (a crash is one case's ERROR)\n", device.id,
+               ids.size());
   std::vector<CheckResult> out;
   std::size_t first = 0;  // ids[first..] have not run yet
   while (first < ids.size() && !InterruptGuard::flag().load()) {
