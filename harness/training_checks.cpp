@@ -31,12 +31,6 @@ constexpr double kUsefulShare = 1e-2;
 // to each parameter's values: far above long double's rounding, far below any nonlinearity.
 constexpr long double kPerturbation = 1e-9L;
 
-std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
-  std::vector<ref::RefTensor> out;
-  for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
-  return out;
-}
-
 struct TrajectoryBound {
   std::vector<long double> loss;                             // root mean square of the probes, [step]
   std::vector<std::vector<std::vector<long double>>> slots;  // [step][slot][element]
@@ -45,30 +39,26 @@ struct TrajectoryBound {
 
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
                                  const MathProfile* profile, bool flush) {
-  LocalBounds local;
-  train_on_reference(c, leaves, recording_node_ops(profile, flush, local));
+  auto flat = [&](const NodeOps& ops) {
+    const Trajectory t = train_on_reference(c, leaves, ops);
+    std::vector<long double> v = t.loss;
+    for (const auto& step : t.slots)
+      for (const auto& slot : step) v.insert(v.end(), slot.v.begin(), slot.v.end());
+    return v;
+  };
+  const std::vector<long double> rms = probe_rms(flat, profile, flush, kTrainingProbes, c.id, "training probe ");
   TrajectoryBound b;
-  b.loss.assign(exact.loss.size(), 0.0L);
+  b.loss.assign(rms.begin(), rms.begin() + static_cast<std::ptrdiff_t>(exact.loss.size()));
+  std::size_t at = exact.loss.size();
   for (const auto& step : exact.slots) {
     b.slots.emplace_back();
-    for (const auto& t : step) b.slots.back().emplace_back(t.v.size(), 0.0L);
-  }
-  auto square = [](long double d) { return d * d; };
-  for (int p = 0; p < kTrainingProbes; ++p) {
-    Rng rng = Rng::for_case(0, c.id, "training probe " + std::to_string(p));
-    std::size_t next = 0;
-    const Trajectory moved = train_on_reference(c, leaves, probing_node_ops(local, rng, next));
-    for (std::size_t k = 0; k < exact.loss.size(); ++k) {
-      b.loss[k] += square(moved.loss[k] - exact.loss[k]);
-      for (std::size_t s = 0; s < exact.slots[k].size(); ++s)
-        for (std::size_t j = 0; j < exact.slots[k][s].v.size(); ++j)
-          b.slots[k][s][j] += square(moved.slots[k][s].v[j] - exact.slots[k][s].v[j]);
+    for (const auto& t : step) {
+      b.slots.back().emplace_back(rms.begin() + static_cast<std::ptrdiff_t>(at),
+                                  rms.begin() + static_cast<std::ptrdiff_t>(at + t.v.size()));
+      at += t.v.size();
     }
   }
-  for (auto& l : b.loss) l = std::sqrt(l / kTrainingProbes);
-  for (auto& step : b.slots)
-    for (auto& slot : step)
-      for (auto& e : slot) e = std::sqrt(e / kTrainingProbes);
+  auto square = [](long double d) { return d * d; };
   // Amplification: the exact steps from parameters moved by a tiny random direction.
   std::vector<ref::RefTensor> nudged = leaves;
   Rng rng = Rng::for_case(0, c.id, "training amplification");

@@ -95,11 +95,7 @@ Trajectory train_on_reference(const Composite& c, std::vector<ref::RefTensor> le
 DeviceTrajectory train_on_device(const Composite& c, Backend& backend, Queue& queue,
                                  const std::vector<HostTensor>& leaves) {
   DevicePool pool;
-  auto upload = [&](const HostTensor& h) {
-    pool.push_back(backend.allocate(h.dtype(), h.shape()));
-    queue.upload(*pool.back(), h);
-    return pool.back().get();
-  };
+  auto upload = [&](const HostTensor& h) { return upload_to_pool(backend, queue, pool, h); };
   std::map<std::string, DeviceBuffer*> values;
   for (std::size_t k = 0; k < leaves.size(); ++k) values[c.decl.leaves[k].name] = upload(leaves[k]);
   const std::vector<std::size_t> params = parameters_of(c);
