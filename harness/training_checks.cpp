@@ -17,10 +17,6 @@ namespace gp {
 
 namespace {
 
-// Fewer probes than a composite's (each probe is the whole run), a larger allowance for the
-// estimate's low tail: sigma exceeds 2 x the root mean square of 32 probes with probability 4.9e-6.
-constexpr int kTrainingProbes = 32;
-constexpr double kTrainingProbeSafety = 2;
 // A bound whose root mean square over a tensor's elements after the last step exceeds this share
 // of the values' judges nothing: the run is chaotic or its steps too large, and the check says so
 // (MISTRUSTED) instead of passing. Root mean squares, not the widest element: an Adam update of a
@@ -79,10 +75,6 @@ TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefT
   return b;
 }
 
-ref::ErrorBound probe_error(long double rms) {
-  return probe_error_bound(std::numeric_limits<long double>::infinity(), rms, kTrainingProbeSafety);
-}
-
 // The first element whose error exceeds its bound; -1 if none.
 std::int64_t first_outside(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol) {
   for (std::int64_t i = 0; i < got.numel(); ++i) {
@@ -92,21 +84,6 @@ std::int64_t first_outside(const ref::RefTensor& expected, const HostTensor& got
     if (!(d <= tol.bound(expected.err[ii], e))) return i;
   }
   return -1;
-}
-
-CheckResult judged(const Composite& c, const std::string& device_id, const std::string& part, const ref::RefTensor& e,
-                   const HostTensor& got, const Tolerance& tol, std::int64_t per_step, const std::string& how,
-                   std::uint64_t seed) {
-  CheckResult r = blank_composite_result(c, device_id, Direction::forward, part, seed);
-  const Comparison cmp = compare_to_reference(e, got, tol, c.dtype);
-  r.metrics = cmp.metrics;
-  r.verdict = cmp.verdict;
-  r.reason = cmp.reason;
-  r.tolerance = how;
-  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail)
-    r.reason = "left its band first at step " + std::to_string(i / per_step + 1) + " (element " +
-               std::to_string(i % per_step) + "); " + r.reason;
-  return r;
 }
 
 std::string amplification_text(const std::vector<double>& a) {
@@ -135,6 +112,32 @@ CheckResult convergence(const Composite& c, const std::string& device_id, double
 
 }  // namespace
 
+ref::ErrorBound training_probe_error(long double rms) {
+  return probe_error_bound(std::numeric_limits<long double>::infinity(), rms, kTrainingProbeSafety);
+}
+
+std::string training_bound_text() {
+  char text[80];
+  std::snprintf(text, sizeof text, "%g x %d probes' root mean square x %g", kLambda, kTrainingProbes,
+                kTrainingProbeSafety);
+  return text;
+}
+
+CheckResult training_check(const Composite& c, const std::string& device_id, const std::string& part,
+                           const ref::RefTensor& e, const HostTensor& got, const Tolerance& tol, std::int64_t per_step,
+                           const std::string& how, std::uint64_t seed) {
+  CheckResult r = blank_composite_result(c, device_id, Direction::forward, part, seed);
+  const Comparison cmp = compare_to_reference(e, got, tol, c.dtype);
+  r.metrics = cmp.metrics;
+  r.verdict = cmp.verdict;
+  r.reason = cmp.reason;
+  r.tolerance = how;
+  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail && per_step > 0)
+    r.reason = "left its band first at step " + std::to_string(i / per_step + 1) + " (element " +
+               std::to_string(i % per_step) + "); " + r.reason;
+  return r;
+}
+
 std::vector<CheckResult> check_training_reference(const Composite& c, const CompositeReference& r, std::uint64_t seed) {
   const Trajectory t = train_on_reference(c, widened(r.leaves), exact_node_ops());
   return {convergence(c, "reference", static_cast<double>(t.loss.front()), static_cast<double>(t.loss.back()), seed)};
@@ -149,10 +152,8 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
       bound_trajectory(c, leaves, exact, backend.info().math, backend.info().may_flush_subnormals);
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);
-  char how_text[120];
-  std::snprintf(how_text, sizeof how_text, "bound through the steps: %g x %d probes' root mean square x %g; ", kLambda,
-                kTrainingProbes, kTrainingProbeSafety);
-  const std::string how = how_text + amplification_text(b.amplification);
+  const std::string how =
+      "bound through the steps: " + training_bound_text() + "; " + amplification_text(b.amplification);
   const auto steps = static_cast<std::int64_t>(exact.loss.size());
   std::vector<CheckResult> out;
   ref::RefTensor loss;
@@ -161,10 +162,10 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
   for (std::int64_t k = 0; k < steps; ++k) {
     const auto kk = static_cast<std::size_t>(k);
     loss.v.push_back(exact.loss[kk]);
-    loss.err.push_back(probe_error(b.loss[kk]));
+    loss.err.push_back(training_probe_error(b.loss[kk]));
     got.set(k, d.loss[kk]);
   }
-  out.push_back(judged(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
+  out.push_back(training_check(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
   const std::vector<std::string> names = slot_names(c);
   for (std::size_t s = 0; s < names.size(); ++s) {
     const std::int64_t n = exact.slots[0][s].numel();
@@ -177,7 +178,7 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
         const auto kk = static_cast<std::size_t>(k);
         const auto jj = static_cast<std::size_t>(j);
         e.v.push_back(exact.slots[kk][s].v[jj]);
-        e.err.push_back(probe_error(b.slots[kk][s][jj]));
+        e.err.push_back(training_probe_error(b.slots[kk][s][jj]));
         g.set(k * n + j, d.slots[kk][s].get(j));
         if (k + 1 == steps) {
           last_square += e.v.back() * e.v.back();
@@ -185,7 +186,7 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
           bound_square += b * b;
         }
       }
-    CheckResult x = judged(c, device_id, names[s] + " at every step", e, g, tol, n, how, seed);
+    CheckResult x = training_check(c, device_id, names[s] + " at every step", e, g, tol, n, how, seed);
     const long double rms = std::sqrt(last_square / static_cast<long double>(n));
     const long double wide = std::sqrt(bound_square / static_cast<long double>(n));
     if (x.verdict == Verdict::pass && wide > kUsefulShare * rms) {
@@ -195,6 +196,7 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
     }
     out.push_back(std::move(x));
   }
+  for (auto& x : check_micro_batches(c, device_id, backend, queue, r, tol, seed)) out.push_back(std::move(x));
   out.push_back(convergence(c, device_id, d.loss.front(), d.loss.back(), seed));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (auto& x : out) x.time_ms = ms;

@@ -46,8 +46,9 @@ ref::RefTensor zeros(const Shape& s) {
 
 std::vector<OpCall> training_calls_of(const Composite& c) {
   std::vector<OpCall> out;
-  if (c.decl.training)
-    for (std::size_t k : parameters_of(c)) out.push_back(optimizer_call(c, c.decl.leaves[k], 1));
+  if (!c.decl.training) return out;
+  for (std::size_t k : parameters_of(c)) out.push_back(optimizer_call(c, c.decl.leaves[k], 1));
+  for (auto& call : micro_batch_calls_of(c)) out.push_back(std::move(call));
   return out;
 }
 

@@ -143,5 +143,40 @@ TEST(Training, ABackwardScaledByOnePlusTenToTheMinusFourFails) {
   EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::fail);
 }
 
+const char* const kAccumulatedW1 = "grad W1 accumulated over 4 micro-batches";
+
+// The accumulation keeps only the last micro-batch's gradient (grad = g instead of grad += g).
+TEST(Training, MicroBatchGradientsOverwrittenInsteadOfAccumulatedFail) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        const std::string tag = "micro-batch accumulation";
+        if (call.kind == OpKind::add && call.case_id.ends_with(tag)) return void(host(out) = host(*in[1]));
+        exact_forward(call, in, out);
+      }));
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, kAccumulatedW1).verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::pass);
+}
+
+// The 1/M enters as each micro-batch's d loss (PyTorch's (loss / M).backward()); a loss whose
+// backward ignores its incoming gradient sums the micro-batches' gradients unscaled. The training
+// loop's d loss is 1, so only the accumulation check sees it.
+TEST(Training, MicroBatchGradientsAccumulatedWithoutTheirScalingFail) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, backward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                               const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        if (call.kind != OpKind::cross_entropy) return exact_backward(call, in, out, dout, grads);
+        HostBuffer one(dout.dtype(), dout.shape());
+        one.data.set(0, 1.0);
+        exact_backward(call, in, out, one, grads);
+      }));
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, kAccumulatedW1).verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::pass);
+  EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::pass);
+}
+
 }  // namespace
 }  // namespace gp
