@@ -132,9 +132,11 @@ CheckResult training_check(const Composite& c, const std::string& device_id, con
   r.verdict = cmp.verdict;
   r.reason = cmp.reason;
   r.tolerance = how;
-  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail && per_step > 0)
-    r.reason = "left its band first at step " + std::to_string(i / per_step + 1) + " (element " +
+  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail && per_step > 0) {
+    r.steps.first_out = static_cast<int>(i / per_step + 1);
+    r.reason = "left its band first at step " + std::to_string(r.steps.first_out) + " (element " +
                std::to_string(i % per_step) + "); " + r.reason;
+  }
   return r;
 }
 
@@ -166,6 +168,14 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
     got.set(k, d.loss[kk]);
   }
   out.push_back(training_check(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
+  TrainingSteps& curve = out.back().steps;
+  for (std::int64_t k = 0; k < steps; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    curve.loss.push_back(d.loss[kk]);
+    curve.reference.push_back(static_cast<double>(loss.v[kk]));
+    curve.bound.push_back(tol.bound(loss.err[kk], static_cast<double>(loss.v[kk])));
+  }
+  curve.amplification = b.amplification;
   const std::vector<std::string> names = slot_names(c);
   for (std::size_t s = 0; s < names.size(); ++s) {
     const std::int64_t n = exact.slots[0][s].numel();

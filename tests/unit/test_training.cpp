@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -65,6 +66,13 @@ TEST(Training, AnExactBackendPassesEveryCheck) {
     const auto checks = train_on(id, q);
     for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << id << " " << c.part << ": " << c.reason;
     EXPECT_GT(checks.size(), 10u);
+    // The loss curve the reports draw: every step within its band, the amplification from step 2.
+    const TrainingSteps& curve = part(checks, "loss at every step").steps;
+    ASSERT_EQ(curve.loss.size(), 20u);
+    EXPECT_EQ(curve.amplification.size(), 19u);
+    for (std::size_t k = 0; k < curve.loss.size(); ++k)
+      EXPECT_LE(std::fabs(curve.loss[k] - curve.reference[k]), curve.bound[k]) << "step " << k + 1;
+    EXPECT_EQ(curve.first_out, 0);
   }
 }
 
@@ -81,6 +89,8 @@ TEST(Training, AdamsFirstMomentNotWrittenBackFails) {
   EXPECT_EQ(part(checks, "W1 m at every step").verdict, Verdict::fail);
   EXPECT_THAT(part(checks, "W1 m at every step").reason, ::testing::HasSubstr("first at step 1 "));
   EXPECT_THAT(part(checks, "W1 at every step").reason, ::testing::HasSubstr("first at step 2 "));
+  EXPECT_EQ(part(checks, "W1 m at every step").steps.first_out, 1);  // what the reports show
+  EXPECT_EQ(part(checks, "W1 at every step").steps.first_out, 2);
 }
 
 TEST(Training, AStepCounterThatDoesNotAdvanceFails) {
