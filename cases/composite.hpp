@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ struct NodeDecl {
   std::string layer;
 };
 
+struct CompositeDecl;
+
 // A training run (docs/training.md): `steps` optimizer steps on every parameter of the graph,
 // forward, loss, backward and update on the device. The targets come from a teacher: the same
 // graph with parameters of its own draw, run on the student's data by the reference.
@@ -50,6 +53,11 @@ struct TrainingDecl {
   std::string target;      // the leaf the teacher's output fills
   bool classes = false;    // the target holds the teacher's class (argmax of each output row)
   double convergence = 2;  // the loss must fall by this factor within the steps
+  // The same model at batch / micro_batches (the same leaf names; each data leaf smaller along
+  // its batch axis): the first step's gradient accumulated over that many micro-batches must
+  // equal the full batch's (harness/training_micro_batches.cpp).
+  int micro_batches = 0;
+  std::shared_ptr<const CompositeDecl> micro_batch;
 };
 
 struct CompositeDecl {

@@ -77,6 +77,21 @@ NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next) 
           }};
 }
 
+std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
+                                   const std::string& id, const std::string& stream) {
+  LocalBounds local;
+  const std::vector<long double> exact = run(recording_node_ops(profile, flush, local));
+  std::vector<long double> squares(exact.size(), 0.0L);
+  for (int p = 0; p < probes; ++p) {
+    Rng rng = Rng::for_case(0, id, stream + std::to_string(p));
+    std::size_t next = 0;
+    const std::vector<long double> moved = run(probing_node_ops(local, rng, next));
+    for (std::size_t j = 0; j < exact.size(); ++j) squares[j] += (moved[j] - exact[j]) * (moved[j] - exact[j]);
+  }
+  for (auto& s : squares) s = std::sqrt(s / probes);
+  return squares;
+}
+
 namespace {
 
 // The checked tensors of a graph evaluation: output, loss, leaf gradients.
@@ -106,28 +121,19 @@ ref::ErrorBound probe_error_bound(long double worst, long double rms, double saf
 
 void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
                                GraphTensors& bounded, const MathProfile* profile, bool flush) {
-  LocalBounds local;
-  evaluate_graph(c, leaves, recording_node_ops(profile, flush, local));
   const std::vector<Checked> names = checked_tensors(c, exact);
-  std::vector<std::vector<long double>> squares;
-  for (const auto& k : names) squares.emplace_back(tensor(exact, k).v.size(), 0.0L);
-  for (int p = 0; p < kProbes; ++p) {
-    Rng rng = Rng::for_case(0, c.id, "bound probe " + std::to_string(p));
-    std::size_t next = 0;
-    const GraphTensors moved = evaluate_graph(c, leaves, probing_node_ops(local, rng, next));
-    for (std::size_t t = 0; t < names.size(); ++t) {
-      const auto& from = tensor(exact, names[t]).v;
-      const auto& to = tensor(moved, names[t]).v;
-      for (std::size_t j = 0; j < from.size(); ++j) squares[t][j] += (to[j] - from[j]) * (to[j] - from[j]);
-    }
-  }
+  auto checked = [&](const NodeOps& ops) {
+    const GraphTensors t = evaluate_graph(c, leaves, ops);
+    std::vector<long double> flat;
+    for (const auto& k : names) flat.insert(flat.end(), tensor(t, k).v.begin(), tensor(t, k).v.end());
+    return flat;
+  };
+  const std::vector<long double> rms = probe_rms(checked, profile, flush, kProbes, c.id, "bound probe ");
   // The loss's worst case is the gradient-weighted one (GraphTensors::loss_err).
   bounded.value.at(c.decl.loss).err.assign(1, bounded.loss_err);
-  for (std::size_t t = 0; t < names.size(); ++t) {
-    auto& err = tensor(bounded, names[t]).err;
-    for (std::size_t j = 0; j < err.size(); ++j)
-      err[j] = probe_error_bound(propagated_error(err[j]), std::sqrt(squares[t][j] / kProbes), kProbeSafety);
-  }
+  std::size_t at = 0;
+  for (const auto& k : names)
+    for (auto& e : tensor(bounded, k).err) e = probe_error_bound(propagated_error(e), rms.at(at++), kProbeSafety);
   bounded.loss_err = bounded.value.at(c.decl.loss).err.at(0);
 }
 

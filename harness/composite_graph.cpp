@@ -22,6 +22,12 @@ NodeOps bounded_node_ops(const MathProfile* profile, bool flush) {
           }};
 }
 
+std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
+  std::vector<ref::RefTensor> out;
+  for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
+  return out;
+}
+
 std::set<std::string> tensors_with_gradient(const Composite& c) {
   std::set<std::string> on_path;
   for (const auto& l : c.decl.leaves)
@@ -61,7 +67,7 @@ void reverse_pass(const Composite& c, std::map<std::string, Grad>& grads, const 
 }  // namespace
 
 GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor>& leaves, const NodeOps& ops,
-                            bool backward) {
+                            bool backward, long double d_loss) {
   GraphTensors t;
   for (std::size_t k = 0; k < c.decl.leaves.size(); ++k) t.value[c.decl.leaves[k].name] = leaves.at(k);
   auto inputs_of = [&](const NodeDecl& n) {
@@ -74,7 +80,7 @@ GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor
   if (!backward) return t;
   ref::RefTensor seed;
   seed.shape = c.shapes.at(c.decl.loss);
-  seed.v.assign(1, 1.0L);
+  seed.v.assign(1, d_loss);
   t.grad[c.decl.loss] = seed;
   reverse_pass(
       c, t.grad,
@@ -91,6 +97,12 @@ std::vector<OpCall> device_calls_of(const Composite& c) {
   for (const auto& [name, shape] : c.shapes) calls.push_back(sum_call(c, shape));
   for (auto& call : training_calls_of(c)) calls.push_back(std::move(call));
   return calls;
+}
+
+DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, const HostTensor& h) {
+  pool.push_back(backend.allocate(h.dtype(), h.shape()));
+  queue.upload(*pool.back(), h);
+  return pool.back().get();
 }
 
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
@@ -148,11 +160,8 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
   // it is in flight); the maps point into the pool.
   DevicePool pool;
   std::map<std::string, DeviceBuffer*> uploaded;
-  for (std::size_t k = 0; k < c.decl.leaves.size(); ++k) {
-    const HostTensor& h = leaves.at(k);
-    pool.push_back(backend.allocate(h.dtype(), h.shape()));
-    queue.upload(*(uploaded[c.decl.leaves[k].name] = pool.back().get()), h);
-  }
+  for (std::size_t k = 0; k < c.decl.leaves.size(); ++k)
+    uploaded[c.decl.leaves[k].name] = upload_to_pool(backend, queue, pool, leaves.at(k));
   const DeviceTensors t = run_graph_on_buffers(c, backend, queue, std::move(uploaded), pool, backward, d_loss);
   DeviceGraph d;
   d.output = queue.download(*t.value.at(c.decl.output));

@@ -23,14 +23,17 @@ struct NodeOps {
 NodeOps exact_node_ops();
 NodeOps bounded_node_ops(const MathProfile* profile, bool flush);
 
+// Leaves as the reference reads them (exact widenings).
+std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves);
+
 // Tensors that lie on a path from a differentiable leaf to the loss: the ones that get a gradient.
 std::set<std::string> tensors_with_gradient(const Composite& c);
 
 // The graph on the reference: forward node by node, then (when `backward`) the VJPs in reverse
 // order from d loss = 1, gradients of a tensor read by several nodes summed in node order by
-// the `add` op, as the device does.
+// the `add` op, as the device does. The backward pass starts from d loss = `d_loss`.
 GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor>& leaves, const NodeOps& ops,
-                            bool backward = true);
+                            bool backward = true, long double d_loss = 1);
 
 // First-order probes of a bound (composite_bound.cpp). A pass through recording ops evaluates
 // exactly and records, for every node evaluation in the order the pass makes them (forward
@@ -41,6 +44,13 @@ using Radii = std::vector<long double>;
 using LocalBounds = std::vector<std::vector<Radii>>;
 NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local);
 NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
+
+// The probes' root mean square per checked value of a computation: `run` evaluates it through
+// the ops it is given and returns its checked values flattened; one recording pass, then
+// `probes` probing passes, probe p's signs from the stream (`id`, `stream` + p).
+using ProbedRun = std::function<std::vector<long double>(const NodeOps&)>;
+std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
+                                   const std::string& id, const std::string& stream);
 
 // min(worst, lambda * safety * rms) in the tolerance's terms (tolerance.hpp): with det and spec
 // zero, the bound is (1 + r) min(kFormulation acc, lambda prob). `worst` may be infinite.
@@ -71,6 +81,8 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
 // goes to `pool`, which must outlive the queue's work (a training loop keeps parameters on the
 // device across steps). Returns every value and gradient buffer by tensor name.
 using DevicePool = std::vector<std::unique_ptr<DeviceBuffer>>;
+// A buffer of `pool` holding `h`.
+DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, const HostTensor& h);
 struct DeviceTensors {
   std::map<std::string, DeviceBuffer*> value, grad;
 };

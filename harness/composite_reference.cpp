@@ -11,12 +11,6 @@ namespace gp {
 
 namespace {
 
-std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
-  std::vector<ref::RefTensor> out;
-  for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
-  return out;
-}
-
 // Kinked ops (relu, the hardtanh gate, ...) read values the graph computes, which no domain
 // can keep away from the kinks. A value within this distance of a kink could land on the other
 // side in a kernel's rounding (f32 pre-activations err by about 1e-6) and change the branch.

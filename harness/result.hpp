@@ -59,6 +59,16 @@ struct Metrics {
   double budget_ulp = std::numeric_limits<double>::quiet_NaN();
 };
 
+// What a training run's check "at every step" (docs/training.md) adds: the first step whose value
+// left its band (0: none); the loss's check also carries the curve, step by step, and the step
+// map's amplification of an initial perturbation per step from step 2. Empty for other checks.
+struct TrainingSteps {
+  int first_out = 0;
+  std::vector<double> loss, reference, bound;  // [step]: the device's, the reference's, the bound
+  std::vector<double> amplification;           // [step - 2]
+  bool empty() const { return first_out == 0 && loss.empty() && amplification.empty(); }
+};
+
 struct CheckResult {
   std::string case_id;
   std::string op;
@@ -77,6 +87,7 @@ struct CheckResult {
   double time_ms = 0;
   std::uint64_t seed = 0;
   std::string repro;  // one-line command that reproduces this check
+  TrainingSteps steps;
 };
 
 struct DeviceSummary {

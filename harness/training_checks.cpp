@@ -17,10 +17,6 @@ namespace gp {
 
 namespace {
 
-// Fewer probes than a composite's (each probe is the whole run), a larger allowance for the
-// estimate's low tail: sigma exceeds 2 x the root mean square of 32 probes with probability 4.9e-6.
-constexpr int kTrainingProbes = 32;
-constexpr double kTrainingProbeSafety = 2;
 // A bound whose root mean square over a tensor's elements after the last step exceeds this share
 // of the values' judges nothing: the run is chaotic or its steps too large, and the check says so
 // (MISTRUSTED) instead of passing. Root mean squares, not the widest element: an Adam update of a
@@ -31,12 +27,6 @@ constexpr double kUsefulShare = 1e-2;
 // to each parameter's values: far above long double's rounding, far below any nonlinearity.
 constexpr long double kPerturbation = 1e-9L;
 
-std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
-  std::vector<ref::RefTensor> out;
-  for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
-  return out;
-}
-
 struct TrajectoryBound {
   std::vector<long double> loss;                             // root mean square of the probes, [step]
   std::vector<std::vector<std::vector<long double>>> slots;  // [step][slot][element]
@@ -45,30 +35,26 @@ struct TrajectoryBound {
 
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
                                  const MathProfile* profile, bool flush) {
-  LocalBounds local;
-  train_on_reference(c, leaves, recording_node_ops(profile, flush, local));
+  auto flat = [&](const NodeOps& ops) {
+    const Trajectory t = train_on_reference(c, leaves, ops);
+    std::vector<long double> v = t.loss;
+    for (const auto& step : t.slots)
+      for (const auto& slot : step) v.insert(v.end(), slot.v.begin(), slot.v.end());
+    return v;
+  };
+  const std::vector<long double> rms = probe_rms(flat, profile, flush, kTrainingProbes, c.id, "training probe ");
   TrajectoryBound b;
-  b.loss.assign(exact.loss.size(), 0.0L);
+  b.loss.assign(rms.begin(), rms.begin() + static_cast<std::ptrdiff_t>(exact.loss.size()));
+  std::size_t at = exact.loss.size();
   for (const auto& step : exact.slots) {
     b.slots.emplace_back();
-    for (const auto& t : step) b.slots.back().emplace_back(t.v.size(), 0.0L);
-  }
-  auto square = [](long double d) { return d * d; };
-  for (int p = 0; p < kTrainingProbes; ++p) {
-    Rng rng = Rng::for_case(0, c.id, "training probe " + std::to_string(p));
-    std::size_t next = 0;
-    const Trajectory moved = train_on_reference(c, leaves, probing_node_ops(local, rng, next));
-    for (std::size_t k = 0; k < exact.loss.size(); ++k) {
-      b.loss[k] += square(moved.loss[k] - exact.loss[k]);
-      for (std::size_t s = 0; s < exact.slots[k].size(); ++s)
-        for (std::size_t j = 0; j < exact.slots[k][s].v.size(); ++j)
-          b.slots[k][s][j] += square(moved.slots[k][s].v[j] - exact.slots[k][s].v[j]);
+    for (const auto& t : step) {
+      b.slots.back().emplace_back(rms.begin() + static_cast<std::ptrdiff_t>(at),
+                                  rms.begin() + static_cast<std::ptrdiff_t>(at + t.v.size()));
+      at += t.v.size();
     }
   }
-  for (auto& l : b.loss) l = std::sqrt(l / kTrainingProbes);
-  for (auto& step : b.slots)
-    for (auto& slot : step)
-      for (auto& e : slot) e = std::sqrt(e / kTrainingProbes);
+  auto square = [](long double d) { return d * d; };
   // Amplification: the exact steps from parameters moved by a tiny random direction.
   std::vector<ref::RefTensor> nudged = leaves;
   Rng rng = Rng::for_case(0, c.id, "training amplification");
@@ -89,10 +75,6 @@ TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefT
   return b;
 }
 
-ref::ErrorBound probe_error(long double rms) {
-  return probe_error_bound(std::numeric_limits<long double>::infinity(), rms, kTrainingProbeSafety);
-}
-
 // The first element whose error exceeds its bound; -1 if none.
 std::int64_t first_outside(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol) {
   for (std::int64_t i = 0; i < got.numel(); ++i) {
@@ -102,21 +84,6 @@ std::int64_t first_outside(const ref::RefTensor& expected, const HostTensor& got
     if (!(d <= tol.bound(expected.err[ii], e))) return i;
   }
   return -1;
-}
-
-CheckResult judged(const Composite& c, const std::string& device_id, const std::string& part, const ref::RefTensor& e,
-                   const HostTensor& got, const Tolerance& tol, std::int64_t per_step, const std::string& how,
-                   std::uint64_t seed) {
-  CheckResult r = blank_composite_result(c, device_id, Direction::forward, part, seed);
-  const Comparison cmp = compare_to_reference(e, got, tol, c.dtype);
-  r.metrics = cmp.metrics;
-  r.verdict = cmp.verdict;
-  r.reason = cmp.reason;
-  r.tolerance = how;
-  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail)
-    r.reason = "left its band first at step " + std::to_string(i / per_step + 1) + " (element " +
-               std::to_string(i % per_step) + "); " + r.reason;
-  return r;
 }
 
 std::string amplification_text(const std::vector<double>& a) {
@@ -145,6 +112,34 @@ CheckResult convergence(const Composite& c, const std::string& device_id, double
 
 }  // namespace
 
+ref::ErrorBound training_probe_error(long double rms) {
+  return probe_error_bound(std::numeric_limits<long double>::infinity(), rms, kTrainingProbeSafety);
+}
+
+std::string training_bound_text() {
+  char text[80];
+  std::snprintf(text, sizeof text, "%g x %d probes' root mean square x %g", kLambda, kTrainingProbes,
+                kTrainingProbeSafety);
+  return text;
+}
+
+CheckResult training_check(const Composite& c, const std::string& device_id, const std::string& part,
+                           const ref::RefTensor& e, const HostTensor& got, const Tolerance& tol, std::int64_t per_step,
+                           const std::string& how, std::uint64_t seed) {
+  CheckResult r = blank_composite_result(c, device_id, Direction::forward, part, seed);
+  const Comparison cmp = compare_to_reference(e, got, tol, c.dtype);
+  r.metrics = cmp.metrics;
+  r.verdict = cmp.verdict;
+  r.reason = cmp.reason;
+  r.tolerance = how;
+  if (const std::int64_t i = first_outside(e, got, tol); i >= 0 && r.verdict == Verdict::fail && per_step > 0) {
+    r.steps.first_out = static_cast<int>(i / per_step + 1);
+    r.reason = "left its band first at step " + std::to_string(r.steps.first_out) + " (element " +
+               std::to_string(i % per_step) + "); " + r.reason;
+  }
+  return r;
+}
+
 std::vector<CheckResult> check_training_reference(const Composite& c, const CompositeReference& r, std::uint64_t seed) {
   const Trajectory t = train_on_reference(c, widened(r.leaves), exact_node_ops());
   return {convergence(c, "reference", static_cast<double>(t.loss.front()), static_cast<double>(t.loss.back()), seed)};
@@ -159,10 +154,8 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
       bound_trajectory(c, leaves, exact, backend.info().math, backend.info().may_flush_subnormals);
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);
-  char how_text[120];
-  std::snprintf(how_text, sizeof how_text, "bound through the steps: %g x %d probes' root mean square x %g; ", kLambda,
-                kTrainingProbes, kTrainingProbeSafety);
-  const std::string how = how_text + amplification_text(b.amplification);
+  const std::string how =
+      "bound through the steps: " + training_bound_text() + "; " + amplification_text(b.amplification);
   const auto steps = static_cast<std::int64_t>(exact.loss.size());
   std::vector<CheckResult> out;
   ref::RefTensor loss;
@@ -171,10 +164,18 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
   for (std::int64_t k = 0; k < steps; ++k) {
     const auto kk = static_cast<std::size_t>(k);
     loss.v.push_back(exact.loss[kk]);
-    loss.err.push_back(probe_error(b.loss[kk]));
+    loss.err.push_back(training_probe_error(b.loss[kk]));
     got.set(k, d.loss[kk]);
   }
-  out.push_back(judged(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
+  out.push_back(training_check(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
+  TrainingSteps& curve = out.back().steps;
+  for (std::int64_t k = 0; k < steps; ++k) {
+    const auto kk = static_cast<std::size_t>(k);
+    curve.loss.push_back(d.loss[kk]);
+    curve.reference.push_back(static_cast<double>(loss.v[kk]));
+    curve.bound.push_back(tol.bound(loss.err[kk], static_cast<double>(loss.v[kk])));
+  }
+  curve.amplification = b.amplification;
   const std::vector<std::string> names = slot_names(c);
   for (std::size_t s = 0; s < names.size(); ++s) {
     const std::int64_t n = exact.slots[0][s].numel();
@@ -187,7 +188,7 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
         const auto kk = static_cast<std::size_t>(k);
         const auto jj = static_cast<std::size_t>(j);
         e.v.push_back(exact.slots[kk][s].v[jj]);
-        e.err.push_back(probe_error(b.slots[kk][s][jj]));
+        e.err.push_back(training_probe_error(b.slots[kk][s][jj]));
         g.set(k * n + j, d.slots[kk][s].get(j));
         if (k + 1 == steps) {
           last_square += e.v.back() * e.v.back();
@@ -195,7 +196,7 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
           bound_square += b * b;
         }
       }
-    CheckResult x = judged(c, device_id, names[s] + " at every step", e, g, tol, n, how, seed);
+    CheckResult x = training_check(c, device_id, names[s] + " at every step", e, g, tol, n, how, seed);
     const long double rms = std::sqrt(last_square / static_cast<long double>(n));
     const long double wide = std::sqrt(bound_square / static_cast<long double>(n));
     if (x.verdict == Verdict::pass && wide > kUsefulShare * rms) {
@@ -205,6 +206,7 @@ std::vector<CheckResult> check_training_on_backend(const Composite& c, const std
     }
     out.push_back(std::move(x));
   }
+  for (auto& x : check_micro_batches(c, device_id, backend, queue, r, tol, seed)) out.push_back(std::move(x));
   out.push_back(convergence(c, device_id, d.loss.front(), d.loss.back(), seed));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (auto& x : out) x.time_ms = ms;

@@ -46,8 +46,9 @@ ref::RefTensor zeros(const Shape& s) {
 
 std::vector<OpCall> training_calls_of(const Composite& c) {
   std::vector<OpCall> out;
-  if (c.decl.training)
-    for (std::size_t k : parameters_of(c)) out.push_back(optimizer_call(c, c.decl.leaves[k], 1));
+  if (!c.decl.training) return out;
+  for (std::size_t k : parameters_of(c)) out.push_back(optimizer_call(c, c.decl.leaves[k], 1));
+  for (auto& call : micro_batch_calls_of(c)) out.push_back(std::move(call));
   return out;
 }
 
@@ -95,11 +96,7 @@ Trajectory train_on_reference(const Composite& c, std::vector<ref::RefTensor> le
 DeviceTrajectory train_on_device(const Composite& c, Backend& backend, Queue& queue,
                                  const std::vector<HostTensor>& leaves) {
   DevicePool pool;
-  auto upload = [&](const HostTensor& h) {
-    pool.push_back(backend.allocate(h.dtype(), h.shape()));
-    queue.upload(*pool.back(), h);
-    return pool.back().get();
-  };
+  auto upload = [&](const HostTensor& h) { return upload_to_pool(backend, queue, pool, h); };
   std::map<std::string, DeviceBuffer*> values;
   for (std::size_t k = 0; k < leaves.size(); ++k) values[c.decl.leaves[k].name] = upload(leaves[k]);
   const std::vector<std::size_t> params = parameters_of(c);

@@ -15,4 +15,8 @@ std::string margin_histograms_svg(const RunReport& report);
 // The same for each comparison's sensitivity_ulp, by powers of two.
 std::string sensitivity_histograms_svg(const RunReport& report);
 
+// Per training run, one <svg class="train"> per backend: the loss per step against the reference,
+// and the device's distance from it inside the band ± the bound (html_training.cpp).
+std::string training_svgs(const RunReport& report);
+
 }  // namespace gp::html

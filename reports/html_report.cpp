@@ -165,6 +165,12 @@ std::string report_to_html(const RunReport& report) {
         "<h2>Sensitivity per backend</h2>\n<p>Per comparison: the smallest uniform relative error, in ULPs of the "
         "result, that would fail it.</p>\n<div class=\"hists\" id=\"sensitivity\">\n" +
         html::sensitivity_histograms_svg(report) + "</div>\n";
+    if (std::string training = html::training_svgs(report); !training.empty())
+      out +=
+          "<h2 id=\"training\">Training</h2>\n<p>Per training run and backend: the loss per step against the "
+          "reference, and the device's distance from it inside the band ± its bound through the steps (red: out of "
+          "the band).</p>\n" +
+          training;
     append_problems(out, report);
     append_per_op(out, report);
   }

@@ -13,6 +13,7 @@
 #include "reports/models.hpp"
 #include "reports/result_names.hpp"
 #include "reports/summary.hpp"
+#include "reports/training.hpp"
 
 namespace gp {
 
@@ -94,12 +95,24 @@ bool add_1_3_meta(Json& meta, const RunMetadata& m) {
   return true;
 }
 
+Json numbers_to_json(const std::vector<double>& v) {
+  Json out = Json::array();
+  for (double x : v) out.push_back(encode_number(x));
+  return out;
+}
+
+Json steps_to_json(const TrainingSteps& s) {
+  return {{"first_out", s.first_out},
+          {"loss", numbers_to_json(s.loss)},
+          {"reference", numbers_to_json(s.reference)},
+          {"bound", numbers_to_json(s.bound)},
+          {"amplification", numbers_to_json(s.amplification)}};
+}
+
 Json check_to_json(const CheckResult& c) {
   const Metrics& m = c.metrics;
-  Json inputs = Json::array();
-  for (double x : m.worst.inputs) inputs.push_back(encode_number(x));
   Json worst = {{"index", index_or_null(m.worst.index)},
-                {"inputs", std::move(inputs)},
+                {"inputs", numbers_to_json(m.worst.inputs)},
                 {"expected", encode_number(m.worst.expected)},
                 {"got", encode_number(m.worst.got)},
                 {"bound", encode_number(m.worst.bound)}};
@@ -125,7 +138,8 @@ Json check_to_json(const CheckResult& c) {
             {"time_ms", encode_number(c.time_ms)},
             {"seed", c.seed},
             {"repro", c.repro}};
-  if (!c.part.empty()) j["part"] = c.part;  // composite models
+  if (!c.part.empty()) j["part"] = c.part;                    // composite models
+  if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);  // 1.6: training runs
   // 1.4: the check's sensitivity, where it has one (comparisons with a bound).
   if (!std::isnan(m.sensitivity_ulp)) {
     j["sensitivity_ulp"] = encode_number(m.sensitivity_ulp);
@@ -259,6 +273,12 @@ CheckResult check_from_json(const FieldReader& r) {
   c.time_ms = r.number("time_ms");
   c.seed = r.uint64("seed");
   c.repro = r.string("repro");
+  const FieldReader steps = r.object("steps", Need::optional);
+  c.steps.first_out = static_cast<int>(steps.int64("first_out", 0));
+  c.steps.loss = steps.numbers("loss");
+  c.steps.reference = steps.numbers("reference");
+  c.steps.bound = steps.numbers("bound");
+  c.steps.amplification = steps.numbers("amplification");
   return c;
 }
 
@@ -291,7 +311,8 @@ std::string report_to_json_text(const RunReport& report) {
   // A document says the oldest version whose fields it uses: 1.0 for a parity run without the
   // later meta fields, 1.1 with "stress" (written only by `gradparity stress`), 1.2 with
   // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy, 1.4 with sensitivity, 1.5
-  // with composite models (checks' `part`, direction "node", summary.models).
+  // with composite models (checks' `part`, direction "node", summary.models), 1.6 with training
+  // runs' steps (checks' `steps`, summary.training).
   Json meta = meta_to_json(report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
   const bool v1_3 = add_1_3_meta(meta, report.meta);
@@ -299,7 +320,10 @@ std::string report_to_json_text(const RunReport& report) {
                                 [](const CheckResult& c) { return !std::isnan(c.metrics.sensitivity_ulp); });
   const bool v1_5 =
       std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.family == "model"; });
-  const std::string_view version = v1_5                    ? kParitySchemaVersion
+  const bool v1_6 =
+      std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return !c.steps.empty(); });
+  const std::string_view version = v1_6                    ? kParitySchemaVersion
+                                   : v1_5                  ? std::string_view("1.5")
                                    : v1_4                  ? std::string_view("1.4")
                                    : v1_3                  ? std::string_view("1.3")
                                    : v1_2                  ? std::string_view("1.2")
@@ -339,6 +363,20 @@ std::string report_to_json_text(const RunReport& report) {
                         {"worst_node_margin", encode_number(r.node_margin)},
                         {"formulation", r.formulation}});
     doc["summary"]["models"] = std::move(models);
+  }
+  if (v1_6) {
+    Json training = Json::array();
+    for (const TrainingRow& r : training_rows(report.checks))
+      training.push_back({{"case_id", r.case_id},
+                          {"backend", r.backend},
+                          {"dtype", dtype_name(r.dtype)},
+                          {"verdict", verdict_name(r.verdict)},
+                          {"largest_loss_error_per_bound", encode_number(r.worst_ratio)},
+                          {"at_step", r.worst_step},
+                          {"amplification_max", encode_number(r.amplification_max)},
+                          {"amplification_product", encode_number(r.amplification_product)},
+                          {"first_step_out_of_band", r.first_out}});
+    doc["summary"]["training"] = std::move(training);
   }
   if (!report.stress.empty()) {
     Json stress = Json::array();

@@ -156,6 +156,7 @@ std::string report_to_markdown(const RunReport& report) {
   md::append_compact_matrix(out, report);
   md::append_problem_table(out, report, kProblemRows, kDetailsFileName);
   md::append_models(out, report);
+  md::append_training(out, report);
   md::append_thinnest_margins(out, report, kThinnestRows);
   md::append_sensitivity(out, report);
   md::append_loosened_tolerances(out, report);

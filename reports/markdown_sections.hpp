@@ -67,6 +67,8 @@ void append_thinnest_margins(std::string& out, const RunReport& report, std::siz
 void append_sensitivity(std::string& out, const RunReport& report);
 // The Models section (composite models x backends); nothing when the run has none.
 void append_models(std::string& out, const RunReport& report);
+// The Training section (training runs x backends); nothing when the run has none.
+void append_training(std::string& out, const RunReport& report);
 // The stress section (device x mode table, then the failures' messages); nothing when empty.
 void append_stress(std::string& out, const std::vector<StressResult>& stress);
 

@@ -3,11 +3,11 @@
 #include <cmath>
 #include <map>
 
+#include "reports/training.hpp"
+
 namespace gp {
 
-namespace {
-
-int severity(Verdict v) {
+int verdict_severity(Verdict v) {
   switch (v) {
     case Verdict::error:
       return 4;
@@ -23,10 +23,12 @@ int severity(Verdict v) {
   return 0;
 }
 
-bool is_problem(Verdict v) { return severity(v) >= 2; }
+namespace {
+
+bool is_problem(Verdict v) { return verdict_severity(v) >= 2; }
 
 void fold(Verdict& into, Verdict v, bool& seen) {
-  if (!seen || severity(v) > severity(into)) into = v;
+  if (!seen || verdict_severity(v) > verdict_severity(into)) into = v;
   seen = true;
 }
 
@@ -42,7 +44,7 @@ std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks) {
   };
   std::vector<Seen> seen;
   for (const CheckResult& c : checks) {
-    if (c.family != "model") continue;
+    if (c.family != "model" || is_training(c)) continue;
     auto [it, fresh] = index.emplace(std::make_pair(c.case_id, c.backend), rows.size());
     if (fresh) {
       rows.push_back({c.case_id, c.op, c.backend, c.dtype});

@@ -23,8 +23,12 @@ struct ModelRow {
   std::string problem;      // the first problem's check and reason; empty when none
 };
 
-// Rows in order of first appearance of each (case, backend).
+// Rows in order of first appearance of each (case, backend); training runs have their own
+// section (reports/training.hpp).
 std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks);
+
+// ERROR 4 > FAIL 3 > MISTRUSTED 2 > PASS 1 > SKIP 0.
+int verdict_severity(Verdict v);
 
 // The reason prefix the output check of a composite states its formulation with.
 inline constexpr std::string_view kFormulationPrefix = "formulation: ";

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 
@@ -65,6 +66,13 @@ TEST(Training, AnExactBackendPassesEveryCheck) {
     const auto checks = train_on(id, q);
     for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::pass) << id << " " << c.part << ": " << c.reason;
     EXPECT_GT(checks.size(), 10u);
+    // The loss curve the reports draw: every step within its band, the amplification from step 2.
+    const TrainingSteps& curve = part(checks, "loss at every step").steps;
+    ASSERT_EQ(curve.loss.size(), 20u);
+    EXPECT_EQ(curve.amplification.size(), 19u);
+    for (std::size_t k = 0; k < curve.loss.size(); ++k)
+      EXPECT_LE(std::fabs(curve.loss[k] - curve.reference[k]), curve.bound[k]) << "step " << k + 1;
+    EXPECT_EQ(curve.first_out, 0);
   }
 }
 
@@ -81,6 +89,8 @@ TEST(Training, AdamsFirstMomentNotWrittenBackFails) {
   EXPECT_EQ(part(checks, "W1 m at every step").verdict, Verdict::fail);
   EXPECT_THAT(part(checks, "W1 m at every step").reason, ::testing::HasSubstr("first at step 1 "));
   EXPECT_THAT(part(checks, "W1 at every step").reason, ::testing::HasSubstr("first at step 2 "));
+  EXPECT_EQ(part(checks, "W1 m at every step").steps.first_out, 1);  // what the reports show
+  EXPECT_EQ(part(checks, "W1 at every step").steps.first_out, 2);
 }
 
 TEST(Training, AStepCounterThatDoesNotAdvanceFails) {
@@ -141,6 +151,41 @@ TEST(Training, ABackwardScaledByOnePlusTenToTheMinusFourFails) {
   const auto checks = train_on("train(model=mlp,opt=sgd_nesterov,steps=20,batch=16,dtype=f64)", q);
   EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::fail);
   EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::fail);
+}
+
+const char* const kAccumulatedW1 = "grad W1 accumulated over 4 micro-batches";
+
+// The accumulation keeps only the last micro-batch's gradient (grad = g instead of grad += g).
+TEST(Training, MicroBatchGradientsOverwrittenInsteadOfAccumulatedFail) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        const std::string tag = "micro-batch accumulation";
+        if (call.kind == OpKind::add && call.case_id.ends_with(tag)) return void(host(out) = host(*in[1]));
+        exact_forward(call, in, out);
+      }));
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, kAccumulatedW1).verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::pass);
+}
+
+// The 1/M enters as each micro-batch's d loss (PyTorch's (loss / M).backward()); a loss whose
+// backward ignores its incoming gradient sums the micro-batches' gradients unscaled. The training
+// loop's d loss is 1, so only the accumulation check sees it.
+TEST(Training, MicroBatchGradientsAccumulatedWithoutTheirScalingFail) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, backward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                               const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        if (call.kind != OpKind::cross_entropy) return exact_backward(call, in, out, dout, grads);
+        HostBuffer one(dout.dtype(), dout.shape());
+        one.data.set(0, 1.0);
+        exact_backward(call, in, out, one, grads);
+      }));
+  const auto checks = train_on(kAdamw, q);
+  EXPECT_EQ(part(checks, kAccumulatedW1).verdict, Verdict::fail);
+  EXPECT_EQ(part(checks, "loss at every step").verdict, Verdict::pass);
+  EXPECT_EQ(part(checks, "W1 at every step").verdict, Verdict::pass);
 }
 
 }  // namespace
