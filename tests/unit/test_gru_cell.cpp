@@ -41,11 +41,28 @@ std::vector<ref::RefTensor> contract_inputs() {
           filled(Shape{3 * kH, kH}, 0.2), filled(Shape{3 * kH}, -0.1), filled(Shape{3 * kH}, 0.15)};
 }
 
-Real pairing(const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
+Real pairing(const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout, bool reset_before) {
   Real s = 0;
-  const std::vector<Real> y = contract_output(in);
+  const std::vector<Real> y = contract_output(in, reset_before);
   for (std::size_t e = 0; e < y.size(); ++e) s += dout.v[e] * y[e];
   return s;
+}
+
+// g is the gradient of <dout, the cell's output> by every element of every input (central
+// differences; their truncation is about 1e-10 here).
+void expect_derivative(const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout,
+                       const std::vector<ref::RefTensor>& g, bool reset_before) {
+  const Real step = 1e-5L;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    ASSERT_EQ(g[k].shape, in[k].shape);
+    for (std::size_t e = 0; e < in[k].v.size(); ++e) {
+      std::vector<ref::RefTensor> up = in, down = in;
+      up[k].v[e] += step;
+      down[k].v[e] -= step;
+      const Real fd = (pairing(up, dout, reset_before) - pairing(down, dout, reset_before)) / (2 * step);
+      EXPECT_NEAR(static_cast<double>(g[k].v[e]), static_cast<double>(fd), 1e-8) << "input " << k << " element " << e;
+    }
+  }
 }
 
 TEST(GruCell, ReferenceIsTheContractAndItsDerivative) {
@@ -59,18 +76,15 @@ TEST(GruCell, ReferenceIsTheContractAndItsDerivative) {
   for (std::size_t e = 0; e < want.size(); ++e)
     EXPECT_NEAR(static_cast<double>(y.v[e]), static_cast<double>(want[e]), 1e-15) << "element " << e;
   const ref::RefTensor dout = filled(y.shape, 0.75);
-  const std::vector<ref::RefTensor> g = ref::vjp(call, in, y, dout);
-  const Real step = 1e-5L;  // central differences: truncation about 1e-10 here
-  for (std::size_t k = 0; k < in.size(); ++k) {
-    ASSERT_EQ(g[k].shape, in[k].shape);
-    for (std::size_t e = 0; e < in[k].v.size(); ++e) {
-      std::vector<ref::RefTensor> up = in, down = in;
-      up[k].v[e] += step;
-      down[k].v[e] -= step;
-      const Real fd = (pairing(up, dout) - pairing(down, dout)) / (2 * step);
-      EXPECT_NEAR(static_cast<double>(g[k].v[e]), static_cast<double>(fd), 1e-8) << "input " << k << " element " << e;
-    }
-  }
+  expect_derivative(in, dout, ref::vjp(call, in, y, dout), false);
+}
+
+// The other formulation's VJP (the fused GRU's test runs it as a library's backward) is its
+// derivative.
+TEST(GruCell, TheResetBeforeCellsVjpIsItsOwnDerivative) {
+  const std::vector<ref::RefTensor> in = contract_inputs();
+  const ref::RefTensor dout = filled(Shape{kB, kH}, 0.75);
+  expect_derivative(in, dout, testing::reset_before_vjp(in, dout), true);
 }
 
 TEST(GruCell, ShapeRuleRefusesMismatchedWeights) {
