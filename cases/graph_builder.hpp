@@ -56,6 +56,7 @@ class GraphBuilder {
 CompositeDecl mlp_model(int layers, std::int64_t batch, OpKind act);
 CompositeDecl gru_model(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden,
                         GruReset reset = GruReset::after_matmul);
+CompositeDecl gru_fused_model(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden);
 CompositeDecl gated_model(OpKind gate_op, std::int64_t batch);
 CompositeDecl kan_model(const std::vector<std::int64_t>& widths, int order, std::int64_t batch);
 

@@ -1,6 +1,8 @@
-// matmul (2-D and batched, inner sizes 1, 7, 33, 128), linear, tt_embedding, and log_matmul_exp
-// at the same inner sizes (its large-magnitude and dominated rows are hard regimes,
-// cases/hard_regimes.cpp).
+// matmul (2-D and batched, inner sizes 1, 7, 33, 128), linear, tt_embedding, log_matmul_exp at
+// the same inner sizes (its large-magnitude and dominated rows are hard regimes,
+// cases/hard_regimes.cpp), and gru_cell.
+#include <cmath>
+
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -25,6 +27,28 @@ void add_tt_embedding_cases(CaseList& list) {
     };
     for (std::int64_t batch : {1, 7, 64}) add(batch, Domain::classes_of(512), "");
     add(64, Domain::class_pool(6, 85), "repeats");
+  }
+}
+
+// gru_cell at the GRU model's sizes (batch 8, input 16, hidden 32) with PyTorch's initialisation,
+// weights and biases U[-1/sqrt(hidden), 1/sqrt(hidden)], and at small odd sizes with weights
+// U[-1, 1], whose pre-activations reach further into the gates' saturation. Data in [-1, 1].
+void add_gru_cell_cases(CaseList& list) {
+  struct Sizes {
+    std::int64_t batch, input, hidden;
+    double weight;
+  };
+  const Domain data = Domain::range(-1, 1);
+  for (const Sizes& s : {Sizes{8, 16, 32, 1 / std::sqrt(32.0)}, Sizes{3, 5, 7, 1}}) {
+    Domain weight = Domain::range(-s.weight, s.weight);
+    weight.fd_length = s.weight;
+    const std::int64_t rows = kGruGates * s.hidden;
+    CaseDecl c;
+    c.op = OpKind::gru_cell;
+    c.inputs = {{Shape{s.batch, s.input}, data}, {Shape{s.batch, s.hidden}, data},
+                {Shape{rows, s.input}, weight},  {Shape{rows, s.hidden}, weight},
+                {Shape{rows}, weight},           {Shape{rows}, weight}};
+    list.add(std::move(c));
   }
 }
 
@@ -56,6 +80,7 @@ void declare_linalg_cases(CaseList& list) {
   for (std::int64_t k : {1, 7, 33, 128})
     for (Output o : {Output{1, 1}, Output{7, 5}, Output{16, 33}})
       add(OpKind::log_matmul_exp, {Shape{o.m, k}, Shape{k, o.n}}, Domain::range(-4, 4));
+  add_gru_cell_cases(list);
 }
 
 }  // namespace gp

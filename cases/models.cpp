@@ -41,20 +41,47 @@ CompositeDecl mlp_model(int layers, std::int64_t batch, OpKind act) {
 //   h' = (1 - z) * n + z * h, computed as n + z * (h - n) like PyTorch's kernels
 // weight_ih_l0 = [W_ir; W_iz; W_in] and weight_hh_l0 = [W_hr; W_hz; W_hn] are separate parameters
 // here; the loss is the mean squared error of the last state against a target.
-CompositeDecl gru_model(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden, GruReset reset) {
-  const bool after = reset == GruReset::after_matmul;
-  CompositeDecl d;
+namespace {
+
+// A GRU model's declaration without its cells: the id's sizes, and the leaves the two forms share
+// (the sequence x [seq, batch, input], the initial state h0 and the target of the last state).
+struct GruFrame {
+  std::string xs, h0, target;
+};
+GruFrame gru_frame(CompositeDecl& d, GraphBuilder& g, std::int64_t seq, std::int64_t batch, std::int64_t input,
+                   std::int64_t hidden) {
   d.model = "gru";
   d.params = "seq=" + std::to_string(seq) + ",batch=" + std::to_string(batch) + ",input=" + std::to_string(input) +
              ",hidden=" + std::to_string(hidden);
+  return {g.data("x", Shape{seq, batch, input}, Domain::range(-1, 1)),
+          g.data("h0", Shape{batch, hidden}, Domain::range(-1, 1)),
+          g.data("target", Shape{batch, hidden}, Domain::range(-1, 1), false)};
+}
+
+// Step t of the sequence as a [batch, input] tensor.
+std::string gru_step_input(GraphBuilder& g, const std::string& xs, std::int64_t t, std::int64_t batch,
+                           std::int64_t input, const std::string& step) {
+  OpAttrs pick;
+  pick.axis = 0;
+  pick.start = t;
+  pick.stop = t + 1;
+  OpAttrs flat;
+  flat.shape = {batch, input};
+  return g.node(OpKind::reshape, {g.node(OpKind::slice, {xs}, step, pick)}, step, flat);
+}
+
+}  // namespace
+
+CompositeDecl gru_model(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden, GruReset reset) {
+  const bool after = reset == GruReset::after_matmul;
+  CompositeDecl d;
+  GraphBuilder g(d);
+  const GruFrame frame = gru_frame(d, g, seq, batch, input, hidden);
   d.formulation =
       std::string(after ? "PyTorch / cuDNN GRU: r, z, n gates, n = tanh(W_in x + b_in + r * (W_hn h + b_hn))"
                         : "Cho et al. GRU: r, z, n gates, n = tanh(W_in x + b_in + W_hn (r * h) + b_hn)") +
       ", h' = n + z * (h - n); mean squared error of the last state";
-  GraphBuilder g(d);
-  const std::string xs = g.data("x", Shape{seq, batch, input}, Domain::range(-1, 1));
-  std::string h = g.data("h0", Shape{batch, hidden}, Domain::range(-1, 1));
-  const std::string target = g.data("target", Shape{batch, hidden}, Domain::range(-1, 1), false);
+  std::string h = frame.h0;
   const double fan = double(hidden);
   std::map<std::string, std::pair<std::string, std::string>> w;  // gate -> (W, b) names
   for (const char* gate : {"ir", "iz", "in"})
@@ -65,13 +92,7 @@ CompositeDecl gru_model(std::int64_t seq, std::int64_t batch, std::int64_t input
                g.parameter(std::string("b_") + gate, Shape{hidden}, fan)};
   for (std::int64_t t = 0; t < seq; ++t) {
     const std::string step = "step " + std::to_string(t);
-    OpAttrs pick;
-    pick.axis = 0;
-    pick.start = t;
-    pick.stop = t + 1;
-    OpAttrs flat;
-    flat.shape = {batch, input};
-    const std::string x = g.node(OpKind::reshape, {g.node(OpKind::slice, {xs}, step, pick)}, step, flat);
+    const std::string x = gru_step_input(g, frame.xs, t, batch, input, step);
     auto lin = [&](const std::string& in, const char* gate) {
       return g.node(OpKind::linear, {in, w[gate].first, w[gate].second}, step + " " + gate);
     };
@@ -86,7 +107,34 @@ CompositeDecl gru_model(std::int64_t seq, std::int64_t batch, std::int64_t input
     h = g.node(OpKind::add, {n, zd}, step + " h'");
   }
   d.output = h;
-  d.loss = g.node(OpKind::mse_loss, {h, target}, "loss");
+  d.loss = g.node(OpKind::mse_loss, {h, frame.target}, "loss");
+  return d;
+}
+
+// The same GRU with every time step one gru_cell node, as a library's fused cell computes it:
+// the parameters stacked r, z, n as PyTorch's weight_ih_l0, weight_hh_l0, bias_ih_l0, bias_hh_l0.
+// A cell whose gates are wrong inside (the reset gate before the hidden matmul) fails the node
+// check of its step, which the composed form cannot name.
+CompositeDecl gru_fused_model(std::int64_t seq, std::int64_t batch, std::int64_t input, std::int64_t hidden) {
+  CompositeDecl d;
+  GraphBuilder g(d);
+  const GruFrame frame = gru_frame(d, g, seq, batch, input, hidden);
+  d.params += ",cell=fused";
+  d.formulation =
+      "PyTorch / cuDNN GRU, each step one gru_cell node: r, z, n gates, n = tanh(W_in x + b_in + r * (W_hn h + "
+      "b_hn)), h' = (1 - z) * n + z * h; mean squared error of the last state";
+  const double fan = double(hidden);
+  const std::int64_t rows = kGruGates * hidden;
+  const std::string w_ih = g.parameter("W_ih", Shape{rows, input}, fan),
+                    w_hh = g.parameter("W_hh", Shape{rows, hidden}, fan);
+  const std::string b_ih = g.parameter("b_ih", Shape{rows}, fan), b_hh = g.parameter("b_hh", Shape{rows}, fan);
+  std::string h = frame.h0;
+  for (std::int64_t t = 0; t < seq; ++t) {
+    const std::string step = "step " + std::to_string(t);
+    h = g.node(OpKind::gru_cell, {gru_step_input(g, frame.xs, t, batch, input, step), h, w_ih, w_hh, b_ih, b_hh}, step);
+  }
+  d.output = h;
+  d.loss = g.node(OpKind::mse_loss, {h, frame.target}, "loss");
   return d;
 }
 
@@ -171,6 +219,7 @@ void declare_models(std::vector<CompositeDecl>& out) {
     for (OpKind act : {OpKind::gelu, OpKind::tanh}) out.push_back(mlp_model(3, batch, act));
   }
   out.push_back(gru_model(10, 8, 16, 32));
+  out.push_back(gru_fused_model(10, 8, 16, 32));
   // The KAN GPU suite's cases: single-layer nets at every batch (the zero input gradient of
   // single-layer nets), two layers at every order, a wide layer.
   for (std::int64_t batch : {1, 7, 16, 64, 128}) out.push_back(kan_model({8, 4}, 3, batch));

@@ -83,6 +83,22 @@ Shape optimizer_shape(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) 
   return Shape{optimizer_rows(k), in[0].numel()};
 }
 
+// x [B, I], h [B, H], W_ih [3H, I], W_hh [3H, H], b_ih [3H], b_hh [3H]: h' is h's shape.
+Shape gru_cell_shape(const std::vector<Shape>& in) {
+  const OpKind k = OpKind::gru_cell;
+  if (in[0].rank() != 2 || in[1].rank() != 2 || in[0][0] != in[1][0] || in[0][1] < 1 || in[1][1] < 1)
+    bad("expects x [batch, input] and h [batch, hidden], got " + in[0].to_string() + " and " + in[1].to_string(), k);
+  const std::int64_t input = in[0][1], gates = kGruGates * in[1][1];
+  const Shape want[] = {Shape{gates, input}, Shape{gates, in[1][1]}, Shape{gates}, Shape{gates}};
+  const char* names[] = {"W_ih", "W_hh", "b_ih", "b_hh"};
+  for (int i = 0; i < 4; ++i)
+    if (in[i + 2] != want[i])
+      bad(std::string(names[i]) + " must be " + want[i].to_string() + " (gates r, z, n stacked), got " +
+              in[i + 2].to_string(),
+          k);
+  return in[1];
+}
+
 Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
   auto need_rank = [&](const Shape& s, int lo, int hi) {
     if (s.rank() < lo || s.rank() > hi)
@@ -202,6 +218,8 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
     case OpKind::sgd_step:
     case OpKind::adamw_step:
       return optimizer_shape(k, a, in);
+    case OpKind::gru_cell:
+      return gru_cell_shape(in);
     default:
       bad("has no shape rule", k);
   }
@@ -395,6 +413,12 @@ TtGeometry tt_geometry(const OpCall& c) {
   if (c.kind != OpKind::tt_embedding) bad("has no tensor-train geometry", c.kind);
   const auto& s = c.input_shapes;
   return {s[0][0], s[1][0], s[2][0], s[3][0], s[1][2], s[2][2], s[3][2], s[2][1], s[2][3]};
+}
+
+GruGeometry gru_geometry(const OpCall& c) {
+  if (c.kind != OpKind::gru_cell) bad("has no GRU geometry", c.kind);
+  const auto& s = c.input_shapes;
+  return {s[0][0], s[0][1], s[1][1]};
 }
 
 OptimizerScalars optimizer_scalars(const OpCall& c) {

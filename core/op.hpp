@@ -219,6 +219,16 @@ struct TtGeometry {
   }
 };
 TtGeometry tt_geometry(const OpCall& call);
+
+// gru_cell: x [batch, input], h [batch, hidden], W_ih [3 hidden, input], W_hh [3 hidden, hidden],
+// b_ih [3 hidden], b_hh [3 hidden]; output h' [batch, hidden]. Gate g of hidden unit j (kGruR,
+// kGruZ, kGruN: PyTorch's stacking r, z, n) is row g hidden + j of the weights and biases.
+inline constexpr int kGruR = 0, kGruZ = 1, kGruN = 2, kGruGates = 3;
+struct GruGeometry {
+  std::int64_t batch, input, hidden;
+  std::int64_t row(int gate, std::int64_t j) const { return gate * hidden + j; }
+};
+GruGeometry gru_geometry(const OpCall& call);
 // The scalars of an optimizer step as every implementation takes them: computed once here in
 // double, where 1 - beta and 1 - dampening are exact (Sterbenz, beta and 1 - dampening in
 // [0.5, 1]) and 1 - lr * wd rounds once, then converted to the compute type like any constant.

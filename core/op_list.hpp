@@ -75,4 +75,5 @@
   X(tt_embedding, linalg, custom, 4, 0xE, kAttrNone, exact)                                 \
   X(log_matmul_exp, linalg, custom, 2, 0x3, kAttrNone, exact)                               \
   X(sgd_step, optimizer, custom, 3, 0x0, kAttrSgd, exact)                                   \
-  X(adamw_step, optimizer, custom, 4, 0x0, kAttrAdamw, exact)
+  X(adamw_step, optimizer, custom, 4, 0x0, kAttrAdamw, exact)                               \
+  X(gru_cell, linalg, custom, 6, 0x3F, kAttrNone, exact)

@@ -213,7 +213,8 @@ std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceD
       return {rows(c, d, lines, seed)};
     case OpFamily::linalg:
       // tt_embedding's core gradients each sum over the whole batch: no rows or columns to pick
-      if (c.decl.op == OpKind::tt_embedding) return {full(c, d)};
+      // gru_cell's weight gradients likewise, and every unit reads the whole of x and h
+      if (c.decl.op == OpKind::tt_embedding || c.decl.op == OpKind::gru_cell) return {full(c, d)};
       return matrix(c, d, lines, seed);
     case OpFamily::layout:
     case OpFamily::loss:

@@ -56,6 +56,13 @@ BasicRefTensor<R> zeros(const Shape& shape) {
   t.v.assign(at(shape.numel()), R(0));
   return t;
 }
+// A tensor of `shape` holding the results of one Sum per element (accumulated gradients).
+template <class R>
+BasicRefTensor<R> results(const Shape& shape, const std::vector<Sum<R>>& sums) {
+  BasicRefTensor<R> t = zeros<R>(shape);
+  for (std::size_t k = 0; k < sums.size(); ++k) t.v[k] = sums[k].result();
+  return t;
+}
 // The gradient entry of an input that receives none: shape set, v empty.
 template <class R>
 BasicRefTensor<R> no_grad(const Shape& shape) {
@@ -85,6 +92,7 @@ GP_REF_FAMILY_DECL(bspline_basis)
 GP_REF_FAMILY_DECL(tt_embedding)
 GP_REF_FAMILY_DECL(optimizer)
 GP_REF_FAMILY_DECL(log_matmul_exp)
+GP_REF_FAMILY_DECL(gru_cell)
 #undef GP_REF_FAMILY_DECL
 
 // Explicit instantiation of a family's two entry points for the three real types (in its .cpp).

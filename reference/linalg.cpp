@@ -1,5 +1,5 @@
-// matmul (2-D or batched 3-D) and linear (x W^T + b), sizes from core matmul_dims (log_matmul_exp
-// and tt_embedding have their own files). Every output and gradient element is a dot product
+// matmul (2-D or batched 3-D) and linear (x W^T + b), sizes from core matmul_dims (log_matmul_exp,
+// tt_embedding and gru_cell have their own files). Every output and gradient element is a dot product
 // (Sum::add_product; for linear's output the bias is one more term).
 //   matmul  C[m,n] = A[m,k] B[k,n]:  dA = dC B^T (length n), dB = A^T dC (length m)
 //   linear  Y[m,n] = X[m,k] W[n,k]^T + b[n]:  dX = dY W (length n), dW = dY^T X (length m),
@@ -32,6 +32,7 @@ template <class R>
 BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
   if (call.kind == OpKind::tt_embedding) return tt_embedding_forward(call, in);
   if (call.kind == OpKind::log_matmul_exp) return log_matmul_exp_forward(call, in);
+  if (call.kind == OpKind::gru_cell) return gru_cell_forward(call, in);
   const MatmulDims d = matmul_dims(call);
   BasicRefTensor<R> out = zeros<R>(call.output_shape);
   if (out.numel() != d.batch * d.m * d.n) fail(call, "matmul sizes disagree with the output shape");
@@ -56,6 +57,7 @@ std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<
                                           const BasicRefTensor<R>& dout) {
   if (call.kind == OpKind::tt_embedding) return tt_embedding_vjp(call, in, dout);
   if (call.kind == OpKind::log_matmul_exp) return log_matmul_exp_vjp(call, in, dout);
+  if (call.kind == OpKind::gru_cell) return gru_cell_vjp(call, in, dout);
   const MatmulDims d = matmul_dims(call);
   const bool linear = call.kind == OpKind::linear;
   BasicRefTensor<R> ga = zeros<R>(in[0].shape), gb = zeros<R>(in[1].shape);

@@ -32,13 +32,6 @@ std::vector<Digits> split_ids(const OpCall& call, const TtGeometry& g, const Bas
   return out;
 }
 
-template <class R>
-BasicRefTensor<R> results(const Shape& shape, const std::vector<Sum<R>>& sums) {
-  BasicRefTensor<R> t = zeros<R>(shape);
-  for (std::size_t k = 0; k < sums.size(); ++k) t.v[k] = sums[k].result();
-  return t;
-}
-
 }  // namespace
 
 template <class R>

@@ -1,6 +1,6 @@
 // matmul and linear through one tiled kernel (operands described by strides, so transposed
-// operands of the backward pass cost no copies), log_matmul_exp one work item per element, and
-// the layout ops as index copies; tt_embedding in dispatch_tt_embedding.cpp.
+// operands of the backward pass cost no copies), log_matmul_exp and gru_cell one work item per element
+// (gru_cell.cl), and the layout ops as index copies; tt_embedding in dispatch_tt_embedding.cpp.
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -67,6 +67,12 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       q.run_elementwise("log_matmul_exp_forward", d.m * d.n, x, as_cl(in[1]), out, d.m, d.n, d.k);
       return;
     }
+    case OpKind::gru_cell: {
+      const GruGeometry g = gru_geometry(call);
+      q.run_elementwise("gru_cell_forward", g.batch * g.hidden, x, as_cl(in[1]), as_cl(in[2]), as_cl(in[3]),
+                        as_cl(in[4]), as_cl(in[5]), out, g.batch, g.input, g.hidden);
+      return;
+    }
     case OpKind::transpose:
       q.run_elementwise("transpose_last2", s.numel(), x, out, batch_of(s), s[s.rank() - 2], s[s.rank() - 1]);
       return;
@@ -130,6 +136,15 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
         if (grads[wrt_b])
           q.run_elementwise("log_matmul_exp_grad", wrt_b ? d.k * d.n : d.m * d.k, x, as_cl(in[1]), out, dout,
                             as_cl(grads[wrt_b]), d.m, d.n, d.k, wrt_b);
+      return;
+    }
+    case OpKind::gru_cell: {  // one pass per gradient, each element of it one work item
+      const GruGeometry d = gru_geometry(call);
+      for (std::size_t wrt = 0; wrt < grads.size(); ++wrt)
+        if (grads[wrt])
+          q.run_elementwise("gru_cell_grad", call.input_shapes[wrt].numel(), x, as_cl(in[1]), as_cl(in[2]),
+                            as_cl(in[3]), as_cl(in[4]), as_cl(in[5]), dout, as_cl(grads[wrt]), d.batch, d.input,
+                            d.hidden, static_cast<int>(wrt));
       return;
     }
     case OpKind::concat: {  // each input's gradient is its slice of g

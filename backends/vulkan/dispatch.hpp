@@ -27,12 +27,15 @@ void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const Vu
 void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                       Grads grads);
-// matmul, linear, log_matmul_exp; tt_embedding (dispatch_tt_embedding.cpp)
+// matmul, linear, log_matmul_exp; tt_embedding (dispatch_tt_embedding.cpp), gru_cell
+// (dispatch_gru_cell.cpp)
 void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                      Grads grads);
 void forward_tt_embedding(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_tt_embedding(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
+void forward_gru_cell(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_gru_cell(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);
 // transpose, reshape, concat, slice
 void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads);

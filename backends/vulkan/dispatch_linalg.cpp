@@ -54,13 +54,9 @@ void log_matmul_exp_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, 
     rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {4, &out}}, p, groups);
 }
 
-}  // namespace
-
-void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
-  if (call.kind == OpKind::tt_embedding) return forward_tt_embedding(rec, call, in, out);
-  MatmulDims d = matmul_dims(call);
-  if (call.kind == OpKind::log_matmul_exp)
-    return log_matmul_exp_pass(rec, call, LMODE_FORWARD, in, nullptr, nullptr, out, d.m * d.n);
+// matmul and linear forward: one GEMM (linear's W read transposed, its bias added).
+void forward_gemm(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  const MatmulDims d = matmul_dims(call);
   MatPush p{};
   p.m = u32(d.m), p.n = u32(d.n), p.k = u32(d.k), p.batch = u32(d.batch);
   p.a_batch = u32(d.m * d.k), p.a_row = u32(d.k), p.a_col = 1;
@@ -74,9 +70,31 @@ void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
   gemm(rec, call.dtype, p, *in[0], *in[1], nullptr, out);
 }
 
+}  // namespace
+
+// A switch over every op of the family (the build checks that each has its case).
+void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  switch (call.kind) {
+    case OpKind::matmul:
+    case OpKind::linear:
+      return forward_gemm(rec, call, in, out);
+    case OpKind::tt_embedding:
+      return forward_tt_embedding(rec, call, in, out);
+    case OpKind::log_matmul_exp: {
+      const MatmulDims d = matmul_dims(call);
+      return log_matmul_exp_pass(rec, call, LMODE_FORWARD, in, nullptr, nullptr, out, d.m * d.n);
+    }
+    case OpKind::gru_cell:
+      return forward_gru_cell(rec, call, in, out);
+    default:
+      throw Error("vulkan backend: " + std::string(op_name(call.kind)) + " is not a linear-algebra op");
+  }
+}
+
 void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                      Grads grads) {
   if (call.kind == OpKind::tt_embedding) return backward_tt_embedding(rec, call, in, dout, grads);
+  if (call.kind == OpKind::gru_cell) return backward_gru_cell(rec, call, in, dout, grads);
   MatmulDims d = matmul_dims(call);
   if (call.kind == OpKind::log_matmul_exp) {
     if (grads[0]) log_matmul_exp_pass(rec, call, LMODE_GRAD_A, in, &out, &dout, *grads[0], d.m * d.k);

@@ -8,6 +8,7 @@
 #include "harness/composite_checks.hpp"
 #include "harness/runner.hpp"
 #include "support/fake_backend.hpp"
+#include "support/gru_contract.hpp"
 
 namespace gp {
 namespace {
@@ -57,6 +58,7 @@ void backward_of(MockQueue& q, OpKind op, std::function<void(const OpCall&, std:
 
 TEST(Composites, AnExactBackendPassesEveryCheckOfEveryModel) {
   for (const char* id : {"mlp(layers=3,batch=7,act=gelu,dtype=f32)", "gru(seq=10,batch=8,input=16,hidden=32,dtype=f64)",
+                         "gru(seq=10,batch=8,input=16,hidden=32,cell=fused,dtype=f32)",
                          "gated(gate=ste_hardtanh_gate,batch=8,dtype=f32)"}) {
     NiceMock<MockQueue> q;
     int judged = 0;
@@ -139,8 +141,8 @@ TEST(Composites, AGradientSumInSixteenBitPrecisionFailsEndToEnd) {
 // A library whose GRU applies the reset gate to the state before the hidden matmul (Cho et al.;
 // Keras reset_after=False) where the cuDNN form is declared. The harness composes the declared
 // form from primitives, so the device here runs the other graph on the same leaves. Every node
-// of it is right on its own: no node check can name this (a library's fused cell would be a node
-// of its own); the end-to-end checks fail.
+// of it is right on its own: no node check can name this (the fused model below can); the
+// end-to-end checks fail.
 TEST(Composites, AGruWithTheResetGateBeforeTheMatmulFailsEndToEnd) {
   const Composite cudnn = make_composite(gru_declaration(10, 8, 16, 32, GruReset::after_matmul), DType::f32);
   const Composite cho = make_composite(gru_declaration(10, 8, 16, 32, GruReset::before_matmul), DType::f32);
@@ -151,6 +153,36 @@ TEST(Composites, AGruWithTheResetGateBeforeTheMatmulFailsEndToEnd) {
   const auto checks = check_end_to_end(cudnn, "fake", composite_tolerance(cudnn, backend),
                                        r.bounded(cudnn, backend.info().math, false), d, kSeed);
   for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::fail) << c.part << " margin " << c.metrics.margin;
+}
+
+// The same library as a fused cell: in the fused model every step is one gru_cell node, and the
+// device's cell applies the reset gate before the hidden matmul, forward and VJP consistently.
+// The end-to-end checks fail, and the node checks name the cell at every step.
+TEST(Composites, AFusedGruCellWithTheResetGateBeforeTheMatmulFailsAtItsNode) {
+  NiceMock<MockQueue> q;
+  ON_CALL(q, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        if (call.kind == OpKind::gru_cell) return testing::reset_before_forward(call, in, out);
+        exact_forward(call, in, out);
+      }));
+  ON_CALL(q, backward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                               const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        if (call.kind == OpKind::gru_cell) return testing::reset_before_backward(call, in, out, dout, grads);
+        exact_backward(call, in, out, dout, grads);
+      }));
+  const Composite& c = composite("gru(seq=10,batch=8,input=16,hidden=32,cell=fused,dtype=f32)");
+  const auto checks = run_on(c, q);
+  for (const char* p : {"loss", "grad x", "grad h0", "grad W_ih", "grad W_hh", "grad b_ih", "grad b_hh"})
+    EXPECT_EQ(part(checks, p).verdict, Verdict::fail) << p;
+  EXPECT_EQ(part(checks, "output " + c.decl.output).verdict, Verdict::fail);
+  for (std::size_t i = 0; i < c.decl.nodes.size(); ++i) {
+    if (c.decl.nodes[i].op != OpKind::gru_cell) continue;
+    const std::string node = "node " + std::to_string(i) + " gru_cell (" + c.decl.nodes[i].layer + ")";
+    EXPECT_EQ(part(checks, node + " forward").verdict, Verdict::fail) << node;
+    EXPECT_EQ(part(checks, node + " backward input 3").verdict, Verdict::fail) << node;  // W_hh
+  }
+  EXPECT_EQ(part(checks, "node 2 gru_cell (step 0) forward").verdict, Verdict::fail);
 }
 
 // The KAN incident itself: a single-layer KAN's input gradient silently zero. Here the spline
@@ -196,8 +228,9 @@ TEST(Composites, IdsSelectByModelNameAndFilter) {
   Selection sel;
   sel.ops = {"gru"};
   const auto gru = select_composites(sel);
-  ASSERT_EQ(gru.size(), 2u);
+  ASSERT_EQ(gru.size(), 4u);
   EXPECT_EQ(gru[0]->id, "gru(seq=10,batch=8,input=16,hidden=32,dtype=f32)");
+  EXPECT_EQ(gru[2]->id, "gru(seq=10,batch=8,input=16,hidden=32,cell=fused,dtype=f32)");
   sel.ops = {"mlp"};
   sel.filter = "layers=1,batch=7,";
   EXPECT_EQ(select_composites(sel).size(), 2u);

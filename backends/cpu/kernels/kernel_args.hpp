@@ -62,6 +62,7 @@ GP_CPU_FAMILY_DECL(linalg)
 GP_CPU_FAMILY_DECL(layout)
 GP_CPU_FAMILY_DECL(loss)
 GP_CPU_FAMILY_DECL(tt_embedding)  // of the linalg family, in its own file
+GP_CPU_FAMILY_DECL(gru_cell)      // likewise
 GP_CPU_FAMILY_DECL(optimizer)
 #undef GP_CPU_FAMILY_DECL
 

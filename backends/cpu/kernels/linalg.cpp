@@ -1,5 +1,5 @@
 // Linear algebra: matmul, linear through Eigen maps over the row-major buffers; log_matmul_exp
-// as loops with an online log-sum-exp per output element; tt_embedding in tt_embedding.cpp.
+// as loops with an online log-sum-exp per output element; tt_embedding and gru_cell in their own files.
 #include <cmath>
 
 #include "backends/cpu/kernels/eigen_maps.hpp"
@@ -119,6 +119,8 @@ void linalg_forward(const ForwardArgs<T>& a) {
       return tt_embedding_forward(a);
     case OpKind::log_matmul_exp:
       return log_matmul_exp_forward(a);
+    case OpKind::gru_cell:
+      return gru_cell_forward(a);
     default:
       fail(a.call, "is not a linear-algebra op");
   }
@@ -135,6 +137,8 @@ void linalg_backward(const BackwardArgs<T>& a) {
       return tt_embedding_backward(a);
     case OpKind::log_matmul_exp:
       return log_matmul_exp_backward(a);
+    case OpKind::gru_cell:
+      return gru_cell_backward(a);
     default:
       fail(a.call, "is not a linear-algebra op");
   }

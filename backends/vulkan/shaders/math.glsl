@@ -219,6 +219,18 @@ C m_log1p(C x) {
   return m_log(K(1.0) + x);
 }
 
+// tanh from expm1(-2|x|); tanh' = 1 - tanh^2 = 4a / (1 + a)^2 with a = e^(-2|x|), from exp, not
+// expm1 + 1, which would cancel where a is small.
+C m_tanh(C x) {
+  C em = m_expm1(K(-2.0) * abs(x));
+  C t = -em / (K(2.0) + em);
+  return x < K(0.0) ? -t : t;
+}
+C m_sech2(C x) {
+  C a = m_exp(K(-2.0) * abs(x));
+  return K(4.0) * a / ((K(1.0) + a) * (K(1.0) + a));
+}
+
 // sigmoid(x) and sigmoid(-x) from one exponential of -|x| (both keep relative accuracy).
 void m_sigmoid_pair(C x, out C s, out C sm) {
   C e = m_exp(-abs(x));

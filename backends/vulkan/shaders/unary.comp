@@ -48,15 +48,7 @@ C eval(uint op, C x, bool bwd, C p, C alpha) {
       int q = (op == GP_OP_cos ? 1 : 0) + (bwd ? 1 : 0);
       return m_sin_quadrant(x, q);
     }
-    case GP_OP_tanh: {  // tanh from expm1(-2|x|); 1 - tanh^2 = 4a / (1 + a)^2 with a = e^(-2|x|)
-      if (bwd) {  // a from exp, not expm1 + 1, which would cancel where a is small
-        C a = m_exp(K(-2.0) * abs(x));
-        return K(4.0) * a / ((K(1.0) + a) * (K(1.0) + a));
-      }
-      C em = m_expm1(K(-2.0) * abs(x));
-      C t = -em / (K(2.0) + em);
-      return x < K(0.0) ? -t : t;
-    }
+    case GP_OP_tanh: return bwd ? m_sech2(x) : m_tanh(x);
     case GP_OP_sigmoid:
     case GP_OP_softplus:
     case GP_OP_silu: {

@@ -1,0 +1,45 @@
+// gru_cell (shaders/gru_cell.comp): one dispatch for the output, one per wanted gradient. The
+// shader recomputes the gates it needs from the inputs in place: the call allocates no scratch.
+#include "dispatch.hpp"
+
+namespace gp::vk {
+
+namespace {
+
+constexpr std::uint32_t kLocal = 64;  // LOCAL_X of gru_cell.comp
+
+struct GruPush {
+  std::uint32_t mode, count;  // mode GRU_MODE_FORWARD: the output; 0..5: that input's gradient
+  std::uint32_t batch, input, hidden;
+};
+
+Spec spec_of(const GruPush& p) { return {0, p.mode}; }
+
+void gru_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, std::int64_t count, Inputs in,
+              const VulkanBuffer* dout, const VulkanBuffer& out) {
+  const GruGeometry g = gru_geometry(call);
+  auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
+  const GruPush p{mode, u(count), u(g.batch), u(g.input), u(g.hidden)};
+  const std::uint64_t groups = (std::uint64_t{p.count} + kLocal - 1) / kLocal;
+  if (dout)
+    rec.dispatch_groups("gru_cell", call.dtype,
+                        {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, in[3]}, {4, in[4]}, {5, in[5]}, {6, dout}, {7, &out}},
+                        p, groups);
+  else
+    rec.dispatch_groups("gru_cell", call.dtype,
+                        {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, in[3]}, {4, in[4]}, {5, in[5]}, {7, &out}}, p, groups);
+}
+
+}  // namespace
+
+void forward_gru_cell(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  gru_pass(rec, call, GRU_MODE_FORWARD, call.output_shape.numel(), in, nullptr, out);
+}
+
+void backward_gru_cell(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& dout, Grads grads) {
+  for (std::size_t k = 0; k < grads.size(); ++k)
+    if (grads[k])
+      gru_pass(rec, call, static_cast<std::uint32_t>(k), call.input_shapes[k].numel(), in, &dout, *grads[k]);
+}
+
+}  // namespace gp::vk
