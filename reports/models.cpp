@@ -47,7 +47,12 @@ std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks) {
     if (c.family != "model" || is_training(c)) continue;
     auto [it, fresh] = index.emplace(std::make_pair(c.case_id, c.backend), rows.size());
     if (fresh) {
-      rows.push_back({c.case_id, c.op, c.backend, c.dtype});
+      ModelRow row;
+      row.case_id = c.case_id;
+      row.model = c.op;
+      row.backend = c.backend;
+      row.dtype = c.dtype;
+      rows.push_back(std::move(row));
       seen.emplace_back();
     }
     ModelRow& r = rows[it->second];
