@@ -152,16 +152,22 @@ std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const Select
       for (; next < ids.size(); ++next) out.push_back(died_in(ids[next], "the child process finished without it"));
       break;
     }
-    if (trace.started != ids[next]) {  // it died before its first case (or between cases)
-      for (; next < ids.size(); ++next)
+    if (trace.started != ids[next]) {
+      if (next > first) {  // it died between cases: nothing to blame, the next child goes on
+        fmt::print(stderr, "{}: the child process ended with {} after {}; the run goes on in a new process\n",
+                   device.id, how, ids[next - 1]);
+        first = next;
+        continue;
+      }
+      for (; next < ids.size(); ++next)  // it died before its first case: a new one would too
         out.push_back(died_in(ids[next], "the child process running " + device.id + " ended (" + how +
                                              ") before this case; no further child was started"));
       break;
     }
     out.push_back(died_in(ids[next], "crashed: the child process running " + device.id + " ended with " + how +
                                          " during this case; the run went on in a new process"));
-    fmt::print(stderr, "{}: {} ended with {} during {}; the run goes on in a new process\n", device.id,
-               "the child process", how, ids[next]);
+    fmt::print(stderr, "{}: the child process ended with {} during {}; the run goes on in a new process\n", device.id,
+               how, ids[next]);
     first = next + 1;
   }
   return out;
