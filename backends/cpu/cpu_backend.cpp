@@ -25,11 +25,12 @@ std::string cpu_model_name() {
 }
 
 // The ops whose staging converts 16-bit storage (computed in f32): the elementwise families,
-// gumbel_softmax, bspline_basis and tt_embedding.
+// linear algebra, gumbel_softmax and bspline_basis.
+constexpr const char* k16bitStorageOps = "unary, binary, linalg, gumbel_softmax and bspline_basis";
 bool has_16bit_storage(OpKind k) {
   const OpFamily f = op_family(k);
-  return f == OpFamily::unary || f == OpFamily::binary || k == OpKind::gumbel_softmax || k == OpKind::bspline_basis ||
-         k == OpKind::tt_embedding;
+  return f == OpFamily::unary || f == OpFamily::binary || f == OpFamily::linalg || k == OpKind::gumbel_softmax ||
+         k == OpKind::bspline_basis;
 }
 
 // The dtype each input must have: the call's dtype, except the i32 indices (op_index_input).
@@ -48,10 +49,10 @@ DeviceInfo cpu_device_info() {
   d.api_version = "host C++20";
   d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
-  d.notes = {
-      "synchronous: commands run on the calling thread",
-      "f16/bf16 are storage only (computed in f32), for unary, binary, gumbel_softmax, bspline_basis and tt_embedding",
-      "64-byte canary guards around every buffer", std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
+  d.notes = {"synchronous: commands run on the calling thread",
+             std::string("f16/bf16 are storage only (computed in f32), for ") + k16bitStorageOps,
+             "64-byte canary guards around every buffer",
+             std::string("Eigen SIMD: ") + Eigen::SimdInstructionSetsInUse()};
   return d;
 }
 
@@ -72,10 +73,9 @@ Support CpuBackend::supports(const OpCall& call) const {
     case DType::f16:
     case DType::bf16:
       if (has_16bit_storage(call.kind)) return Support::yes();
-      return Support::no(
-          std::string(dtype_name(call.dtype)) +
-          " storage is offered for unary, binary, gumbel_softmax, bspline_basis and tt_embedding only, not for " +
-          std::string(family_name(op_family(call.kind))) + " op " + std::string(op_name(call.kind)));
+      return Support::no(std::string(dtype_name(call.dtype)) + " storage is offered for " + k16bitStorageOps +
+                         " only, not for " + std::string(family_name(op_family(call.kind))) + " op " +
+                         std::string(op_name(call.kind)));
     case DType::i32:
       break;
   }

@@ -166,6 +166,39 @@ TEST(CheckerPower, SilentlyZeroInputGradientFails) {
   EXPECT_EQ(o.find(Direction::backward, 1).verdict, Verdict::pass);
 }
 
+// A 16-bit matmul whose running sum is rounded to the storage type after every product: the
+// long dot products (4096 terms) lose digits that a sum kept in f32 has.
+Outcome run_matmul_summing_in(const std::string& case_id, DType sum_type) {
+  const Case* c = find_case(case_id);
+  if (!c) throw Error("missing case " + case_id);
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  ON_CALL(queue, forward).WillByDefault(Invoke([sum_type](const OpCall& call, auto in, DeviceBuffer& out) {
+    const HostTensor &a = host(*in[0]), &b = host(*in[1]);
+    const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+    for (std::int64_t i = 0; i < m; ++i)
+      for (std::int64_t j = 0; j < n; ++j) {
+        float sum = 0;
+        for (std::int64_t p = 0; p < k; ++p)
+          sum = static_cast<float>(round_to(sum_type, sum + static_cast<float>(a.get(i * k + p) * b.get(p * n + j))));
+        host(out).set(i * n + j, round_to(call.dtype, sum));
+      }
+  }));
+  ReferenceData data = prepare_reference(*c, 7);
+  Outcome o;
+  o.checks = check_on_backend(*c, "fake", backend, queue, data, 7);
+  return o;
+}
+
+TEST(CheckerPower, SumKeptInTheStorageTypeFails) {
+  for (const char* id : {"matmul(long,shape=8x4096|4096x5,dtype=bf16)", "matmul(long,shape=8x4096|4096x5,dtype=f16)"}) {
+    const DType storage = find_case(id)->dtype;
+    EXPECT_EQ(run_matmul_summing_in(id, DType::f32).find(Direction::forward).verdict, Verdict::pass) << id;
+    const CheckResult bad = run_matmul_summing_in(id, storage).find(Direction::forward);
+    EXPECT_EQ(bad.verdict, Verdict::fail) << id << ": " << bad.reason;
+  }
+}
+
 TEST(CheckerPower, DeviceErrorIsAnErrorVerdict) {
   const Case* c = find_case("exp(shape=7,dtype=f32)");
   ASSERT_NE(c, nullptr);
