@@ -36,6 +36,16 @@ void declare_rowwise_cases(CaseList& list) {
   // A row of one element has a constant softmax: nothing to check there.
   add_axis_cases(list, OpKind::softmax, Domain::range(-8, 8), {}, 0, 2);
   add_axis_cases(list, OpKind::log_softmax, Domain::range(-8, 8), {}, 0, 2);
+  // Under the staged definition (OpAttrs::staged), 16-bit only: plain rows beside the hard
+  // regimes' twins (cases/hard_regimes.cpp).
+  for (OpKind op : {OpKind::softmax, OpKind::log_softmax}) {
+    CaseDecl c;
+    c.op = op;
+    c.attrs.staged = Staged::storage;
+    c.inputs = {{Shape{64, 128}, Domain::range(-8, 8)}};
+    c.dtypes = {DType::f16, DType::bf16};
+    list.add(std::move(c));
+  }
 
   for (const Shape& x : {Shape{7}, Shape{127}, Shape{16, 33}, Shape{64, 128}, Shape{4, 7, 9}}) {
     Shape row{x[x.rank() - 1]};

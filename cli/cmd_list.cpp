@@ -28,6 +28,7 @@ std::string attribute_names(OpKind k) {
                                                                     {kAttrAlpha, "alpha"},
                                                                     {kAttrGelu, "approx"},
                                                                     {kAttrAxis, "axis"},
+                                                                    {kAttrStaged, "staged"},
                                                                     {kAttrKeepdim, "keepdim"},
                                                                     {kAttrCorrection, "correction"},
                                                                     {kAttrShape, "to"},
@@ -92,6 +93,8 @@ void list_catalog() {
         if (!attrs.empty() && (op_attr_set(k) & (kAttrP | kAttrAlpha | kAttrGelu | kAttrTau | kAttrReduction |
                                                  kAttrOrder | kAttrGrid | kAttrLr)))
           key += "(" + attrs + ") ";
+        else if (c.decl.attrs.staged == Staged::storage)
+          key += "(staged=storage) ";
         for (std::size_t i = 0; i < c.decl.inputs.size(); ++i)
           key += (i ? " × " : "") + describe(c.decl.inputs[i].domain);
         auto it = std::find_if(domains.begin(), domains.end(), [&](const auto& d) { return d.first == key; });

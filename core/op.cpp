@@ -287,6 +287,7 @@ std::string attrs_to_string(OpKind k, const OpAttrs& a) {
   if (s & kAttrAlpha) parts.push_back("alpha=" + format_double(a.alpha));
   if (s & kAttrGelu) parts.push_back(std::string("approx=") + (a.gelu == GeluApprox::erf ? "erf" : "tanh"));
   if (s & kAttrAxis) parts.push_back("axis=" + std::to_string(a.axis));
+  if ((s & kAttrStaged) && a.staged == Staged::storage) parts.push_back("staged=storage");
   if (s & kAttrKeepdim) parts.push_back("keepdim=" + std::to_string(a.keepdim ? 1 : 0));
   if (s & kAttrCorrection) parts.push_back("correction=" + std::to_string(a.correction));
   if (s & kAttrShape) parts.push_back("to=" + join_dims(a.shape));
@@ -321,6 +322,9 @@ OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> inp
   if (arity >= 0 && static_cast<int>(input_shapes.size()) != arity)
     bad("expects " + std::to_string(arity) + " inputs, got " + std::to_string(input_shapes.size()), kind);
   if (!is_float(dtype)) bad("dtype must be floating point", kind);
+  // In f32 and f64 the storage type is the compute type: a staged intermediate would be a no-op.
+  if (attrs.staged != Staged::none && ((op_attr_set(kind) & kAttrStaged) == 0 || dtype_size(dtype) != 2))
+    bad("staged=storage needs an op that has the attribute and a 16-bit dtype", kind);
   OpCall c;
   c.kind = kind;
   c.dtype = dtype;

@@ -64,9 +64,10 @@ enum AttrSet : unsigned {
   kAttrLr = 1u << 13,
   kAttrMomentum = 1u << 14,  // momentum, dampening, nesterov
   kAttrWeightDecay = 1u << 15,
-  kAttrFirst = 1u << 16,  // sgd_step: the momentum buffer is fresh (the first step)
-  kAttrBetas = 1u << 17,  // beta1, beta2
-  kAttrStep = 1u << 18,   // adamw_step: the step counter t >= 1
+  kAttrFirst = 1u << 16,   // sgd_step: the momentum buffer is fresh (the first step)
+  kAttrBetas = 1u << 17,   // beta1, beta2
+  kAttrStep = 1u << 18,    // adamw_step: the step counter t >= 1
+  kAttrStaged = 1u << 19,  // softmax, log_softmax: an intermediate the definition rounds to storage
   // The optimizer steps' sets, named so that their catalog rows stay short
   kAttrSgd = kAttrLr | kAttrMomentum | kAttrWeightDecay | kAttrFirst,
   kAttrAdamw = kAttrLr | kAttrBetas | kAttrEps | kAttrWeightDecay | kAttrStep,
@@ -74,12 +75,20 @@ enum AttrSet : unsigned {
 
 enum class GeluApprox : std::uint8_t { erf, tanh };
 enum class LossReduction : std::uint8_t { mean, sum };
+// Whether the op's definition rounds a named intermediate to the storage type and computes on
+// with the rounded value (softmax: the unnormalised exp(x - max); log_softmax: the shifted
+// x - max). Libraries define 16-bit softmax that way (oneDNN stages it in the bf16 output
+// buffer); the contract's default is "computed in f32, rounded once to the storage type". A
+// definition, declared by a case, not a tolerance: the error model bounds that one rounding and
+// nothing more (docs/error-model.md). Meaningful for 16-bit storage types only.
+enum class Staged : std::uint8_t { none, storage };
 
 struct OpAttrs {
   double p = 1.0;      // pow_scalar exponent
   double alpha = 1.0;  // leaky_relu negative slope; elu alpha
   GeluApprox gelu = GeluApprox::erf;
-  int axis = -1;  // reductions, softmax, log_softmax, concat, slice (may be negative)
+  int axis = -1;                 // reductions, softmax, log_softmax, concat, slice (may be negative)
+  Staged staged = Staged::none;  // softmax, log_softmax (16-bit dtypes)
   bool keepdim = false;
   int correction = 0;                          // variance divisor is n - correction
   double eps = 1e-5;                           // layer_norm
@@ -124,7 +133,8 @@ struct UnaryScalars {
 struct OpCall;
 UnaryScalars unary_scalars(const OpCall& call);
 
-// "p=0.5", "axis=-1,keepdim=1": only the attributes the op uses, in a fixed order.
+// "p=0.5", "axis=-1,keepdim=1": only the attributes the op uses, in a fixed order. `staged` is
+// spelled only where set ("axis=-1,staged=storage"): the contract's default keeps the ids it had.
 std::string attrs_to_string(OpKind k, const OpAttrs& a);
 
 // One invocation of an op: what the reference and backends receive. case_id is carried for

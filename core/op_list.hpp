@@ -54,8 +54,8 @@
   X(max, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                        \
   X(logsumexp, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim, exact)                  \
   X(variance, reduction, reduce, 1, 0x1, kAttrAxis | kAttrKeepdim | kAttrCorrection, exact) \
-  X(softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                                  \
-  X(log_softmax, rowwise, same_axis, 1, 0x1, kAttrAxis, exact)                              \
+  X(softmax, rowwise, same_axis, 1, 0x1, kAttrAxis | kAttrStaged, exact)                    \
+  X(log_softmax, rowwise, same_axis, 1, 0x1, kAttrAxis | kAttrStaged, exact)                \
   X(layer_norm, rowwise, row_params, 3, 0x7, kAttrEps, exact)                               \
   X(rms_norm, rowwise, row_params, 2, 0x3, kAttrEps, exact)                                 \
   X(matmul, linalg, custom, 2, 0x3, kAttrNone, exact)                                       \

@@ -1,7 +1,8 @@
 // Internal vocabulary of the reference: per-family entry points (dispatch.cpp validates the call
 // before handing it to them), small tensor helpers, the helpers that tell the error model what a
-// kernel legitimately does (stored, either_form), and the stable softmax row shared by logsumexp,
-// softmax, log_softmax, cross_entropy, gumbel_softmax and log_matmul_exp. Not a public header.
+// kernel legitimately does (stored, either_form) and what a definition prescribes (staged), and
+// the stable softmax row shared by logsumexp, softmax, log_softmax, cross_entropy, gumbel_softmax
+// and log_matmul_exp. Not a public header.
 //
 // Everything is a template over the real type R, explicitly instantiated (GP_REF_INSTANTIATE) for
 // long double, the oracle's MpReal and Tracked. Math calls are unqualified after `using std::exp;`
@@ -28,6 +29,10 @@ inline constexpr bool kTracked = std::is_same_v<R, Tracked>;
 template <class R>
 R stored(const R& y) {
   return y;
+}
+template <class R>
+R staged(const R& v) {
+  return v;
 }
 template <class R>
 R either_form(const R& stable, const R&) {
@@ -167,8 +172,10 @@ struct SoftmaxRow {
   std::vector<R> p;
   std::size_t argmax = 0;
 };
+// staged_exp: the definition rounds each e_k to the storage type before dividing by S
+// (OpAttrs::staged of softmax); S stays the sum of the unrounded e_k.
 template <class R>
-SoftmaxRow<R> softmax_row(const std::vector<R>& x);
+SoftmaxRow<R> softmax_row(const std::vector<R>& x, bool staged_exp = false);
 
 // VJP of softmax for one row: g_j = p_j (dy_j - <dy, p>), with p read back from storage (a
 // backward receives the forward output).

@@ -25,8 +25,10 @@ using Real = long double;
 //   acc   worst case of the roundings inside accumulations (sequential order);
 //   prob  the same roundings' probabilistic scale: their total exceeds lambda * prob with
 //         probability below 2 exp(-lambda^2 / 2) (independent, mean-zero roundings);
-//   spec  the part of det that the device's library budgets contribute (reported, so that a
-//         check's sensitivity can be read against what the device's specification allows).
+//   spec  the part of det that the device's library budgets contribute, and the rounding of an
+//         intermediate that the case's definition stages in the storage type (OpAttrs::staged):
+//         what the specification or the definition allows, counted once in the bound (reported,
+//         so that a check's sensitivity can be read against it).
 struct ErrorBound {
   long double det = 0, acc = 0, prob = 0, spec = 0;
 };

@@ -24,10 +24,18 @@ BasicRefTensor<R> for_each_row(const Shape& shape, int axis, const std::vector<R
   return out;
 }
 
+// staged (log_softmax, staged=storage): the definition rounds the shift x_j - m to the storage
+// type before subtracting log S, which comes from the unrounded shifts (oneDNN's). The shift's
+// absolute error, at most u_s |x_j - m|, passes into y_j with derivative 1. A backward that takes
+// p_j as exp(y_j) of its stored output sees it as a relative error of p_j: p_j u_s |x_j - m|
+// |sum(dy)| more in g_j = dy_j - p_j sum(dy) (either_form); one that takes p_j from x does not.
 template <class R>
-R log_softmax_value(const SoftmaxRow<R>& r, const std::vector<R>& x, std::size_t j) {
+R log_softmax_value(const SoftmaxRow<R>& r, const std::vector<R>& x, std::size_t j, bool staged_shift) {
+  if (staged_shift) return staged(x[j] - r.max) - r.log_sum;
   return (x[j] - r.max) - r.log_sum;
 }
+
+bool is_staged(const OpCall& call) { return call.attrs.staged == Staged::storage; }
 
 }  // namespace
 
@@ -40,9 +48,9 @@ BasicRefTensor<R> rowwise_forward(const OpCall& call, const std::vector<BasicRef
   if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
   return for_each_row(in[0].shape, call.attrs.axis, in[0].v,
                       [&](const AxisSplit& s, auto, auto, const auto& x, auto sink) {
-                        SoftmaxRow<R> r = softmax_row(x);
+                        SoftmaxRow<R> r = softmax_row(x, !log && is_staged(call));
                         for (std::int64_t j = 0; j < s.n; ++j)
-                          sink(j, log ? log_softmax_value(r, x, at(j)) : r.p[at(j)]);
+                          sink(j, log ? log_softmax_value(r, x, at(j), is_staged(call)) : r.p[at(j)]);
                       });
 }
 
@@ -57,7 +65,7 @@ std::vector<BasicRefTensor<R>> rowwise_vjp(const OpCall& call, const std::vector
   if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
   BasicRefTensor<R> g = for_each_row(in[0].shape, call.attrs.axis, in[0].v,
                                      [&](const AxisSplit& s, auto o, auto i, const auto& x, auto sink) {
-                                       SoftmaxRow<R> r = softmax_row(x);
+                                       SoftmaxRow<R> r = softmax_row(x, !log && is_staged(call));
                                        std::vector<R> dy = gather_row(dout.v, s, o, i);
                                        if (!log) {
                                          std::vector<R> gv = softmax_row_vjp(r, dy);
@@ -71,7 +79,7 @@ std::vector<BasicRefTensor<R>> rowwise_vjp(const OpCall& call, const std::vector
                                          const std::size_t k = at(j);
                                          R p = r.p[k];
                                          if constexpr (kTracked<R>)
-                                           p = either_form(p, exp(stored(log_softmax_value(r, x, k))));
+                                           p = either_form(p, exp(stored(log_softmax_value(r, x, k, is_staged(call)))));
                                          sink(j, dy[k] - p * total);
                                        }
                                      });

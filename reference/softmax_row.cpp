@@ -8,7 +8,7 @@
 namespace gp::ref::detail {
 
 template <class R>
-SoftmaxRow<R> softmax_row(const std::vector<R>& x) {
+SoftmaxRow<R> softmax_row(const std::vector<R>& x, bool staged_exp) {
   using std::exp;
   using std::log1p;
   SoftmaxRow<R> r;
@@ -24,6 +24,14 @@ SoftmaxRow<R> softmax_row(const std::vector<R>& x) {
   }
   r.sum = all.result();
   r.rest = rest.result();
+  // A definition that stages e_k in the storage type (softmax, staged=storage) divides the
+  // rounded e_k by S, the sum of the unrounded ones (oneDNN keeps S in f32 while it stores e_k).
+  // A relative error of at most u_s in e_j is one of u_s in p_j = e_j / S: the forward bound grows
+  // by u_s |y_j| to first order. A backward reads y from the forward's output (g_j = y_j (dy_j -
+  // <dy, y>)), so it sees the same relative error in every y_k: u_s y_j (|dy_j - <dy, y>| +
+  // sum_k y_k |dy_k|) more, which softmax_row_vjp propagates from these p.
+  if (staged_exp)
+    for (auto& p : r.p) p = staged(p);
   for (auto& p : r.p) p /= r.sum;
   r.log_sum = log1p(r.rest);
   return r;
@@ -42,8 +50,8 @@ std::vector<R> softmax_row_vjp(const SoftmaxRow<R>& row, const std::vector<R>& d
   return g;
 }
 
-#define GP_REF_SOFTMAX_ROW(R)                                \
-  template SoftmaxRow<R> softmax_row(const std::vector<R>&); \
+#define GP_REF_SOFTMAX_ROW(R)                                      \
+  template SoftmaxRow<R> softmax_row(const std::vector<R>&, bool); \
   template std::vector<R> softmax_row_vjp(const SoftmaxRow<R>&, const std::vector<R>&);
 GP_REF_SOFTMAX_ROW(long double)
 GP_REF_SOFTMAX_ROW(MpReal)

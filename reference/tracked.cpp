@@ -145,6 +145,20 @@ long double rounding_of(long double v, bool operands_exact) {
   return r;
 }
 
+Tracked staged(const Tracked& v) {
+  const TrackingContext& c = tracking_context();
+  Tracked r = v;
+  if (c.storage_digits >= c.digits) return r;
+  if (v.exact() && representable_in(v.v, c.storage_digits, c.storage_min_exponent)) return r;
+  const long double a = std::fabs(v.v);
+  long double own =
+      std::max(a * power_of_two(-c.storage_digits), ulp_in(v.v, c.storage_digits, c.storage_min_exponent) / 2);
+  if (c.flush && a != 0 && a < power_of_two(c.storage_min_exponent)) own = std::fmax(own, a);
+  r.e.det += own;
+  r.e.spec += own;
+  return r;
+}
+
 long double rounded_to(long double v, int digits, int min_exponent) {
   if (representable_in(v, digits, min_exponent)) return v;
   const long double q = ulp_in(v, digits, min_exponent);

@@ -154,6 +154,15 @@ inline Tracked stored(const Tracked& y) {
   return r;
 }
 
+// A value the op's definition rounds to the storage type before computing on with it
+// (OpAttrs::staged: softmax's exp(x - max), log_softmax's x - max). The standard model at the
+// storage precision, u_s max(|v|, smallest normal) (a kernel's value is another of the same
+// size, anywhere in its binade), none where v is exact and the storage type holds it; |v| below
+// the smallest normal on a device that may flush. Counted once, in spec as well as det: it is
+// the one rounding the definition prescribes, like the final store's, not a single rounding of
+// the formulation that a kernel's own formulation may commit twice. Identity for the value types.
+Tracked staged(const Tracked& v);
+
 // Two formulas of one value that a correct kernel may use: the value of the first (the stable
 // one, for the reference's accuracy), the larger error of either (a backward that reads the
 // rounded forward output y, such as tanh's g (1 - y^2), is correct; its error grows where 1 - y^2

@@ -65,7 +65,10 @@ typedef struct gp_tensor_desc {
 } gp_tensor_desc;
 
 /* Every attribute of the catalog, each with its default when the op does not use it
- * (core/README.md says which op uses which). */
+ * (core/README.md says which op uses which). softmax's and log_softmax's `staged` is not among
+ * them on purpose: it declares which definition a case's bound is derived for (an intermediate
+ * rounded to the storage type), not what the kernel is asked to compute, so a kernel computes the
+ * same either way; attrs_text names it ("axis=-1,staged=storage") for messages. */
 typedef struct gp_op_attrs {
   double p;             /* pow_scalar exponent */
   double alpha;         /* leaky_relu slope, elu alpha */

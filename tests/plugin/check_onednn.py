@@ -7,7 +7,7 @@ oneDNN's own package), and the installed gradparity runs the plugin with a fixed
 it maps. Required: no ERROR; every mapped op runs (PASS or FAIL, no SKIP) forward and backward
 in f32 and bf16 (the dtypes oneDNN runs) wherever the catalog has cases; the FAILs are exactly
 KNOWN_FINDINGS, each explained in docs/plugins-onednn.md (a finding that goes away or a new FAIL
-both fail this test).
+both fail this test); the staged=storage twins of the softmax_bf16_intermediate cases PASS.
 """
 import collections
 import os
@@ -120,6 +120,13 @@ FINDINGS = {
     ],
 }
 KNOWN_FINDINGS = {key for keys in FINDINGS.values() for key in keys}
+# The staged twins of softmax_bf16_intermediate (staged=storage: the intermediate rounded to bf16
+# is the case's declared definition, docs/plugins-onednn.md): oneDNN computes exactly that, so
+# they PASS, forward and backward, while the contract's cases above stay FAILs.
+STAGED_PASS = [f"{op}(axis=-1,staged=storage,{shape},dtype=bf16) {direction}"
+               for op in ("softmax", "log_softmax")
+               for shape in ("shape=64x128", "saturating,shape=64x128", "overflowing,shape=16x33")
+               for direction in ("forward", "backward")]
 
 
 def main():
@@ -138,6 +145,9 @@ def main():
             passes += 1
         if c["verdict"] == "SKIP" and c["dtype"] in ("f32", "bf16") and c["reason"].startswith("not implemented"):
             sys.exit(f"FAIL: {key} skipped: {c['reason']}")
+    verdicts = {f"{c['case_id']} {c['direction']}": c["verdict"] for c in checks}
+    for key in STAGED_PASS:
+        check(verdicts.get(key) == "PASS", f"{key}: {verdicts.get(key, 'did not run')}, expected PASS (staged twin)")
     check(not fails - KNOWN_FINDINGS, "new FAILs: " + ", ".join(sorted(fails - KNOWN_FINDINGS)))
     check(not KNOWN_FINDINGS - fails, "known findings that now pass: " + ", ".join(sorted(KNOWN_FINDINGS - fails)))
     dtypes = {c["dtype"] for c in checks if c["op"] == "matmul"}
