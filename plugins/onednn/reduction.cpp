@@ -1,5 +1,6 @@
 // sum, mean and max over one axis on oneDNN's reduction primitive, the input viewed as
-// [outer, n, inner] and the output as [outer, 1, inner] (keepdim or not, the same memory).
+// [outer, n, inner] and the output as [outer, 1, inner] (keepdim or not, the same memory; inner
+// dropped when 1).
 // oneDNN has no reduction backward: the gradient is composed of binary steps in f32 scratch of
 // the input's shape, then converted to the call's dtype by a reorder (a copy in f32):
 //   sum:  0 + dout, dout broadcast over the axis: exact.
@@ -36,13 +37,16 @@ const ReductionOp* find(const char* name) {
   return nullptr;
 }
 
-// Input 0 as [outer, n, inner] around the reduced axis.
+// Input 0 as [outer, n, inner] around the reduced axis, or [outer, n] when the axis is the
+// innermost: oneDNN 2.6 has a JIT reduction for trailing reduced dimensions only, and takes its
+// reference implementation for [outer, n, 1] as for any inner > 1.
 memory::dims split_dims(const gp_op_call& c) {
   const memory::dims in = dims_of(c.inputs[0]);
   const size_t axis = static_cast<size_t>(axis_of(c));
   memory::dim outer = 1, inner = 1;
   for (size_t i = 0; i < axis; ++i) outer *= in[i];
   for (size_t i = axis + 1; i < in.size(); ++i) inner *= in[i];
+  if (inner == 1) return {outer, in[axis]};
   return {outer, in[axis], inner};
 }
 
@@ -82,7 +86,7 @@ void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
   } else {
     run_binary(e, algorithm::binary_add, full.mem, g, full.mem);
     if (op_is(c, "mean")) {
-      const F32Scratch n(e, {1, 1, 1}, static_cast<float>(split_dims(c)[1]));
+      const F32Scratch n(e, memory::dims(split_dims(c).size(), 1), static_cast<float>(split_dims(c)[1]));
       run_binary(e, algorithm::binary_div, full.mem, n.mem, full.mem);
     }
   }
