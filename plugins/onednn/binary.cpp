@@ -38,26 +38,17 @@ memory::dims aligned_dims(const gp_op_call& c, int k) {
   return d;
 }
 
-// f32 scratch of the output's shape, and oneDNN memory over it.
-struct Scratch {
-  std::vector<float> data;
-  memory mem;
-  Scratch(const Exec& e, float fill = 0.f)
-      : data(plain_desc(dims_of(e.call.output), GP_DTYPE_F32).get_size() / sizeof(float), fill),
-        mem(wrap(e, plain_desc(dims_of(e.call.output), GP_DTYPE_F32), data.data())) {}
+// Zero-filled f32 scratch of the output's shape.
+struct Scratch : F32Scratch {
+  explicit Scratch(const Exec& e) : F32Scratch(e, dims_of(e.call.output)) {}
 };
-
-void binary(const Exec& e, algorithm algo, const memory& a, const memory& b, const memory& dst) {
-  const dnnl::binary::primitive_desc pd({algo, a.get_desc(), b.get_desc(), dst.get_desc()}, e.engine);
-  dnnl::binary(pd).execute(e.stream, {{DNNL_ARG_SRC_0, a}, {DNNL_ARG_SRC_1, b}, {DNNL_ARG_DST, dst}});
-}
 
 memory input(const Exec& e, int k) { return wrap(e, plain_desc(aligned_dims(e.call, k), e.call.dtype), e.inputs[k]); }
 
 // Input 0 on the output's shape: itself when not broadcast, else spread into `scratch`.
 memory full_input0(const Exec& e, Scratch& scratch) {
   if (aligned_dims(e.call, 0) == dims_of(e.call.output)) return input(e, 0);
-  binary(e, algorithm::binary_add, scratch.mem, input(e, 0), scratch.mem);
+  run_binary(e, algorithm::binary_add, scratch.mem, input(e, 0), scratch.mem);
   return scratch.mem;
 }
 
@@ -75,24 +66,13 @@ void reduce_into(const Exec& e, const memory& full, int k, void* grad) {
     const dnnl::reduction::primitive_desc pd({algorithm::reduction_sum, full.get_desc(), sum_desc, 0.f, 0.f}, e.engine);
     dnnl::reduction(pd).execute(e.stream, {{DNNL_ARG_SRC, full}, {DNNL_ARG_DST, sum}});
   }
-  dnnl::reorder(sum, dst).execute(e.stream, {{DNNL_ARG_FROM, sum}, {DNNL_ARG_TO, dst}});
-}
-
-// `m` in f32: itself, or converted into `storage`. oneDNN 2.6's binary takes an f32 and a bf16
-// source together in neither order, so the gradient's products run on f32 copies.
-memory as_f32(const Exec& e, const memory& m, std::vector<float>& storage) {
-  if (m.get_desc().data_type() == memory::data_type::f32) return m;
-  const memory::desc f32 = plain_desc(m.get_desc().dims(), GP_DTYPE_F32);
-  storage.resize(f32.get_size() / sizeof(float));
-  const memory copy = wrap(e, f32, storage.data());
-  dnnl::reorder(m, copy).execute(e.stream, {{DNNL_ARG_FROM, m}, {DNNL_ARG_TO, copy}});
-  return copy;
+  run_reorder(e, sum, dst);
 }
 
 void forward(const Exec& e, void* out) {
   Scratch x(e);
-  binary(e, find(e.call.op)->forward, full_input0(e, x), input(e, 1),
-         wrap(e, plain_desc(e.call.output, e.call.dtype), out));
+  run_binary(e, find(e.call.op)->forward, full_input0(e, x), input(e, 1),
+             wrap(e, plain_desc(e.call.output, e.call.dtype), out));
 }
 
 void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
@@ -103,21 +83,21 @@ void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
   const memory g = as_f32(e, wrap(e, full_desc, dout), g32), y = as_f32(e, input(e, 1), y32),
                x = as_f32(e, full_input0(e, x_full), x32);
   if (op == "add" || op == "sub") {
-    binary(e, algorithm::binary_add, gx.mem, g, gx.mem);
-    binary(e, op == "add" ? algorithm::binary_add : algorithm::binary_sub, gy.mem, g, gy.mem);
+    run_binary(e, algorithm::binary_add, gx.mem, g, gx.mem);
+    run_binary(e, op == "add" ? algorithm::binary_add : algorithm::binary_sub, gy.mem, g, gy.mem);
   } else if (op == "mul") {
-    binary(e, algorithm::binary_mul, g, y, gx.mem);
-    binary(e, algorithm::binary_mul, g, x, gy.mem);
+    run_binary(e, algorithm::binary_mul, g, y, gx.mem);
+    run_binary(e, algorithm::binary_mul, g, x, gy.mem);
   } else if (op == "div") {
-    binary(e, algorithm::binary_div, g, y, gx.mem);
-    binary(e, algorithm::binary_mul, g, as_f32(e, wrap(e, full_desc, out), out32), gy.mem);
-    binary(e, algorithm::binary_div, gy.mem, y, gy.mem);
+    run_binary(e, algorithm::binary_div, g, y, gx.mem);
+    run_binary(e, algorithm::binary_mul, g, as_f32(e, wrap(e, full_desc, out), out32), gy.mem);
+    run_binary(e, algorithm::binary_div, gy.mem, y, gy.mem);
     Scratch zero(e);
-    binary(e, algorithm::binary_sub, zero.mem, gy.mem, gy.mem);
+    run_binary(e, algorithm::binary_sub, zero.mem, gy.mem, gy.mem);
   } else {  // maximum, minimum: the selected input takes the gradient (inputs never tie)
-    binary(e, op == "maximum" ? algorithm::binary_gt : algorithm::binary_lt, x, y, gx.mem);
-    binary(e, algorithm::binary_mul, gx.mem, g, gx.mem);
-    binary(e, algorithm::binary_sub, g, gx.mem, gy.mem);
+    run_binary(e, op == "maximum" ? algorithm::binary_gt : algorithm::binary_lt, x, y, gx.mem);
+    run_binary(e, algorithm::binary_mul, gx.mem, g, gx.mem);
+    run_binary(e, algorithm::binary_sub, g, gx.mem, gy.mem);
   }
   if (grads[0]) reduce_into(e, gx.mem, 0, grads[0]);
   if (grads[1]) reduce_into(e, gy.mem, 1, grads[1]);

@@ -38,4 +38,9 @@ memory wrap(const Exec& e, const memory::desc& desc, const void* data) {
 
 bool op_is(const gp_op_call& call, const char* name) { return std::strcmp(call.op, name) == 0; }
 
+int axis_of(const gp_op_call& c) {
+  const int rank = c.inputs[0].rank == 0 ? 1 : c.inputs[0].rank;
+  return c.attrs.axis < 0 ? c.attrs.axis + rank : c.attrs.axis;
+}
+
 }  // namespace gp_onednn

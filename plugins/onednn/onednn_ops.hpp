@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gp_onednn {
 
@@ -33,6 +34,8 @@ extern const Family eltwise_family;
 extern const Family softmax_family;
 extern const Family matmul_family;  // matmul and linear
 extern const Family binary_family;
+extern const Family layer_norm_family;
+extern const Family reduction_family;  // sum, mean, max over one axis
 
 // oneDNN's data type for a gradparity dtype (f32, bf16), or undef when oneDNN's CPU engine lacks it.
 dnnl::memory::data_type data_type(gp_dtype dtype);
@@ -52,5 +55,24 @@ std::optional<std::string> creation_failure(const auto& make) {
   }
 }
 bool op_is(const gp_op_call& call, const char* name);
+// The call's axis attribute as a dimension index of input 0 (rank 0 counts as rank 1).
+int axis_of(const gp_op_call& call);
+
+// Steps of the gradients oneDNN has no backward primitive for (compose.cpp). oneDNN 2.6's binary
+// takes an f32 and a bf16 source together in neither order, so such gradients run in f32 scratch.
+
+// Zero-filled f32 memory of `dims` (filled with `fill` when given), owned with its storage.
+struct F32Scratch {
+  std::vector<float> data;
+  dnnl::memory mem;
+  F32Scratch(const Exec& e, const dnnl::memory::dims& dims, float fill = 0.f);
+};
+// dst = a (algo) b; oneDNN 2.6 broadcasts b (size-1 dimensions), never a.
+void run_binary(const Exec& e, dnnl::algorithm algo, const dnnl::memory& a, const dnnl::memory& b,
+                const dnnl::memory& dst);
+// Converts (or copies) `from` into `to`, which has the same dims.
+void run_reorder(const Exec& e, const dnnl::memory& from, const dnnl::memory& to);
+// `m` in f32: itself, or converted into `storage`.
+dnnl::memory as_f32(const Exec& e, const dnnl::memory& m, std::vector<float>& storage);
 
 }  // namespace gp_onednn

@@ -38,7 +38,8 @@ gp_status guarded(const char* what, const gp_op_call* call, Body&& body) {
   }
 }
 
-constexpr const Family* families[] = {&eltwise_family, &softmax_family, &matmul_family, &binary_family};
+constexpr const Family* families[] = {&eltwise_family, &softmax_family,    &matmul_family,
+                                      &binary_family,  &layer_norm_family, &reduction_family};
 
 const Family* family_of(const char* op) {
   for (const Family* f : families)
@@ -76,7 +77,8 @@ gp_status device_info(int32_t index, gp_device_info* out) {
   out->may_flush_subnormals = 0;
   // The closest profile gradparity has; docs/plugins-onednn.md measures oneDNN's eltwise against it.
   out->math_profile = "cpu";
-  out->notes = "oneDNN primitives: eltwise, softmax/logsoftmax, matmul, inner product, binary, reduction";
+  out->notes =
+      "oneDNN primitives: eltwise, softmax/logsoftmax, matmul, inner product, binary, reduction, layer normalisation";
   return GP_OK;
 }
 

@@ -5,11 +5,6 @@
 namespace gp_onednn {
 namespace {
 
-int axis_of(const gp_op_call& c) {
-  const int rank = c.output.rank == 0 ? 1 : c.output.rank;
-  return c.attrs.axis < 0 ? c.attrs.axis + rank : c.attrs.axis;
-}
-
 bool is_log(const gp_op_call& c) { return op_is(c, "log_softmax"); }
 
 template <class Forward, class Backward>
