@@ -62,7 +62,8 @@ const std::vector<AxisShape>& axis_shapes() {
 
 }  // namespace
 
-void add_axis_cases(CaseList& list, OpKind op, Domain dom, OpAttrs base, double fd_max_step, std::int64_t min_n) {
+void add_axis_cases(CaseList& list, OpKind op, Domain dom, OpAttrs base, double fd_max_step, std::int64_t min_n,
+                    std::vector<DType> dtypes) {
   bool has_keepdim = op_attr_set(op) & kAttrKeepdim;
   for (const auto& as : axis_shapes()) {
     if (!has_keepdim && as.keepdim) continue;
@@ -74,6 +75,7 @@ void add_axis_cases(CaseList& list, OpKind op, Domain dom, OpAttrs base, double 
     c.attrs.keepdim = as.keepdim;
     c.inputs = {{as.shape, dom}};
     c.fd_max_step = fd_max_step;
+    c.dtypes = dtypes;
     list.add(std::move(c));
   }
 }

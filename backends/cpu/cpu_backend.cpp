@@ -24,13 +24,12 @@ std::string cpu_model_name() {
   return "host CPU";
 }
 
-// The ops whose staging converts 16-bit storage (computed in f32): the elementwise families,
-// linear algebra, gumbel_softmax and bspline_basis.
-constexpr const char* k16bitStorageOps = "unary, binary, linalg, gumbel_softmax and bspline_basis";
+// The families whose staging converts 16-bit storage (computed in f32).
+constexpr const char* k16bitStorageOps = "the unary, binary, reduction, rowwise and linalg families";
 bool has_16bit_storage(OpKind k) {
   const OpFamily f = op_family(k);
-  return f == OpFamily::unary || f == OpFamily::binary || f == OpFamily::linalg || k == OpKind::gumbel_softmax ||
-         k == OpKind::bspline_basis;
+  return f == OpFamily::unary || f == OpFamily::binary || f == OpFamily::reduction || f == OpFamily::rowwise ||
+         f == OpFamily::linalg;
 }
 
 // The dtype each input must have: the call's dtype, except the i32 indices (op_index_input).

@@ -336,23 +336,24 @@ TEST_F(CpuBackendPlain, CanaryCatchesWritesOutsideTheBuffer) {
 }
 
 TEST_F(CpuBackendPlain, SupportsRefusesWithAReason) {
-  auto sm = make_call(OpKind::softmax, {}, DType::f16, {Shape{2, 2}}, "sm16");
-  Support s = backend->supports(sm);
+  auto loss = make_call(OpKind::mse_loss, {}, DType::f16, {Shape{2, 2}, Shape{2, 2}}, "loss16");
+  Support s = backend->supports(loss);
   EXPECT_FALSE(s.ok);
-  EXPECT_NE(s.reason.find("unary, binary, linalg, gumbel_softmax and bspline_basis only"), std::string::npos)
-      << s.reason;
-  EXPECT_FALSE(backend->supports(make_call(OpKind::softmax, {}, DType::bf16, {Shape{3}})).ok);
+  EXPECT_NE(s.reason.find("unary, binary, reduction, rowwise and linalg families only"), std::string::npos) << s.reason;
+  EXPECT_FALSE(backend->supports(make_call(OpKind::transpose, {}, DType::bf16, {Shape{3, 2}})).ok);
+  EXPECT_TRUE(backend->supports(make_call(OpKind::softmax, {}, DType::bf16, {Shape{3}})).ok);
   EXPECT_TRUE(backend->supports(make_call(OpKind::add, {}, DType::f16, {Shape{3}, Shape{1}})).ok);
   EXPECT_TRUE(backend->supports(make_call(OpKind::ste_round, {}, DType::bf16, {Shape{3}})).ok);
   EXPECT_TRUE(backend->supports(make_call(OpKind::matmul, {}, DType::bf16, {Shape{2, 2}, Shape{2, 2}})).ok);
   // Running an unsupported call is an error naming the case, never a silent wrong result.
-  auto x = backend->allocate(DType::f16, Shape{2, 2}), y = backend->allocate(DType::f16, Shape{2, 2});
-  const DeviceBuffer* in[] = {x.get()};
+  auto a = backend->allocate(DType::f16, Shape{2, 2}), b = backend->allocate(DType::f16, Shape{2, 2});
+  auto y = backend->allocate(DType::f16, Shape{});
+  const DeviceBuffer* in[] = {a.get(), b.get()};
   try {
-    queue->forward(sm, in, *y);
-    FAIL() << "f16 softmax ran";
+    queue->forward(loss, in, *y);
+    FAIL() << "f16 mse_loss ran";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("sm16"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("loss16"), std::string::npos) << e.what();
   }
 }
 
