@@ -10,15 +10,18 @@ namespace {
 
 using dnnl::algorithm;
 
+float zero(const gp_op_attrs&) { return 0.f; }
+float catalog_alpha(const gp_op_attrs& a) { return static_cast<float>(a.alpha); }
+float catalog_p(const gp_op_attrs& a) { return static_cast<float>(a.p); }
+float one(const gp_op_attrs&) { return 1.f; }  // swish(x) = x * sigmoid(alpha x): silu is alpha 1
+float minus_one(const gp_op_attrs&) { return -1.f; }
+
 struct EltwiseOp {
   const char* name;
   algorithm (*algo)(const gp_op_attrs&);
-  float (*alpha)(const gp_op_attrs&);  // oneDNN's alpha: the catalog attribute it stands for
+  float (*alpha)(const gp_op_attrs&);  // oneDNN's alpha and beta: the catalog attribute they stand for
+  float (*beta)(const gp_op_attrs&) = zero;
 };
-
-float no_alpha(const gp_op_attrs&) { return 0.f; }
-float catalog_alpha(const gp_op_attrs& a) { return static_cast<float>(a.alpha); }
-float one(const gp_op_attrs&) { return 1.f; }  // swish(x) = x * sigmoid(alpha x): silu is alpha 1
 
 template <algorithm A>
 algorithm fixed(const gp_op_attrs&) {
@@ -29,20 +32,24 @@ algorithm gelu_algo(const gp_op_attrs& a) {
 }
 
 // relu is oneDNN's relu with alpha 0, leaky_relu its relu with the catalog's slope; softplus is
-// soft_relu (oneDNN 2.6: log(1 + e^x), no alpha).
+// soft_relu (oneDNN 2.6: log(1 + e^x), no alpha); neg is linear (alpha x + beta) with alpha -1;
+// pow_scalar is pow (alpha x^beta) with alpha 1 and the catalog's exponent as beta.
 constexpr EltwiseOp ops[] = {
-    {"exp", fixed<algorithm::eltwise_exp>, no_alpha},
-    {"log", fixed<algorithm::eltwise_log>, no_alpha},
-    {"sqrt", fixed<algorithm::eltwise_sqrt>, no_alpha},
-    {"tanh", fixed<algorithm::eltwise_tanh>, no_alpha},
-    {"sigmoid", fixed<algorithm::eltwise_logistic>, no_alpha},
+    {"neg", fixed<algorithm::eltwise_linear>, minus_one},
+    {"pow_scalar", fixed<algorithm::eltwise_pow>, one, catalog_p},
+    {"hardswish", fixed<algorithm::eltwise_hardswish>, zero},
+    {"exp", fixed<algorithm::eltwise_exp>, zero},
+    {"log", fixed<algorithm::eltwise_log>, zero},
+    {"sqrt", fixed<algorithm::eltwise_sqrt>, zero},
+    {"tanh", fixed<algorithm::eltwise_tanh>, zero},
+    {"sigmoid", fixed<algorithm::eltwise_logistic>, zero},
     {"elu", fixed<algorithm::eltwise_elu>, catalog_alpha},
-    {"gelu", gelu_algo, no_alpha},
-    {"relu", fixed<algorithm::eltwise_relu>, no_alpha},
+    {"gelu", gelu_algo, zero},
+    {"relu", fixed<algorithm::eltwise_relu>, zero},
     {"leaky_relu", fixed<algorithm::eltwise_relu>, catalog_alpha},
-    {"square", fixed<algorithm::eltwise_square>, no_alpha},
-    {"abs", fixed<algorithm::eltwise_abs>, no_alpha},
-    {"softplus", fixed<algorithm::eltwise_soft_relu>, no_alpha},
+    {"square", fixed<algorithm::eltwise_square>, zero},
+    {"abs", fixed<algorithm::eltwise_abs>, zero},
+    {"softplus", fixed<algorithm::eltwise_soft_relu>, zero},
     {"silu", fixed<algorithm::eltwise_swish>, one},
 };
 
@@ -61,14 +68,14 @@ dnnl::memory::desc flat_desc(const gp_op_call& c) {
 dnnl::eltwise_forward::primitive_desc forward_pd(const dnnl::engine& engine, const gp_op_call& c) {
   const EltwiseOp& op = *find(c.op);
   const dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_training, op.algo(c.attrs), flat_desc(c),
-                                      op.alpha(c.attrs), 0.f);
+                                      op.alpha(c.attrs), op.beta(c.attrs));
   return {d, engine};
 }
 
 dnnl::eltwise_backward::primitive_desc backward_pd(const dnnl::engine& engine, const gp_op_call& c) {
   const EltwiseOp& op = *find(c.op);
   const dnnl::memory::desc md = flat_desc(c);
-  const dnnl::eltwise_backward::desc d(op.algo(c.attrs), md, md, op.alpha(c.attrs), 0.f);
+  const dnnl::eltwise_backward::desc d(op.algo(c.attrs), md, md, op.alpha(c.attrs), op.beta(c.attrs));
   return {d, engine, forward_pd(engine, c)};
 }
 

@@ -17,7 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from installed import check, installed_plugin, run_plugin  # noqa: E402
 
-OPS = ["exp", "log", "sqrt", "tanh", "sigmoid", "elu", "gelu", "relu", "leaky_relu", "square", "abs", "softplus",
+OPS = ["neg", "pow_scalar", "hardswish", "exp", "log", "sqrt", "tanh", "sigmoid", "elu", "gelu", "relu", "leaky_relu", "square", "abs", "softplus",
        "silu", "softmax", "log_softmax", "matmul", "linear", "add", "sub", "mul", "div", "maximum", "minimum",
        "layer_norm", "sum", "mean", "max"]
 # Catalog ops oneDNN 2.6 has no primitive for: every f32/bf16 check SKIPs, saying so.
