@@ -38,19 +38,26 @@ struct Outcome {
 using BackwardFn = std::function<void(const OpCall&, std::span<const DeviceBuffer* const>, const DeviceBuffer&,
                                       const DeviceBuffer&, std::span<DeviceBuffer* const>)>;
 
-// Runs `case_id` on the fake backend with `backward` as its VJP kernel.
-Outcome run_with_backward(const std::string& case_id, BackwardFn backward) {
+// Runs `case_id` on the fake backend after `configure` has set its queue's kernels.
+Outcome run_on_queue(const std::string& case_id, const std::function<void(NiceMock<MockQueue>&)>& configure) {
   const Case* c = find_case(case_id);
   if (!c) throw Error("missing case " + case_id);
   FakeBackend backend;
   NiceMock<MockQueue> queue;
-  EXPECT_CALL(queue, forward(_, _, _)).Times(AtLeast(1));
-  EXPECT_CALL(queue, backward(_, _, _, _, _)).Times(AtLeast(1)).WillRepeatedly(Invoke(backward));
+  configure(queue);
   const std::uint64_t seed = 7;
   ReferenceData data = prepare_reference(*c, seed);
   Outcome o;
   o.checks = check_on_backend(*c, "fake", backend, queue, data, seed);
   return o;
+}
+
+// Runs `case_id` on the fake backend with `backward` as its VJP kernel.
+Outcome run_with_backward(const std::string& case_id, BackwardFn backward) {
+  return run_on_queue(case_id, [&](NiceMock<MockQueue>& queue) {
+    EXPECT_CALL(queue, forward(_, _, _)).Times(AtLeast(1));
+    EXPECT_CALL(queue, backward(_, _, _, _, _)).Times(AtLeast(1)).WillRepeatedly(Invoke(backward));
+  });
 }
 
 // Runs `case_id` on the fake backend, with the backward result passed through `mutate`.
@@ -169,25 +176,19 @@ TEST(CheckerPower, SilentlyZeroInputGradientFails) {
 // A 16-bit matmul whose running sum is rounded to the storage type after every product: the
 // long dot products (4096 terms) lose digits that a sum kept in f32 has.
 Outcome run_matmul_summing_in(const std::string& case_id, DType sum_type) {
-  const Case* c = find_case(case_id);
-  if (!c) throw Error("missing case " + case_id);
-  FakeBackend backend;
-  NiceMock<MockQueue> queue;
-  ON_CALL(queue, forward).WillByDefault(Invoke([sum_type](const OpCall& call, auto in, DeviceBuffer& out) {
-    const HostTensor &a = host(*in[0]), &b = host(*in[1]);
-    const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-    for (std::int64_t i = 0; i < m; ++i)
-      for (std::int64_t j = 0; j < n; ++j) {
-        float sum = 0;
-        for (std::int64_t p = 0; p < k; ++p)
-          sum = static_cast<float>(round_to(sum_type, sum + static_cast<float>(a.get(i * k + p) * b.get(p * n + j))));
-        host(out).set(i * n + j, round_to(call.dtype, sum));
-      }
-  }));
-  ReferenceData data = prepare_reference(*c, 7);
-  Outcome o;
-  o.checks = check_on_backend(*c, "fake", backend, queue, data, 7);
-  return o;
+  return run_on_queue(case_id, [sum_type](NiceMock<MockQueue>& queue) {
+    ON_CALL(queue, forward).WillByDefault(Invoke([sum_type](const OpCall& call, auto in, DeviceBuffer& out) {
+      const HostTensor &a = host(*in[0]), &b = host(*in[1]);
+      const std::int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t j = 0; j < n; ++j) {
+          float sum = 0;
+          for (std::int64_t p = 0; p < k; ++p)
+            sum = static_cast<float>(round_to(sum_type, sum + static_cast<float>(a.get(i * k + p) * b.get(p * n + j))));
+          host(out).set(i * n + j, round_to(call.dtype, sum));
+        }
+    }));
+  });
 }
 
 TEST(CheckerPower, SumKeptInTheStorageTypeFails) {

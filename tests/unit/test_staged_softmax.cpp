@@ -17,6 +17,7 @@
 #include "harness/checker.hpp"
 #include "harness/tolerance.hpp"
 #include "reference/reference.hpp"
+#include "reference/tracked.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {
@@ -31,16 +32,6 @@ using ::testing::NiceMock;
 using Stage = std::function<float(float)>;
 
 std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
-
-// x rounded to nearest (ties to even) on a grid of `bits` significant bits, without a subnormal
-// range (the cases' intermediates stay normal in bf16).
-float round_to_bits(float x, int bits) {
-  if (x == 0 || !std::isfinite(x)) return x;
-  int e = 0;
-  std::frexp(x, &e);
-  const double q = std::ldexp(1.0, e - bits);
-  return static_cast<float>(std::nearbyint(x / q) * q);
-}
 
 // oneDNN's computation of one row in f32: m = max x, s_k = x_k - m, e_k = exp(s_k), S = sum e_k;
 // softmax y = store(stage(e_k) / S), log_softmax y = store(stage(s_k) - log S).
@@ -135,7 +126,9 @@ TEST(StagedSoftmax, IntermediateOneBitCoarserThanStorageFailsTheStagedTwin) {
   for (const Twins& t : kTwins) {
     const DType storage = find_case(t.staged)->dtype;
     const int bits = mantissa_bits(storage);  // one fewer than the storage type's significand
-    const Verdicts staged = run_staged_kernel(t.staged, [bits](float v) { return round_to_bits(v, bits); });
+    const int min_exponent = min_normal_exponent(storage);
+    const Verdicts staged = run_staged_kernel(
+        t.staged, [=](float v) { return static_cast<float>(ref::rounded_to(v, bits, min_exponent)); });
     EXPECT_EQ(staged.forward, Verdict::fail) << t.staged << ": " << staged.reasons;
   }
 }
