@@ -77,7 +77,7 @@ struct InputSpec {
   Domain domain;
 };
 
-// Tolerance knobs on top of the derived model (harness/tolerance.hpp). A loosening must say why;
+// Tolerance knobs on top of the derived model (harness/check/tolerance.hpp). A loosening must say why;
 // the report prints the reason next to the check.
 struct ToleranceKnobs {
   double extra_ulps = 0;  // added to the derived bound, in ULPs of the value

@@ -1,7 +1,7 @@
 // A composite is a small graph of catalog ops declared as data: named tensors (parameters with a
 // seeded initialisation, data inputs with domains) and nodes, each one catalog op reading named
 // tensors and writing one. The harness runs it on a backend through the backend's own primitive
-// kernels and checks it end to end, node by node and numerically (harness/composite.hpp).
+// kernels and checks it end to end, node by node and numerically (harness/graph/composite.hpp).
 // Models are declared in cases/models.cpp; ids look like primitive ids:
 // `mlp(layers=3,batch=64,act=gelu,dtype=f32)`.
 #pragma once
@@ -55,7 +55,7 @@ struct TrainingDecl {
   double convergence = 2;  // the loss must fall by this factor within the steps
   // The same model at batch / micro_batches (the same leaf names; each data leaf smaller along
   // its batch axis): the first step's gradient accumulated over that many micro-batches must
-  // equal the full batch's (harness/training_micro_batches.cpp).
+  // equal the full batch's (harness/training/training_micro_batches.cpp).
   int micro_batches = 0;
   std::shared_ptr<const CompositeDecl> micro_batch;
 };
@@ -83,7 +83,7 @@ struct Composite {
   std::vector<std::string> surrogates;
   const LeafDecl* leaf(const std::string& name) const;
   // The primitive-case shape of a leaf's inputs: a Case whose inputs are the leaves, used to draw
-  // them with the primitives' seeded generator (harness/inputs.hpp).
+  // them with the primitives' seeded generator (harness/check/inputs.hpp).
   Case leaf_case() const;
 };
 

@@ -9,7 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "harness/tolerance.hpp"
+#include "harness/check/tolerance.hpp"
 #include "reports/npy.hpp"
 
 namespace gp::cli {
@@ -24,28 +24,24 @@ struct OneCase {
   std::vector<CheckResult> checks;
 };
 
-OneCase run_one(const OneCaseCommand& cmd) {
+OneCase run_one(const OneCaseCommand& cmd, const Case& c) {
   OneCase one;
-  one.c = &require_case(cmd.case_id);
+  one.c = &c;
   one.device = select_one_device(cmd);
   one.data = prepare_reference(*one.c, cmd.common.seed);
   one.checks = check_reference_numerics(*one.c, one.data, cmd.common.seed, cmd.common.numerical);
-  if (!one.device.entry.create) {
+  auto skip = [&](ReasonKind kind, const std::string& why) {
     CheckResult r = blank_result(*one.c, one.device.id, Direction::forward, -1, cmd.common.seed);
     r.verdict = Verdict::skip;
-    r.reason = one.device.entry.unavailable;
+    r.reason_kind = kind;
+    r.reason = why;
     one.checks.push_back(r);
     return one;
-  }
-  auto backend = one.device.entry.create();
-  Support s = backend->supports(one.c->call);
-  if (!s.ok) {
-    CheckResult r = blank_result(*one.c, one.device.id, Direction::forward, -1, cmd.common.seed);
-    r.verdict = Verdict::skip;
-    r.reason = s.reason;
-    one.checks.push_back(r);
-    return one;
-  }
+  };
+  OpenedDevice opened = open_device(one.device);
+  if (!opened.backend) return skip(opened.unusable, opened.reason);
+  Backend* backend = opened.backend.get();
+  if (Support s = backend->supports(one.c->call); !s.ok) return skip(ReasonKind::unsupported, s.reason);
   auto queue = backend->create_queue();
   for (auto& r : check_on_backend(*one.c, one.device.id, *backend, *queue, one.data, cmd.common.seed,
                                   cmd.common.numerical, nullptr, &one.outputs))
@@ -103,8 +99,9 @@ int exit_code(const std::vector<CheckResult>& checks) {
 }
 
 int repro_command(const OneCaseCommand& cmd) {
-  if (const Composite* c = find_composite(cmd.case_id)) return repro_composite(cmd, *c);
-  OneCase one = run_one(cmd);
+  const Subject& subject = require_subject(cmd.case_id);
+  if (!subject.primitive_case()) return repro_composite(cmd, subject);
+  OneCase one = run_one(cmd, *subject.primitive_case());
   fmt::print("case {} on {} ({}), seed {}\n", one.c->id, one.device.id, one.device.entry.info.name, cmd.common.seed);
   for (const auto& r : one.checks) {
     fmt::print(
@@ -126,8 +123,9 @@ int repro_command(const OneCaseCommand& cmd) {
 
 int dump_command(const OneCaseCommand& cmd) {
   if (cmd.out_dir.empty()) throw UsageError("dump needs --out DIR");
-  if (const Composite* c = find_composite(cmd.case_id)) return dump_composite(cmd, *c);
-  OneCase one = run_one(cmd);
+  const Subject& subject = require_subject(cmd.case_id);
+  if (!subject.primitive_case()) return dump_composite(cmd, subject);
+  OneCase one = run_one(cmd, *subject.primitive_case());
   std::filesystem::path dir(cmd.out_dir);
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;

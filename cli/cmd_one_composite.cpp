@@ -8,7 +8,8 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "harness/composite.hpp"
+#include "harness/graph/composite.hpp"
+#include "harness/graph/model_subject.hpp"
 #include "reports/npy.hpp"
 
 namespace gp::cli {
@@ -16,38 +17,43 @@ namespace gp::cli {
 namespace {
 
 struct OneComposite {
-  const Composite* c = nullptr;
   SelectedDevice device;
-  CompositeReference ref;
+  std::unique_ptr<PreparedSubject> prepared;
   std::vector<CheckResult> checks;
   CompositeTensors device_tensors;
+  const CompositeReference& ref() const { return static_cast<const PreparedComposite&>(*prepared).reference(); }
 };
 
-OneComposite run_one(const OneCaseCommand& cmd, const Composite& c, bool keep_all) {
-  OneComposite one{&c, select_one_device(cmd), prepare_composite_reference(c, cmd.common.seed), {}, {}};
-  one.checks = check_composite_reference(c, one.ref, cmd.common.seed);
-  if (!one.device.entry.create) {
-    CheckResult r = blank_composite_result(c, one.device.id, Direction::forward, "", cmd.common.seed);
+// A model or a training run (the subject's kind decides which checks) on the one device.
+OneComposite run_one(const OneCaseCommand& cmd, const Subject& subject, bool keep_all) {
+  const Composite& c = static_cast<const CompositeSubject&>(subject).composite();
+  const RunContext run{cmd.common.seed, cmd.common.numerical};
+  OneComposite one{select_one_device(cmd), subject.prepare(run), {}, {}};
+  one.checks = one.prepared->check_reference(run);
+  OpenedDevice opened = open_device(one.device);
+  if (!opened.backend) {
+    CheckResult r = subject.blank(one.device.id, cmd.common.seed);
     r.verdict = Verdict::skip;
-    r.reason = one.device.entry.unavailable;
+    r.reason_kind = opened.unusable;
+    r.reason = opened.reason;
     one.checks.push_back(r);
     return one;
   }
-  auto backend = one.device.entry.create();
-  auto queue = backend->create_queue();
-  for (auto& r : check_composite_on_backend(c, one.device.id, *backend, *queue, one.ref, cmd.common.seed))
+  auto queue = opened.backend->create_queue();
+  for (auto& r : one.prepared->check_on(DeviceContext{one.device.id, opened.backend.get(), queue.get()}, run))
     one.checks.push_back(std::move(r));
   if (keep_all && std::none_of(one.checks.begin(), one.checks.end(), [](const CheckResult& r) {
         return r.verdict == Verdict::error || (r.verdict == Verdict::skip && r.part.empty());
       }))
-    one.device_tensors = run_composite_keeping_all(c, *backend, *queue, one.ref);
+    one.device_tensors = run_composite_keeping_all(c, *opened.backend, *queue, one.ref());
   return one;
 }
 
 }  // namespace
 
-int repro_composite(const OneCaseCommand& cmd, const Composite& c) {
-  OneComposite one = run_one(cmd, c, false);
+int repro_composite(const OneCaseCommand& cmd, const Subject& subject) {
+  const Composite& c = static_cast<const CompositeSubject&>(subject).composite();
+  OneComposite one = run_one(cmd, subject, false);
   fmt::print("model {} on {} ({}), seed {}\n{}\n", c.id, one.device.id, one.device.entry.info.name, cmd.common.seed,
              c.decl.formulation);
   // Node checks that pass are many (a GRU has 180 nodes): only the `worst` closest to their bound.
@@ -71,8 +77,9 @@ int repro_composite(const OneCaseCommand& cmd, const Composite& c) {
   return exit_code(one.checks);
 }
 
-int dump_composite(const OneCaseCommand& cmd, const Composite& c) {
-  OneComposite one = run_one(cmd, c, true);
+int dump_composite(const OneCaseCommand& cmd, const Subject& subject) {
+  const Composite& c = static_cast<const CompositeSubject&>(subject).composite();
+  OneComposite one = run_one(cmd, subject, true);
   std::filesystem::path dir(cmd.out_dir);
   std::filesystem::create_directories(dir);
   std::vector<std::string> written;
@@ -82,8 +89,8 @@ int dump_composite(const OneCaseCommand& cmd, const Composite& c) {
   };
   std::string tag = one.device.id;
   std::replace(tag.begin(), tag.end(), ':', '_');
-  for (const auto& [name, t] : one.ref.exact.value) put("reference_" + name + ".npy", widen(t));
-  for (const auto& [name, t] : one.ref.exact.grad) put("reference_grad_" + name + ".npy", widen(t));
+  for (const auto& [name, t] : one.ref().exact.value) put("reference_" + name + ".npy", widen(t));
+  for (const auto& [name, t] : one.ref().exact.grad) put("reference_grad_" + name + ".npy", widen(t));
   for (const auto& [name, t] : one.device_tensors.values) put(tag + "_" + name + ".npy", t);
   for (const auto& [name, t] : one.device_tensors.grads) put(tag + "_grad_" + name + ".npy", t);
   std::ofstream meta(dir / "README.txt");

@@ -1,5 +1,5 @@
 // `gradparity oracle`: the long-double reference against its own formulas in 166-bit MPFR
-// (harness/oracle_check.hpp), per op x direction, worst ratio |ref - oracle| / tightest bound.
+// (harness/audit/oracle_check.hpp), per op x direction, worst ratio |ref - oracle| / tightest bound.
 #include <fmt/core.h>
 
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "harness/oracle_check.hpp"
+#include "harness/audit/oracle_check.hpp"
 #include "reference/oracle.hpp"
 
 namespace gp::cli {

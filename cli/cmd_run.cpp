@@ -17,16 +17,14 @@ namespace gp::cli {
 
 namespace {
 
-// A device that was found but could not be opened makes every one of its cases SKIP with this
-// reason (harness/runner.cpp); for a device the user named, that is the failed driver a CI job
-// must not pass over.
+// A device that was found but could not be opened makes every one of its subjects SKIP as
+// device_failed (harness/run/runner.cpp); for a device the user named, that is the failed driver a
+// CI job must not pass over.
 bool never_opened(const RunReport& report, const std::string& id, std::string& reason) {
   bool any = false;
   for (const CheckResult& c : report.checks) {
     if (c.backend != id) continue;
-    if (c.verdict != Verdict::skip ||
-        (c.reason.rfind("could not open device", 0) != 0 && c.reason.rfind("could not create a queue", 0) != 0))
-      return false;
+    if (c.verdict != Verdict::skip || c.reason_kind != ReasonKind::device_failed) return false;
     any = true;
     reason = c.reason;
   }
@@ -38,10 +36,9 @@ bool never_opened(const RunReport& report, const std::string& id, std::string& r
 int run_command(const RunCommand& cmd) {
   Selection sel = cmd.selection;
   if (!cmd.shard.empty()) parse_shard(cmd.shard, sel);
-  std::vector<const Case*> cases = select_cases(sel);
-  std::vector<const Composite*> composites = select_composites(sel);
+  const std::vector<const Subject*> subjects = select_subjects(sel);
   std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
-  if (cases.empty() && composites.empty()) fmt::print(stderr, "warning: the selection matches no case\n");
+  if (subjects.empty()) fmt::print(stderr, "warning: the selection matches no case\n");
   // Found now rather than after the run, whose results would otherwise be lost.
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
   if (!cmd.junit.empty()) require_writable_file(cmd.junit, "--junit");
@@ -62,8 +59,7 @@ int run_command(const RunCommand& cmd) {
 
   const auto t0 = std::chrono::steady_clock::now();
   RunOptions opts;
-  opts.seed = cmd.common.seed;
-  opts.numerical = cmd.common.numerical;
+  opts.context = {cmd.common.seed, cmd.common.numerical};
   opts.reference_checks = cmd.reference_checks;
   opts.progress = cmd.progress;
   opts.jobs = cmd.jobs;
@@ -74,13 +70,12 @@ int run_command(const RunCommand& cmd) {
   std::vector<SelectedDevice> in_process, in_child;
   for (const auto& d : devices)
     (cmd.isolate && d.entry.run_in_child && d.entry.create ? in_child : in_process).push_back(d);
-  RunReport report = run_parity(cases, in_process, opts, composites);
+  RunReport report = run_parity(subjects, in_process, opts);
   if (!in_child.empty()) {
-    std::map<std::string, std::size_t> order;  // a case's checks stay together, in selection order
-    for (const Case* c : cases) order.emplace(c->id, order.size());
-    for (const Composite* c : composites) order.emplace(c->id, order.size());
+    std::map<std::string, std::size_t> order;  // a subject's checks stay together, in selection order
+    for (const Subject* s : subjects) order.emplace(s->id(), order.size());
     for (const auto& d : in_child)
-      for (auto& r : run_device_in_child(cmd, d, cases, composites)) report.checks.push_back(std::move(r));
+      for (auto& r : run_device_in_child(cmd, d, subjects)) report.checks.push_back(std::move(r));
     std::stable_sort(report.checks.begin(), report.checks.end(),
                      [&](const CheckResult& a, const CheckResult& b) { return order[a.case_id] < order[b.case_id]; });
     report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -115,12 +110,13 @@ int run_command(const RunCommand& cmd) {
     std::set<std::string> finished;
     for (const auto& r : report.checks) finished.insert(r.case_id);
     fmt::print("INTERRUPTED (signal {}) after {} of {} cases, {} in {:.1f} s; the reports hold the finished cases\n",
-               InterruptGuard::signal_number(), finished.size(), cases.size() + composites.size(),
-               summary_line(summary.overall), wall);
+               InterruptGuard::signal_number(), finished.size(), subjects.size(), summary_line(summary.overall), wall);
     return kInterruptedExit;
   }
-  fmt::print("{} cases, {} models, {} in {:.1f} s\n", cases.size(), composites.size(), summary_line(summary.overall),
-             wall);
+  const auto primitives = std::count_if(subjects.begin(), subjects.end(),
+                                        [](const Subject* s) { return s->kind() == SubjectKind::primitive; });
+  fmt::print("{} cases, {} models, {} in {:.1f} s\n", primitives, std::ssize(subjects) - primitives,
+             summary_line(summary.overall), wall);
   if (named && !cmd.allow_unavailable) {
     for (const auto& d : devices) {
       std::string reason;

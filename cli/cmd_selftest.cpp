@@ -1,6 +1,8 @@
 // `gradparity selftest`: how much a green run proves. Every selected case runs on one device
 // through a perturbing decorator, once per fault class; the table says, per class, how many
-// cases caught it, and per op family the detection threshold eps* of gradient x (1 + eps).
+// cases caught it, and per op family the detection threshold eps* of gradient x (1 + eps). A model
+// or training run named with --op gets each fault class on one node's kernel at a time, and its
+// detection table per node and fault class (harness/audit/model_selftest.hpp).
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -12,7 +14,8 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
-#include "harness/selftest.hpp"
+#include "harness/audit/model_selftest.hpp"
+#include "harness/audit/selftest.hpp"
 
 namespace gp::cli {
 
@@ -53,9 +56,54 @@ nlohmann::json to_json(const SelectedDevice& d, const std::vector<CaseSelftest>&
   return {{"device", d.id}, {"device_name", d.entry.info.name}, {"cases", cases}};
 }
 
+nlohmann::json to_json(const std::vector<ModelSelftest>& models) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : models) {
+    nlohmann::json faults = nlohmann::json::array();
+    for (const auto& f : m.outcomes)
+      faults.push_back(
+          {{"node", f.label}, {"fault", fault_label(f.fault)}, {"caught", f.caught}, {"evidence", f.evidence}});
+    nlohmann::json j = {{"case_id", m.subject->id()}, {"faults", faults}};
+    if (!m.baseline_problem.empty()) j["baseline_problem"] = m.baseline_problem;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// A model's detection table: a row per fault class, a column per faulted node ("+" caught).
+void print_model_table(const ModelSelftest& m) {
+  fmt::print("\n{} ({})\n", m.subject->id(), subject_kind_name(m.subject->kind()));
+  if (!m.baseline_problem.empty()) return fmt::print("  baseline not clean: {}\n", m.baseline_problem);
+  std::vector<std::string> faults;
+  for (const auto& o : m.outcomes)
+    if (std::find(faults.begin(), faults.end(), fault_label(o.fault)) == faults.end())
+      faults.push_back(fault_label(o.fault));
+  fmt::print("  {:<28}", "fault class / node");
+  for (std::size_t n : m.nodes)
+    fmt::print(" {:>16}", fmt::format("{} {}", n, op_name(m.subject->composite().decl.nodes[n].op)));
+  fmt::print("  caught\n");
+  for (const auto& f : faults) {
+    fmt::print("  {:<28}", f);
+    int caught = 0;
+    for (const auto& o : m.outcomes)
+      if (fault_label(o.fault) == f) {
+        fmt::print(" {:>16}", o.caught ? "+" : "-");
+        caught += o.caught;
+      }
+    fmt::print("  {}/{}\n", caught, m.nodes.size());
+  }
+}
+
 }  // namespace
 
 int selftest_command(const SelftestCommand& cmd) {
+  // Models and training runs only where --op names them: each costs a model check per fault class
+  // and faulted node. --sample thins the primitive cases.
+  std::vector<const CompositeSubject*> models;
+  for (const Subject* s : select_subjects(cmd.selection))
+    if (s->kind() != SubjectKind::primitive &&
+        std::find(cmd.selection.ops.begin(), cmd.selection.ops.end(), s->op_name()) != cmd.selection.ops.end())
+      models.push_back(static_cast<const CompositeSubject*>(s));
   std::vector<const Case*> cases = select_cases(cmd.selection);
   if (cmd.sample > 0 && static_cast<int>(cases.size()) > cmd.sample) {
     // Every k-th case, so that every family of the selection keeps its share.
@@ -105,8 +153,17 @@ int selftest_command(const SelftestCommand& cmd) {
     results.push_back(std::move(r));
   }
 
-  fmt::print("selftest on {} ({}), seed {}: {} cases\n\n", device.id, device.entry.info.name, cmd.common.seed,
-             results.size());
+  std::vector<ModelSelftest> model_results;
+  for (const CompositeSubject* m : models) {
+    if (cmd.progress) fmt::print(stderr, "model {}\n", m->id());
+    if (!m->supports(*backend).ok) continue;
+    model_results.push_back(selftest_model(*m, device, *backend, opts));
+    if (!model_results.back().baseline_problem.empty())
+      baseline_failures.push_back(m->id() + ": " + model_results.back().baseline_problem);
+  }
+
+  fmt::print("selftest on {} ({}), seed {}: {} cases, {} models\n\n", device.id, device.entry.info.name,
+             cmd.common.seed, results.size(), model_results.size());
   fmt::print("{:<32} {:>8} {:>10} {:>8} {:>8} {:>12}\n", "fault class, dtype", "applies", "must catch", "caught",
              "missed", "missed must");
   for (const auto& [name, t] : by_fault)
@@ -117,13 +174,16 @@ int selftest_command(const SelftestCommand& cmd) {
   for (const auto& [family, v] : eps_by_family)
     fmt::print("{:<24} {:>6} {:>10.3g} {:>10.3g} {:>10.3g}\n", family, v.size(), percentile(v, 0.5), percentile(v, 0.9),
                percentile(v, 1.0));
+  for (const auto& m : model_results) print_model_table(m);
   for (const auto& b : baseline_failures) fmt::print("baseline not clean: {}\n", b);
   for (const auto& m : must_misses) fmt::print("MISSED (must catch): {}\n", m);
 
   if (!cmd.report_dir.empty()) {
     std::filesystem::create_directories(cmd.report_dir);
     const auto path = std::filesystem::path(cmd.report_dir) / "selftest.json";
-    std::ofstream(path) << to_json(device, results).dump(1) << "\n";
+    nlohmann::json doc = to_json(device, results);
+    doc["models"] = to_json(model_results);
+    std::ofstream(path) << doc.dump(1) << "\n";
     fmt::print("report: {}\n", path.string());
   }
   return baseline_failures.empty() && must_misses.empty() ? 0 : 1;

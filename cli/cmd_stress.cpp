@@ -9,7 +9,7 @@
 #include "cli/commands.hpp"
 #include "cli/stress_child.hpp"
 #include "core/error.hpp"
-#include "harness/stress.hpp"
+#include "harness/audit/stress.hpp"
 #include "reports/junit_report.hpp"
 
 namespace gp::cli {
@@ -60,8 +60,8 @@ int stress_command(const StressCommand& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::string> modes = checked_modes(cmd.modes);
   const std::string fault_backend = checked_fault(cmd.inject);
-  const std::vector<const Case*> cases = select_cases(cmd.selection);  // validates the selection
-  if (cases.empty()) throw UsageError("the selection matches no case");
+  const std::vector<const Subject*> subjects = select_subjects(cmd.selection);  // validates the selection
+  if (subjects.empty()) throw UsageError("the selection matches no case");
   std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (!fault_backend.empty()) {
     // A fault lives in one backend: the other devices would only repeat a normal run.
@@ -79,7 +79,7 @@ int stress_command(const StressCommand& cmd) {
   const int threads = cmd.threads > 0 ? cmd.threads : default_stress_threads();
   const std::string amount =
       cmd.duration > 0 ? fmt::format("{} s", cmd.duration) : fmt::format("{} iterations", cmd.iterations);
-  fmt::print("stress: {} cases, {} threads x {}{}\n", cases.size(), threads, amount,
+  fmt::print("stress: {} cases and models, {} threads x {}{}\n", subjects.size(), threads, amount,
              cmd.inject.empty() ? "" : ", injected fault " + cmd.inject);
   std::fflush(stdout);
   for (const auto& d : devices) {

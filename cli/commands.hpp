@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
-#include "harness/checker.hpp"
-#include "harness/runner.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/run/runner.hpp"
 
 namespace gp::cli {
 
@@ -104,9 +104,9 @@ int repro_command(const OneCaseCommand& cmd);
 SelectedDevice select_one_device(const OneCaseCommand& cmd);
 HostTensor widen(const ref::RefTensor& t);
 int exit_code(const std::vector<CheckResult>& checks);
-// The same for a composite model's id (cli/cmd_one_composite.cpp).
-int repro_composite(const OneCaseCommand& cmd, const Composite& c);
-int dump_composite(const OneCaseCommand& cmd, const Composite& c);
+// A model's or a training run's repro and dump (cmd_one_composite.cpp).
+int repro_composite(const OneCaseCommand& cmd, const Subject& subject);
+int dump_composite(const OneCaseCommand& cmd, const Subject& subject);
 int dump_command(const OneCaseCommand& cmd);
 int stress_command(const StressCommand& cmd);
 int stress_child_command(const StressCommand& cmd);  // one device x mode, in this process
@@ -119,7 +119,7 @@ int oracle_command(const OracleCommand& cmd);
 RunMetadata make_metadata(const CommonOptions& c);
 // "<N> cases, <hash of the case ids>": shards cut from different catalogs must not merge.
 std::string catalog_version();
-const Case& require_case(const std::string& id);  // UsageError if unknown
+const Subject& require_subject(const std::string& id);  // UsageError if unknown
 // Writes DIR/parity.json, parity.md, parity-details.md and parity.html (creating DIR) and says
 // where (cli/report_files.cpp).
 void write_reports(const std::string& dir, const RunReport& report);

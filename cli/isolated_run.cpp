@@ -10,7 +10,7 @@
 #include "cli/child_process.hpp"
 #include "cli/interrupt.hpp"
 #include "core/error.hpp"
-#include "harness/composite.hpp"
+#include "harness/graph/composite.hpp"
 #include "reports/json_report.hpp"
 
 namespace gp::cli {
@@ -91,16 +91,13 @@ std::string progress_mark(const fs::path& dir) {
 }  // namespace
 
 std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const SelectedDevice& device,
-                                             const std::vector<const Case*>& cases,
-                                             const std::vector<const Composite*>& composites) {
+                                             const std::vector<const Subject*>& subjects) {
   std::vector<std::string> ids;
-  for (const Case* c : cases) ids.push_back(c->id);
-  for (const Composite* c : composites) ids.push_back(c->id);
+  for (const Subject* s : subjects) ids.push_back(s->id());
   auto died_in = [&](const std::string& id, const std::string& why) {
-    CheckResult r =
-        find_case(id) ? blank_result(*find_case(id), device.id, Direction::forward, -1, cmd.common.seed)
-                      : blank_composite_result(*find_composite(id), device.id, Direction::forward, "", cmd.common.seed);
+    CheckResult r = find_subject(id)->blank(device.id, cmd.common.seed);
     r.verdict = Verdict::error;
+    r.reason_kind = ReasonKind::device_error;
     r.reason = why;
     return r;
   };
@@ -177,17 +174,13 @@ std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const Select
 int run_child_command(const RunCommand& cmd) {
   if (cmd.common.backends.size() != 1 || cmd.child_cases.empty() || cmd.child_out.empty())
     throw UsageError("run-child needs exactly one --backend, --cases and --out-dir");
-  std::vector<const Case*> cases;
-  std::vector<const Composite*> composites;
+  std::vector<const Subject*> subjects;
   std::ifstream in(cmd.child_cases);
   for (std::string id; std::getline(in, id);) {
     if (id.empty()) continue;
-    if (const Case* c = find_case(id))
-      cases.push_back(c);
-    else if (const Composite* m = find_composite(id))
-      composites.push_back(m);
-    else
-      throw UsageError("run-child: unknown case id '" + id + "' in " + cmd.child_cases);
+    const Subject* s = find_subject(id);
+    if (!s) throw UsageError("run-child: unknown case id '" + id + "' in " + cmd.child_cases);
+    subjects.push_back(s);
   }
   std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (devices.size() != 1) throw UsageError("run-child: '" + cmd.common.backends.front() + "' is not one device");
@@ -195,8 +188,7 @@ int run_child_command(const RunCommand& cmd) {
   const fs::path dir = cmd.child_out;
   std::size_t finished = 0;
   RunOptions opts;
-  opts.seed = cmd.common.seed;
-  opts.numerical = cmd.common.numerical;
+  opts.context = {cmd.common.seed, cmd.common.numerical};
   opts.reference_checks = false;  // the parent's run has them
   opts.oracle_check = false;
   opts.progress = cmd.progress;
@@ -207,7 +199,7 @@ int run_child_command(const RunCommand& cmd) {
     r.checks = checks;
     write_atomically(dir / fmt::format("done-{:06}.json", finished++), report_to_json_text(r));
   };
-  run_parity(cases, devices, opts, composites);
+  run_parity(subjects, devices, opts);
   return 0;
 }
 

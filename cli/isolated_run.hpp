@@ -12,10 +12,9 @@
 
 namespace gp::cli {
 
-// The checks of `device` on every case and composite, in their order; never throws for what
-// happens in the child.
+// The checks of `device` on every subject, in their order; never throws for what happens in the
+// child.
 std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const SelectedDevice& device,
-                                             const std::vector<const Case*>& cases,
-                                             const std::vector<const Composite*>& composites);
+                                             const std::vector<const Subject*>& subjects);
 
 }  // namespace gp::cli

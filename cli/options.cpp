@@ -5,6 +5,7 @@
 
 #include "build_info.hpp"
 #include "cases/composite.hpp"
+#include "cases/registry.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -38,19 +39,19 @@ std::string catalog_version() {
   return fmt::format("{} cases, {} models, {:016x}", all_cases().size(), all_composites().size(), h);
 }
 
-const Case& require_case(const std::string& id) {
-  if (const Case* c = find_case(id)) return *c;
-  // Suggest cases of the same op, which is what a mistyped id usually wants.
+const Subject& require_subject(const std::string& id) {
+  if (const Subject* s = find_subject(id)) return *s;
+  // Suggest subjects of the same op or model, which is what a mistyped id usually wants.
   std::string op = id.substr(0, id.find('('));
   std::string near;
   int shown = 0;
-  for (const auto& c : all_cases()) {
-    if (std::string(op_name(c.decl.op)) == op && shown < 5) {
-      near += (shown++ ? ", " : "") + c.id;
+  for (const auto& s : all_subjects()) {
+    if (s->op_name() == op && shown < 5) {
+      near += (shown++ ? ", " : "") + s->id();
     }
   }
   throw UsageError("unknown case '" + id + "'" + (near.empty() ? "" : "; cases of " + op + " include: " + near) +
-                   " (gradparity list cases shows all " + std::to_string(all_cases().size()) + ")");
+                   " (gradparity list cases shows all " + std::to_string(all_subjects().size()) + ")");
 }
 
 }  // namespace gp::cli

@@ -4,7 +4,7 @@
 
 #include "cli/child_process.hpp"
 #include "core/error.hpp"
-#include "harness/stress.hpp"
+#include "harness/audit/stress.hpp"
 #include "reports/file_io.hpp"
 #include "reports/json_report.hpp"
 
@@ -93,7 +93,7 @@ int stress_child_command(const StressCommand& cmd) {
   if (!cmd.inject.empty() && !find_fault(cmd.inject).fault) throw UsageError("unknown fault '" + cmd.inject + "'");
   opts.inject = cmd.inject;
   RunReport report;
-  report.stress.push_back(run_stress_mode(devices.front(), select_cases(cmd.selection), *mode, opts));
+  report.stress.push_back(run_stress_mode(devices.front(), select_subjects(cmd.selection), *mode, opts));
   write_parity_json(cmd.child_out, report);
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp::cli {
 

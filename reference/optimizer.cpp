@@ -42,7 +42,7 @@ void adamw_element(const OptimizerScalars& s, const R& c1, const R& c2, const R&
   m_out = R(s.beta1) * m + R(s.one_minus_beta1) * g;
   v_out = R(s.beta2) * v + R(s.one_minus_beta2) * (g * g);
   // v' is a sum of non-negative terms on any device, never below 0. The bound's probes of a
-  // training run (harness/training_checks.cpp) move it by its own error, which near 0 could take
+  // training run (harness/training/training_checks.cpp) move it by its own error, which near 0 could take
   // it below: read as 0 there, as the device's would be.
   const R second = v_out < R(0) ? R(0) : v_out;
   const R denom = sqrt(second / c2) + R(s.eps);

@@ -20,7 +20,7 @@ namespace gp::ref {
 using Real = long double;
 
 // The error a correct kernel may commit at one element, in absolute units, split by kind
-// (harness/tolerance.hpp combines them into a bound):
+// (harness/check/tolerance.hpp combines them into a bound):
 //   det   worst case: the device's library budgets and every single rounding, propagated;
 //   acc   worst case of the roundings inside accumulations (sequential order);
 //   prob  the same roundings' probabilistic scale: their total exceeds lambda * prob with

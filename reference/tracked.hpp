@@ -9,7 +9,7 @@
 //   * each error propagated through the exact partial derivatives of what follows;
 //   * accumulations (Sum<Tracked>) bounded twice: worst case for the sequential order, and
 //     probabilistically (the roundings are independent and mean zero, Higham & Mary 2019), the
-//     smaller one counting (harness/tolerance.hpp);
+//     smaller one counting (harness/check/tolerance.hpp);
 //   * stored(y): a 16-bit intermediate a kernel reads back (the forward output y of a backward).
 // Because the reference's formulas are the stable ones (the oracle checks them), the bounds are
 // those of a stable implementation: they do not grow with intermediate terms that cancel.

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp {
 

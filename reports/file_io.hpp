@@ -6,10 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "core/atomic_file.hpp"  // write_file_atomically, for the report writers
+
 namespace gp {
 
 // Throws gp::Error naming the path and the system's reason.
-void write_file_atomically(const std::filesystem::path& path, std::string_view bytes);
 std::string read_whole_file(const std::filesystem::path& path);
 
 }  // namespace gp

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp::html {
 

@@ -130,7 +130,7 @@ void append_per_op(std::string& out, const RunReport& r) {
   out += "<h2 id=\"ops\">Per op</h2>\n";
   for (const std::string& op : md::ops_in_catalog_order(r.checks)) {
     VerdictCounts n;
-    for (const CheckResult* c : by_op[op]) n.add(c->verdict);
+    for (const CheckResult* c : by_op[op]) n.add(*c);
     fmt::format_to(std::back_inserter(out), "<details id=\"op-{}\"><summary><b>{}</b>{} — {}</summary>\n{}", esc(op),
                    esc(op), md::forward_only(op) ? fmt::format(" ({})", md::kForwardOnly) : "", esc(summary_line(n)),
                    kCheckHeader);

@@ -45,7 +45,7 @@ std::string heatmap_svg(const RunReport& report) {
   std::map<std::string, std::vector<DType>> dtypes_of;  // backend -> dtypes it has checks for
   for (const CheckResult& c : report.checks) {
     Cell& cell = cells[{md::op_of(c), c.backend, c.dtype}];
-    cell.n.add(c.verdict);
+    cell.n.add(c);
     if (auto m = margin_of(c); m && (!cell.worst || *m > *cell.worst)) cell.worst = m;
     auto& d = dtypes_of[c.backend];
     if (std::find(d.begin(), d.end(), c.dtype) == d.end()) d.push_back(c.dtype);

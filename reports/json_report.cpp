@@ -11,9 +11,9 @@
 #include "reports/file_io.hpp"
 #include "reports/json_codec.hpp"
 #include "reports/models.hpp"
-#include "reports/result_names.hpp"
 #include "reports/summary.hpp"
 #include "reports/training.hpp"
+#include "results/result_names.hpp"
 
 namespace gp {
 
@@ -29,6 +29,7 @@ namespace {
 Json counts_to_json(const VerdictCounts& counts) {
   Json j = {{"total", counts.total()}};
   for (Verdict v : kAllVerdicts) j[std::string(verdict_name(v))] = counts[v];
+  j["covered"] = counts.covered;  // 1.7: the part of SKIP left to stronger checks
   return j;
 }
 
@@ -140,6 +141,10 @@ Json check_to_json(const CheckResult& c) {
             {"repro", c.repro}};
   if (!c.part.empty()) j["part"] = c.part;                    // composite models
   if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);  // 1.6: training runs
+  // 1.7: the typed subject and reason, and a model's formulation, where they say something.
+  if (c.subject != SubjectKind::primitive) j["subject"] = subject_kind_name(c.subject);
+  if (c.reason_kind != ReasonKind::none) j["reason_kind"] = reason_kind_name(c.reason_kind);
+  if (!c.formulation.empty()) j["formulation"] = c.formulation;
   // 1.4: the check's sensitivity, where it has one (comparisons with a bound).
   if (!std::isnan(m.sensitivity_ulp)) {
     j["sensitivity_ulp"] = encode_number(m.sensitivity_ulp);
@@ -250,6 +255,19 @@ CheckResult check_from_json(const FieldReader& r) {
   c.part = r.string("part");
   c.verdict = parse_enum<Verdict>(r, "verdict", parse_verdict, "PASS, FAIL, SKIP, MISTRUSTED or ERROR");
   c.reason = r.string("reason");
+  if (r.has("subject")) {
+    c.subject = parse_enum<SubjectKind>(r, "subject", parse_subject_kind, "primitive, model or training");
+  } else if (c.family == "model") {  // before 1.7 a training run was the model named "train"
+    c.subject = c.op == "train" ? SubjectKind::training : SubjectKind::model;
+  }
+  if (r.has("reason_kind"))
+    c.reason_kind = parse_enum<ReasonKind>(r, "reason_kind", parse_reason_kind, "a reason kind of reports/SCHEMA.md");
+  c.formulation = r.string("formulation");
+  constexpr std::string_view kOldFormulation = "formulation: ";  // before 1.7 it rode in the reason
+  if (c.formulation.empty() && c.reason.rfind(kOldFormulation, 0) == 0) {
+    c.formulation = c.reason.substr(kOldFormulation.size());
+    c.reason.clear();
+  }
   c.tolerance = r.string("tolerance");
   Metrics& m = c.metrics;
   m.max_abs = r.number("max_abs");
@@ -312,17 +330,22 @@ std::string report_to_json_text(const RunReport& report) {
   // later meta fields, 1.1 with "stress" (written only by `gradparity stress`), 1.2 with
   // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy, 1.4 with sensitivity, 1.5
   // with composite models (checks' `part`, direction "node", summary.models), 1.6 with training
-  // runs' steps (checks' `steps`, summary.training).
+  // runs' steps (checks' `steps`, summary.training), 1.7 with typed subjects and reasons (checks'
+  // `subject`, `reason_kind`, `formulation`; summary's `covered`).
   Json meta = meta_to_json(report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
   const bool v1_3 = add_1_3_meta(meta, report.meta);
   const bool v1_4 = std::any_of(report.checks.begin(), report.checks.end(),
                                 [](const CheckResult& c) { return !std::isnan(c.metrics.sensitivity_ulp); });
-  const bool v1_5 =
-      std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.family == "model"; });
+  const bool v1_5 = std::any_of(report.checks.begin(), report.checks.end(),
+                                [](const CheckResult& c) { return c.subject != SubjectKind::primitive; });
   const bool v1_6 =
       std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return !c.steps.empty(); });
-  const std::string_view version = v1_6                    ? kParitySchemaVersion
+  const bool v1_7 = std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) {
+    return c.subject != SubjectKind::primitive || c.reason_kind != ReasonKind::none || !c.formulation.empty();
+  });
+  const std::string_view version = v1_7                    ? kParitySchemaVersion
+                                   : v1_6                  ? std::string_view("1.6")
                                    : v1_5                  ? std::string_view("1.5")
                                    : v1_4                  ? std::string_view("1.4")
                                    : v1_3                  ? std::string_view("1.3")

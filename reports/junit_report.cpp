@@ -84,7 +84,7 @@ std::string report_to_junit(const RunReport& report) {
   for (const std::string& b : order) {
     VerdictCounts n;
     double seconds = 0;
-    for (const CheckResult* c : by_backend[b]) n.add(c->verdict), seconds += c->time_ms / 1000.0;
+    for (const CheckResult* c : by_backend[b]) n.add(*c), seconds += c->time_ms / 1000.0;
     fmt::format_to(
         o, "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3f}\">\n",
         xml("gradparity." + b), n.total(), n[Verdict::fail], n[Verdict::error],

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp {
 

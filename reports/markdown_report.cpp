@@ -11,8 +11,8 @@
 
 #include "reports/file_io.hpp"
 #include "reports/markdown_sections.hpp"
-#include "reports/result_names.hpp"
 #include "reports/summary.hpp"
+#include "results/result_names.hpp"
 
 namespace gp::md {
 
@@ -30,7 +30,7 @@ std::string join(const Range& items, std::string_view sep) {
 std::string main_skip_reason(const std::vector<const CheckResult*>& checks) {
   std::map<std::string, int> count;
   for (const CheckResult* c : checks)
-    if (c->verdict == Verdict::skip) ++count[reason_class(c->reason)];
+    if (needs_action(*c)) ++count[reason_class(c->reason)];
   auto best = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; });
   if (best == count.end() || best->first.empty()) return "";
   std::string text = shorten(best->first, 40);
@@ -41,17 +41,21 @@ std::string main_skip_reason(const std::vector<const CheckResult*>& checks) {
 std::string matrix_cell(const std::vector<const CheckResult*>& checks) {
   if (checks.empty()) return "—";
   VerdictCounts n;
-  for (const CheckResult* c : checks) n.add(c->verdict);
+  for (const CheckResult* c : checks) n.add(*c);
   if (n.all(Verdict::pass)) return fmt::format("✅ {}", n.total());
+  if (n[Verdict::pass] && n[Verdict::pass] + n.covered == n.total())
+    return fmt::format("✅ {} (+{} covered)", n[Verdict::pass], n.covered);
   std::vector<std::string> parts;
   if (n[Verdict::error]) parts.push_back(fmt::format("💥 {} error", n[Verdict::error]));
   if (n[Verdict::fail]) parts.push_back(fmt::format("❌ {} failed", n[Verdict::fail]));
   if (n[Verdict::mistrusted]) parts.push_back(fmt::format("⚠️ {} mistrusted", n[Verdict::mistrusted]));
   if (n[Verdict::pass]) parts.push_back(fmt::format("✅ {} pass", n[Verdict::pass]));
-  if (n[Verdict::skip]) {
+  if (n.actionable_skips()) {
     std::string reason = main_skip_reason(checks);
-    parts.push_back(fmt::format("⏭️ {} skip{}", n[Verdict::skip], reason.empty() ? "" : " (" + cell(reason) + ")"));
+    parts.push_back(
+        fmt::format("⏭️ {} skip{}", n.actionable_skips(), reason.empty() ? "" : " (" + cell(reason) + ")"));
   }
+  if (n.covered) parts.push_back(fmt::format("{} covered", n.covered));
   return join(parts, ", ");
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp {
 

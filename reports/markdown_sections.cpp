@@ -8,8 +8,8 @@
 #include <iterator>
 #include <map>
 
-#include "reports/result_names.hpp"
 #include "reports/summary.hpp"
+#include "results/result_names.hpp"
 
 namespace gp::md {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp::md {
 

@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "reports/markdown_sections.hpp"
-#include "reports/result_names.hpp"
 #include "reports/summary.hpp"
+#include "results/result_names.hpp"
 
 namespace gp::md {
 
@@ -50,7 +50,7 @@ std::string compact_cell(const std::vector<const CheckResult*>& checks,
   std::optional<double> worst;
   std::string skips;
   for (const CheckResult* c : checks) {
-    n.add(c->verdict);
+    n.add(*c);
     if (auto m = margin_of(*c); m && (!worst || *m > *worst)) worst = m;
     if (c->verdict == Verdict::skip) {
       const std::string& l = letter.at(reason_class(c->reason));

@@ -6,7 +6,7 @@
 
 #include "core/op.hpp"
 #include "reports/markdown_sections.hpp"
-#include "reports/result_names.hpp"
+#include "results/result_names.hpp"
 
 namespace gp::md {
 

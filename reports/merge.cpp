@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "core/error.hpp"
-#include "reports/result_names.hpp"
+#include "results/result_names.hpp"
 
 namespace gp {
 

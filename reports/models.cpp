@@ -44,7 +44,7 @@ std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks) {
   };
   std::vector<Seen> seen;
   for (const CheckResult& c : checks) {
-    if (c.family != "model" || is_training(c)) continue;
+    if (c.subject != SubjectKind::model) continue;
     auto [it, fresh] = index.emplace(std::make_pair(c.case_id, c.backend), rows.size());
     if (fresh) {
       ModelRow row;
@@ -57,7 +57,7 @@ std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks) {
     }
     ModelRow& r = rows[it->second];
     Seen& s = seen[it->second];
-    if (c.reason.rfind(kFormulationPrefix, 0) == 0) r.formulation = c.reason.substr(kFormulationPrefix.size());
+    if (!c.formulation.empty()) r.formulation = c.formulation;
     const bool problem = is_problem(c.verdict);
     if (problem && r.problem.empty()) r.problem = check_label(c) + ": " + c.reason;
     if (c.direction == Direction::node) {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp {
 
@@ -29,8 +29,5 @@ std::vector<ModelRow> model_rows(const std::vector<CheckResult>& checks);
 
 // ERROR 4 > FAIL 3 > MISTRUSTED 2 > PASS 1 > SKIP 0.
 int verdict_severity(Verdict v);
-
-// The reason prefix the output check of a composite states its formulation with.
-inline constexpr std::string_view kFormulationPrefix = "formulation: ";
 
 }  // namespace gp

@@ -8,7 +8,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "reports/result_names.hpp"
+#include "results/result_names.hpp"
 
 namespace gp {
 
@@ -19,11 +19,11 @@ std::int64_t VerdictCounts::total() const {
 ReportSummary summarize(const std::vector<CheckResult>& checks) {
   ReportSummary s;
   for (const CheckResult& c : checks) {
-    s.overall.add(c.verdict);
+    s.overall.add(c);
     auto it =
         std::find_if(s.by_backend.begin(), s.by_backend.end(), [&](const auto& e) { return e.first == c.backend; });
     if (it == s.by_backend.end()) it = s.by_backend.insert(s.by_backend.end(), {c.backend, VerdictCounts{}});
-    it->second.add(c.verdict);
+    it->second.add(c);
   }
   return s;
 }
@@ -32,9 +32,10 @@ std::string summary_line(const VerdictCounts& counts) {
   std::string line = fmt::format("{} check{}:", counts.total(), counts.total() == 1 ? "" : "s");
   const char* sep = " ";
   for (Verdict v : kAllVerdicts) {
-    line += fmt::format("{}{} {}", sep, counts[v], verdict_name(v));
+    line += fmt::format("{}{} {}", sep, v == Verdict::skip ? counts.actionable_skips() : counts[v], verdict_name(v));
     sep = ", ";
   }
+  if (counts.covered) line += fmt::format(", {} covered by stronger checks", counts.covered);
   return line;
 }
 

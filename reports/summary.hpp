@@ -9,15 +9,24 @@
 #include <utility>
 #include <vector>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp {
 
 struct VerdictCounts {
   std::array<std::int64_t, 5> by_verdict{};  // indexed by static_cast<int>(Verdict)
+  // The SKIPs the design leaves out because a stronger check judges the same result
+  // (ReasonKind::covered); counted in [Verdict::skip] as well.
+  std::int64_t covered = 0;
 
   std::int64_t operator[](Verdict v) const { return by_verdict[static_cast<std::size_t>(v)]; }
   void add(Verdict v) { ++by_verdict[static_cast<std::size_t>(v)]; }
+  void add(const CheckResult& c) {
+    add(c.verdict);
+    if (c.verdict == Verdict::skip && c.reason_kind == ReasonKind::covered) ++covered;
+  }
+  // SKIPs a user has to act on: an op a backend lacks, a missing device.
+  std::int64_t actionable_skips() const { return (*this)[Verdict::skip] - covered; }
   std::int64_t total() const;
   bool all(Verdict v) const { return total() > 0 && (*this)[v] == total(); }
 };
@@ -30,7 +39,8 @@ struct ReportSummary {
 
 ReportSummary summarize(const std::vector<CheckResult>& checks);
 
-// "12 checks: 9 PASS, 1 FAIL, 2 SKIP, 0 MISTRUSTED, 0 ERROR"
+// "12 checks: 9 PASS, 1 FAIL, 0 SKIP, 0 MISTRUSTED, 0 ERROR, 2 covered by stronger checks": the
+// SKIPs the design leaves out are counted apart, so that a green line reads as complete.
 std::string summary_line(const VerdictCounts& counts);
 
 // Metrics mean nothing for a skipped check or an error raised before anything was compared.

@@ -7,7 +7,7 @@
 
 namespace gp {
 
-bool is_training(const CheckResult& c) { return c.family == "model" && c.op == "train"; }
+bool is_training(const CheckResult& c) { return c.subject == SubjectKind::training; }
 
 std::vector<TrainingRow> training_rows(const std::vector<CheckResult>& checks) {
   std::vector<TrainingRow> rows;

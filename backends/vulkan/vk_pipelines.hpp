@@ -40,8 +40,8 @@ class Pipelines {
   Pipelines(const Pipelines&) = delete;
   Pipelines& operator=(const Pipelines&) = delete;
 
-  // The pipeline of `family` ("unary", "binary", "rowwise", "linalg", "log_matmul_exp", "layout", "tt_embedding", ...) for storage
-  // dtype `dtype`, specialized for `spec` or the generic one; thread-safe, created on first use.
+  // The pipeline of `family` ("unary", "binary", "rowwise", "linalg", "log_matmul_exp", "layout", "tt_embedding", ...)
+  // for storage dtype `dtype`, specialized for `spec` or the generic one; thread-safe, created on first use.
   VkPipeline get(std::string_view family, DType dtype, Spec spec, const std::string& case_id);
   std::size_t created() const;
 

@@ -83,7 +83,7 @@ void vulkan_corrupt_canary_for_testing(Queue& queue, DeviceBuffer& buffer, long 
 BackendProvider make_vulkan_provider();
 
 // Test-only fault injection: positive controls of the thread-safety stress runner
-// (harness/stress.hpp, `gradparity stress --inject`). Both are off by default, process-wide and
+// (harness/audit/stress.hpp, `gradparity stress --inject`). Both are off by default, process-wide and
 // unreachable from BackendOptions; they break the contract above on purpose so that a stress
 // run can prove it detects the breakage. Never set them outside such tests.
 namespace vk_testing {

@@ -5,7 +5,8 @@
 #include <thread>
 
 #include "backends/registry.hpp"
-#include "harness/runner.hpp"
+#include "cases/registry.hpp"
+#include "harness/run/runner.hpp"
 
 namespace {
 
@@ -45,8 +46,9 @@ BENCHMARK(BM_ReferenceEvalsPerInput)->Iterations(1)->Unit(benchmark::kSecond);
 // The whole CPU parity run (every case, reference numerics included), with one worker per core.
 void BM_FullCpuRun(benchmark::State& state) {
   auto devices = gp::select_devices({"cpu"}, {});
-  std::vector<const gp::Case*> cases;
-  for (const auto& c : gp::all_cases()) cases.push_back(&c);
+  std::vector<const gp::Subject*> cases;
+  for (const auto& s : gp::all_subjects())
+    if (s->kind() == gp::SubjectKind::primitive) cases.push_back(s.get());
   gp::RunOptions opts;
   opts.jobs = static_cast<int>(state.range(0));
   std::size_t checks = 0;

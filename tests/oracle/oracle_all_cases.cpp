@@ -1,12 +1,12 @@
 // ctest label "oracle": the long-double reference against its own formulas in 168-bit MPFR on
-// every registered case at seed 1 (sampled sub-problems, harness/oracle_sample.cpp). Fails when
+// every registered case at seed 1 (sampled sub-problems, harness/audit/oracle_sample.cpp). Fails when
 // any element's |ref - oracle| exceeds kOracleRatioLimit of the tightest backend bound, naming the
 // case, the direction and the element. `gradparity oracle --all` is the exhaustive version.
 #include <cstdio>
 #include <thread>
 
 #include "cases/registry.hpp"
-#include "harness/oracle_check.hpp"
+#include "harness/audit/oracle_check.hpp"
 #include "reference/oracle.hpp"
 
 int main() {

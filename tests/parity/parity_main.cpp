@@ -22,9 +22,7 @@
 #include <string>
 
 #include "backends/registry.hpp"
-#include "cases/registry.hpp"
-#include "harness/checker.hpp"
-#include "harness/composite.hpp"
+#include "harness/run/subjects.hpp"
 
 namespace {
 
@@ -104,27 +102,6 @@ struct Device {
 
 void report(const std::vector<gp::CheckResult>& checks);
 
-class ParityTest : public ::testing::Test {
- public:
-  ParityTest(Device* device, const gp::Case* c, std::uint64_t seed) : device_(device), case_(c), seed_(seed) {}
-  void TestBody() override {
-    device_->open();
-    if (!device_->unusable.empty()) GTEST_SKIP() << device_->unusable;
-    gp::Support s = device_->backend->supports(case_->call);
-    if (!s.ok) GTEST_SKIP() << s.reason;
-    gp::ReferenceData data = gp::prepare_reference(*case_, seed_);
-    auto checks = gp::check_reference_numerics(*case_, data, seed_);
-    for (auto& r : gp::check_on_backend(*case_, device_->selected.id, *device_->backend, *device_->queue, data, seed_))
-      checks.push_back(std::move(r));
-    report(checks);
-  }
-
- private:
-  Device* device_;
-  const gp::Case* case_;
-  std::uint64_t seed_;
-};
-
 // FAIL, ERROR and MISTRUSTED fail the running test; a test whose every check SKIPs is skipped.
 void report(const std::vector<gp::CheckResult>& checks) {
   int skipped = 0, judged = 0;
@@ -145,37 +122,38 @@ void report(const std::vector<gp::CheckResult>& checks) {
   if (judged == 0 && skipped > 0) GTEST_SKIP() << checks.back().reason;
 }
 
-// A composite model on one device: its three checks (harness/composite.hpp); on no device
-// (nullptr), the reference's own checks of it.
-class CompositeTest : public ::testing::Test {
+// One subject on one device; on no device (nullptr), the reference's own checks of a model or a
+// training run. A primitive case's reference checks are cheap and run in each device's entry.
+class SubjectTest : public ::testing::Test {
  public:
-  CompositeTest(Device* device, const gp::Composite* c, std::uint64_t seed) : device_(device), c_(c), seed_(seed) {}
+  SubjectTest(Device* device, const gp::Subject* s, std::uint64_t seed) : device_(device), s_(s), run_{seed, {}} {}
   void TestBody() override {
-    const gp::CompositeReference ref = gp::prepare_composite_reference(*c_, seed_);
-    if (!device_) return report(gp::check_composite_reference(*c_, ref, seed_));
+    if (!device_) return report(s_->prepare(run_)->check_reference(run_));
     device_->open();
     if (!device_->unusable.empty()) GTEST_SKIP() << device_->unusable;
-    report(gp::check_composite_on_backend(*c_, device_->selected.id, *device_->backend, *device_->queue, ref, seed_));
+    gp::Support support = s_->supports(*device_->backend);
+    if (!support.ok) GTEST_SKIP() << support.reason;
+    const auto prepared = s_->prepare(run_);
+    std::vector<gp::CheckResult> checks;
+    if (!has_reference_entry(*s_)) checks = prepared->check_reference(run_);
+    for (auto& r : prepared->check_on({device_->selected.id, device_->backend.get(), device_->queue.get()}, run_))
+      checks.push_back(std::move(r));
+    report(checks);
   }
+  // Models and training runs: their reference checks cost about half of a device's entry.
+  static bool has_reference_entry(const gp::Subject& s) { return s.kind() != gp::SubjectKind::primitive; }
 
  private:
   Device* device_;
-  const gp::Composite* c_;
-  std::uint64_t seed_;
+  const gp::Subject* s_;
+  gp::RunContext run_;
 };
 
-// The cases a run registers: every case, or exactly those whose id equals --gp-case.
-std::vector<const gp::Case*> cases_to_register(const Options& o) {
-  std::vector<const gp::Case*> out;
-  for (const auto& c : gp::all_cases())
-    if (!o.case_id || c.id == *o.case_id) out.push_back(&c);
-  return out;
-}
-
-std::vector<const gp::Composite*> composites_to_register(const Options& o) {
-  std::vector<const gp::Composite*> out;
-  for (const auto& c : gp::all_composites())
-    if (!o.case_id || c.id == *o.case_id) out.push_back(&c);
+// The subjects a run registers: every one, or exactly the one whose id equals --gp-case.
+std::vector<const gp::Subject*> subjects_to_register(const Options& o) {
+  std::vector<const gp::Subject*> out;
+  for (const auto& s : gp::all_subjects())
+    if (!o.case_id || s->id() == *o.case_id) out.push_back(s.get());
   return out;
 }
 
@@ -208,17 +186,15 @@ int check_selection(const std::string& file) {
     Options o = take_options(argc, argv.data());
     const std::size_t slash = name.find('/');
     const std::string device = name.substr(0, slash), case_id = name.substr(slash + 1);
-    const auto cases = cases_to_register(o);
-    const auto composites = composites_to_register(o);
-    const bool one_case = cases.size() == 1 && composites.empty() && cases[0]->id == case_id;
-    const bool one_composite = composites.size() == 1 && cases.empty() && composites[0]->id == case_id;
-    const bool ok = argc == 1 && o.backends == std::vector<std::string>{device} &&
-                    (device == kReferenceDevice ? one_composite : one_case || one_composite);
+    const auto subjects = subjects_to_register(o);
+    const bool one = subjects.size() == 1 && subjects[0]->id() == case_id;
+    const bool ok = argc == 1 && o.backends == std::vector<std::string>{device} && one &&
+                    (device != kReferenceDevice || SubjectTest::has_reference_entry(*subjects[0]));
     ++entries;
     if (!ok) {
       ++wrong;
       std::fprintf(stderr, "%s: selects %zu case(s) on %zu device(s), %d argument(s) left for gtest\n", name.c_str(),
-                   cases.size() + composites.size(), o.backends.size(), argc - 1);
+                   subjects.size(), o.backends.size(), argc - 1);
     }
   }
   std::printf("%lld ctest entries replayed, %lld select other than exactly their own case\n",
@@ -242,23 +218,28 @@ int main(int argc, char** argv) {
   }
   if (opts.list_ctest) {
     // device <TAB> case id <TAB> family <TAB> op
+    auto family = [](const gp::Subject& s) {
+      return s.primitive_case() ? s.primitive_case()->family() : std::string("model");
+    };
+    auto print = [&](const std::string& device, const gp::Subject& s) {
+      std::printf("%s\t%s\t%s\t%s\n", device.c_str(), s.id().c_str(), family(s).c_str(),
+                  std::string(s.op_name()).c_str());
+    };
     for (const auto& d : selected)
-      for (const auto& c : gp::all_cases())
-        std::printf("%s\t%s\t%s\t%s\n", d.id.c_str(), c.id.c_str(), c.family().c_str(),
-                    std::string(gp::op_name(c.decl.op)).c_str());
-    for (const auto& c : gp::all_composites())
-      std::printf("%s\t%s\tmodel\t%s\n", kReferenceDevice, c.id.c_str(), c.decl.model.c_str());
+      for (const auto& s : gp::all_subjects())
+        if (s->kind() == gp::SubjectKind::primitive) print(d.id, *s);
+    for (const auto& s : gp::all_subjects())
+      if (SubjectTest::has_reference_entry(*s)) print(kReferenceDevice, *s);
     for (const auto& d : selected)
-      for (const auto& c : gp::all_composites())
-        std::printf("%s\t%s\tmodel\t%s\n", d.id.c_str(), c.id.c_str(), c.decl.model.c_str());
+      for (const auto& s : gp::all_subjects())
+        if (s->kind() != gp::SubjectKind::primitive) print(d.id, *s);
     return 0;
   }
   if (!opts.check_selection.empty()) return check_selection(opts.check_selection);
-  const std::vector<const gp::Case*> cases = cases_to_register(opts);
-  const std::vector<const gp::Composite*> composites = composites_to_register(opts);
-  if (opts.case_id && cases.size() + composites.size() != 1) {
+  const std::vector<const gp::Subject*> subjects = subjects_to_register(opts);
+  if (opts.case_id && subjects.size() != 1) {
     std::fprintf(stderr, "gp_parity_tests: --gp-case=%s matches %zu cases, not exactly one\n", opts.case_id->c_str(),
-                 cases.size() + composites.size());
+                 subjects.size());
     return 1;
   }
   static std::vector<std::unique_ptr<Device>> devices;
@@ -267,26 +248,16 @@ int main(int argc, char** argv) {
     devices.back()->selected = s;
   }
   ::testing::InitGoogleTest(&argc, argv);
+  const std::uint64_t seed = opts.seed;
+  auto add = [&](const std::string& suite, Device* dev, const gp::Subject* s) {
+    ::testing::RegisterTest(suite.c_str(), s->id().c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [=]() -> ::testing::Test* { return new SubjectTest(dev, s, seed); });
+  };
   if (reference_only || opts.backends.empty())
-    for (const gp::Composite* cp : composites) {
-      std::uint64_t seed = opts.seed;
-      ::testing::RegisterTest(kReferenceDevice, cp->id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [=]() -> ::testing::Test* { return new CompositeTest(nullptr, cp, seed); });
-    }
-  for (auto& d : devices) {
-    for (const gp::Case* cp : cases) {
-      Device* dev = d.get();
-      std::uint64_t seed = opts.seed;
-      ::testing::RegisterTest(suite_name(d->selected.id).c_str(), cp->id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [=]() -> ::testing::Test* { return new ParityTest(dev, cp, seed); });
-    }
-    for (const gp::Composite* cp : composites) {
-      Device* dev = d.get();
-      std::uint64_t seed = opts.seed;
-      ::testing::RegisterTest(suite_name(d->selected.id).c_str(), cp->id.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [=]() -> ::testing::Test* { return new CompositeTest(dev, cp, seed); });
-    }
-  }
+    for (const gp::Subject* s : subjects)
+      if (SubjectTest::has_reference_entry(*s)) add(kReferenceDevice, nullptr, s);
+  for (auto& d : devices)
+    for (const gp::Subject* s : subjects) add(suite_name(d->selected.id), d.get(), s);
   const int status = RUN_ALL_TESTS();
   // A ctest entry names one case on one device: anything else (a --gtest_filter that deselects
   // it, a device list of two) must not pass as an empty run.

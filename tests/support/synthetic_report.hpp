@@ -5,7 +5,7 @@
 #include <limits>
 #include <string>
 
-#include "harness/result.hpp"
+#include "results/result.hpp"
 
 namespace gp {
 

@@ -1,6 +1,6 @@
 // The OpenCL and Vulkan backends under their other kernel modes, driven by the case registry:
 // one representative case per op and dtype (the first the registry holds) through the parity
-// checks of harness/checker.hpp, on the first device of each backend. The parity suite runs every
+// checks of harness/check/checker.hpp, on the first device of each backend. The parity suite runs every
 // case with each device's default mode (generic kernels and pipelines on CPU devices); CMake runs
 // this program once more with GP_CL_GENERIC=0 and GP_VK_SPECIALIZE=1, the per-op kernels and
 // pipelines a GPU gets by default. There is no second case list and no second tolerance here.
@@ -12,7 +12,7 @@
 
 #include "backends/registry.hpp"
 #include "cases/registry.hpp"
-#include "harness/checker.hpp"
+#include "harness/check/checker.hpp"
 
 namespace gp {
 namespace {

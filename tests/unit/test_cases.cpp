@@ -13,7 +13,7 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/runner.hpp"
+#include "harness/run/runner.hpp"
 
 namespace gp {
 namespace {

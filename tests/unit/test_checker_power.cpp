@@ -8,7 +8,7 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/checker.hpp"
+#include "harness/check/checker.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {

@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "harness/compare.hpp"
+#include "harness/check/compare.hpp"
 
 namespace gp {
 namespace {

@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "core/error.hpp"
-#include "harness/composite.hpp"
-#include "harness/composite_checks.hpp"
-#include "harness/runner.hpp"
+#include "harness/graph/composite.hpp"
+#include "harness/graph/composite_checks.hpp"
+#include "harness/run/runner.hpp"
 #include "support/fake_backend.hpp"
 #include "support/gru_contract.hpp"
 
@@ -122,7 +122,7 @@ TEST(Composites, AGradientSumThatDropsAPartFailsEndToEnd) {
 // A gradient sum kept in 16-bit precision (the device adds in f16) errs by about 1e-3 relative
 // in an f32 GRU: far above the f32 roundings, but within a bound that adds up every route
 // through ten steps of four-way fan-out with absolute values (10^5 times the error there). The
-// bound through the graph's Jacobian (harness/composite_bound.cpp) catches it; node checks do not
+// bound through the graph's Jacobian (harness/graph/composite_bound.cpp) catches it; node checks do not
 // see gradient sums.
 TEST(Composites, AGradientSumInSixteenBitPrecisionFailsEndToEnd) {
   NiceMock<MockQueue> q;
@@ -227,16 +227,20 @@ TEST(Composites, AGradientThatChangesFromRunToRunFails) {
 TEST(Composites, IdsSelectByModelNameAndFilter) {
   Selection sel;
   sel.ops = {"gru"};
-  const auto gru = select_composites(sel);
+  const auto gru = select_subjects(sel);
   ASSERT_EQ(gru.size(), 4u);
-  EXPECT_EQ(gru[0]->id, "gru(seq=10,batch=8,input=16,hidden=32,dtype=f32)");
-  EXPECT_EQ(gru[2]->id, "gru(seq=10,batch=8,input=16,hidden=32,cell=fused,dtype=f32)");
+  EXPECT_EQ(gru[0]->id(), "gru(seq=10,batch=8,input=16,hidden=32,dtype=f32)");
+  EXPECT_EQ(gru[2]->id(), "gru(seq=10,batch=8,input=16,hidden=32,cell=fused,dtype=f32)");
+  EXPECT_EQ(gru[0]->kind(), SubjectKind::model);
   sel.ops = {"mlp"};
   sel.filter = "layers=1,batch=7,";
-  EXPECT_EQ(select_composites(sel).size(), 2u);
+  EXPECT_EQ(select_subjects(sel).size(), 2u);
   EXPECT_TRUE(select_cases(sel).empty());
+  sel.ops = {"train"};
+  sel.filter = "";
+  for (const Subject* s : select_subjects(sel)) EXPECT_EQ(s->kind(), SubjectKind::training) << s->id();
   sel.ops = {"no_such_model"};
-  EXPECT_THROW(select_composites(sel), UsageError);
+  EXPECT_THROW(select_subjects(sel), UsageError);
 }
 
 }  // namespace

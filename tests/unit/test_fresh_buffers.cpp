@@ -8,8 +8,8 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/checker.hpp"
-#include "harness/poison.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/check/poison.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {

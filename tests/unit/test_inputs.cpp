@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cases/registry.hpp"
-#include "harness/inputs.hpp"
+#include "harness/check/inputs.hpp"
 
 namespace gp {
 namespace {
@@ -183,7 +183,7 @@ TEST(Inputs, EveryCaseRespectsItsDomainsAtThreeSeeds) {
           case Domain::Kind::apart_from_input0:
             check_apart(c, k, in, bad);
             break;
-          // BUG (reported, harness/inputs.cpp lift_row_maxima): the lifted maximum
+          // BUG (reported, harness/check/inputs.cpp lift_row_maxima): the lifted maximum
           // nextafter(second + margin) is stored through HostTensor::set, which rounds to the
           // nearest f32, so it can land half an ULP below second + margin. Seen at seed 1:
           // max(axis=0,keepdim=0,shape=16x33,dtype=f32)[233] = 3.8003368377685547 is

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cases/registry.hpp"
-#include "harness/numerical.hpp"
+#include "harness/check/numerical.hpp"
 
 namespace gp {
 namespace {

@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "cases/registry.hpp"
-#include "harness/checker.hpp"
+#include "harness/check/checker.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {

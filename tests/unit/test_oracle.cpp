@@ -1,4 +1,4 @@
-// The oracle check (harness/oracle_check.hpp) must flag a reference whose formula cancels, and
+// The oracle check (harness/audit/oracle_check.hpp) must flag a reference whose formula cancels, and
 // must measure the cancellation the long-double reference once had in gelu(approx=tanh).
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "cases/registry.hpp"
-#include "harness/oracle_check.hpp"
+#include "harness/audit/oracle_check.hpp"
 
 namespace gp {
 namespace {

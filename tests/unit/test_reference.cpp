@@ -15,7 +15,7 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/inputs.hpp"
+#include "harness/check/inputs.hpp"
 #include "reference/reference.hpp"
 #include "reference/unary_math.hpp"
 

@@ -16,7 +16,8 @@
 #include "reports/markdown_report.hpp"
 #include "reports/merge.hpp"
 #include "reports/npy.hpp"
-#include "reports/result_names.hpp"
+#include "reports/summary.hpp"
+#include "results/result_names.hpp"
 #include "support/synthetic_report.hpp"
 
 namespace gp {
@@ -38,7 +39,10 @@ void expect_same_check(const CheckResult& a, const CheckResult& b) {
   EXPECT_EQ(a.direction, b.direction);
   EXPECT_EQ(a.input, b.input);
   EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.subject, b.subject);
+  EXPECT_EQ(a.reason_kind, b.reason_kind);
   EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.formulation, b.formulation);
   EXPECT_EQ(a.tolerance, b.tolerance);
   const Metrics &m = a.metrics, &n = b.metrics;
   for (auto [x, y] : {std::pair{m.max_abs, n.max_abs},
@@ -138,7 +142,8 @@ TEST(ParityJson, RoundTripKeepsEveryFieldIncludingNonFinite) {
   EXPECT_TRUE(std::isnan(back.checks[3].metrics.margin));
   EXPECT_EQ(back.checks[2].verdict, Verdict::skip);
   EXPECT_EQ(back.checks[2].reason, "f64 not supported by device");
-  EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
+  for (const auto& e : std::filesystem::directory_iterator(path.parent_path()))  // no temporary left
+    EXPECT_EQ(e.path().filename(), path.filename());
 }
 
 TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
@@ -168,13 +173,14 @@ TEST(ParityJson, DocumentLayoutNonFiniteStringsAndSummary) {
 
 // 1.5 adds composite models: a check's `part`, the "node" direction and summary.models, which
 // parity.md shows as its Models section.
-TEST(ParityJson, CompositeModelsRoundTripAndNeedSchema15) {
+TEST(ParityJson, CompositeModelsRoundTripAndNeedSchema17) {
   RunReport r = synthetic_report();
   CheckResult loss = make_check("mlp", "cpu", Direction::forward, -1, Verdict::pass);
   loss.family = "model";
+  loss.subject = SubjectKind::model;
   loss.case_id = "mlp(layers=1,batch=7,dtype=f32)";
   loss.part = "output t0";
-  loss.reason = "formulation: linear layers";
+  loss.formulation = "linear layers";
   CheckResult node = loss;
   node.direction = Direction::node;
   node.part = "node 0 linear (layer 1) backward input 0";
@@ -184,7 +190,7 @@ TEST(ParityJson, CompositeModelsRoundTripAndNeedSchema15) {
   r.checks.push_back(node);
   const std::string text = report_to_json_text(r);
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc["schema_version"], "1.5");
+  EXPECT_EQ(doc["schema_version"], "1.7");  // typed subjects
   const auto& m = doc["summary"]["models"];
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0]["end_to_end"], "PASS");
@@ -193,11 +199,53 @@ TEST(ParityJson, CompositeModelsRoundTripAndNeedSchema15) {
   EXPECT_EQ(m[0]["formulation"], "linear layers");
   const RunReport back = report_from_json_text(text);
   EXPECT_EQ(back.checks.back().part, node.part);
+  EXPECT_EQ(back.checks.back().subject, SubjectKind::model);
+  EXPECT_EQ(back.checks.front().formulation, "");
+  EXPECT_EQ(back.checks[back.checks.size() - 2].formulation, "linear layers");
   EXPECT_EQ(back.checks.back().direction, Direction::node);
   const std::string md = report_to_markdown(r);
   EXPECT_THAT(md, ::testing::HasSubstr("## Models"));
   EXPECT_THAT(md, ::testing::HasSubstr("node 0 linear (layer 1) backward input 0"));
   EXPECT_THAT(md, ::testing::HasSubstr("`mlp`: linear layers"));
+}
+
+// 1.7 types what was free text: the reason's kind (a SKIP the design leaves to a stronger check
+// is counted apart), the subject's kind and a model's formulation. A 1.6 document, which had the
+// formulation in the reason and a training run as the model "train", reads back typed.
+TEST(ParityJson, TypedReasonsRoundTripAndOlderDocumentsReadTyped) {
+  RunReport r = synthetic_report();
+  CheckResult covered = r.checks[0];
+  covered.verdict = Verdict::skip;
+  covered.reason_kind = ReasonKind::covered;
+  covered.reason = "adds no detection";
+  r.checks.push_back(covered);
+  const std::string text = report_to_json_text(r);
+  EXPECT_EQ(nlohmann::json::parse(text)["schema_version"], "1.7");
+  EXPECT_EQ(nlohmann::json::parse(text)["summary"]["overall"]["covered"], 1);
+  const RunReport back = report_from_json_text(text);
+  EXPECT_EQ(back.checks.back().reason_kind, ReasonKind::covered);
+  const std::string line = summary_line(summarize(back.checks).overall);
+  EXPECT_THAT(line, HasSubstr(", 1 SKIP,"));  // the synthetic report's own skip, not the covered one
+  EXPECT_THAT(line, HasSubstr(", 1 covered by stronger checks"));
+
+  nlohmann::json old = nlohmann::json::parse(report_to_json_text(synthetic_report()));
+  old["schema_version"] = "1.6";
+  nlohmann::json model = old["checks"][0];
+  model["family"] = "model";
+  model["op"] = "mlp";
+  model["reason"] = "formulation: linear layers";
+  nlohmann::json training = model;
+  training["op"] = "train";
+  training["reason"] = "";
+  old["checks"].push_back(model);
+  old["checks"].push_back(training);
+  const RunReport typed = report_from_json_text(old.dump());
+  const CheckResult& m = typed.checks[typed.checks.size() - 2];
+  EXPECT_EQ(m.subject, SubjectKind::model);
+  EXPECT_EQ(m.formulation, "linear layers");
+  EXPECT_EQ(m.reason, "");
+  EXPECT_EQ(typed.checks.back().subject, SubjectKind::training);
+  EXPECT_EQ(typed.checks.front().subject, SubjectKind::primitive);
 }
 
 // 1.4 adds each comparison's sensitivity; a document says 1.4 only when a check has one.

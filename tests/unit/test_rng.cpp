@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-#include "harness/rng.hpp"
+#include "harness/check/rng.hpp"
 
 namespace gp {
 namespace {

@@ -8,10 +8,10 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/device_calls.hpp"
-#include "harness/inputs.hpp"
-#include "harness/poison.hpp"
-#include "harness/selftest.hpp"
+#include "harness/audit/selftest.hpp"
+#include "harness/check/device_calls.hpp"
+#include "harness/check/inputs.hpp"
+#include "harness/check/poison.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {

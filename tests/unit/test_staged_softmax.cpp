@@ -14,8 +14,8 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/checker.hpp"
-#include "harness/tolerance.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/check/tolerance.hpp"
 #include "reference/reference.hpp"
 #include "reference/tracked.hpp"
 #include "support/fake_backend.hpp"

@@ -13,8 +13,8 @@
 #include <thread>
 
 #include "core/error.hpp"
-#include "harness/runner.hpp"
-#include "harness/stress.hpp"
+#include "harness/audit/stress.hpp"
+#include "harness/run/runner.hpp"
 #include "reports/json_report.hpp"
 #include "reports/markdown_report.hpp"
 
@@ -23,13 +23,27 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<const Case*> small_cases() {
+std::vector<const Subject*> small_subjects() {
   Selection sel;
   sel.ops = {"exp", "add", "softmax", "matmul", "sum"};
   sel.dtypes = {"f32"};
-  auto cases = select_cases(sel);
-  EXPECT_GE(cases.size(), 5u);
-  return cases;
+  auto subjects = select_subjects(sel);
+  EXPECT_GE(subjects.size(), 5u);
+  return subjects;
+}
+
+// A three-layer MLP, a fused GRU and a training run: a model's whole graph (forward, backward,
+// gradient sums) and a training run's steps are one stress call each.
+std::vector<const Subject*> small_models() {
+  std::vector<const Subject*> out;
+  for (const char* id :
+       {"mlp(layers=3,batch=7,act=gelu,dtype=f32)", "gru(seq=10,batch=8,input=16,hidden=32,cell=fused,dtype=f32)",
+        "train(model=mlp,opt=sgd_nesterov,steps=20,batch=16,dtype=f32)"}) {
+    const Subject* s = find_subject(id);
+    EXPECT_NE(s, nullptr) << id;
+    if (s) out.push_back(s);
+  }
+  return out;
 }
 
 SelectedDevice cpu_device() {
@@ -56,7 +70,7 @@ TEST(StressNames, ModesAndFaultsRoundTrip) {
 }
 
 TEST(StressCpu, EveryModeIsBitIdenticalToTheSerialRun) {
-  const auto cases = small_cases();
+  const auto cases = small_subjects();
   const SelectedDevice cpu = cpu_device();
   for (StressMode m : kAllStressModes) {
     StressResult r = run_stress_mode(cpu, cases, m, small_options());
@@ -73,11 +87,22 @@ TEST(StressCpu, EveryModeIsBitIdenticalToTheSerialRun) {
   }
 }
 
+TEST(StressCpu, ModelsAndTrainingRunsAreBitIdenticalToTheSerialRun) {
+  const auto models = small_models();
+  ASSERT_EQ(models.size(), 3u);
+  EXPECT_EQ(models[2]->kind(), SubjectKind::training);
+  StressResult r = run_stress_mode(cpu_device(), models, StressMode::shared, small_options(4, 3));
+  EXPECT_EQ(r.calls, 12);
+  EXPECT_EQ(r.mismatches, 0);
+  EXPECT_EQ(r.errors, 0) << (r.notes.empty() ? "" : r.notes.front());
+  EXPECT_FALSE(r.failed());
+}
+
 TEST(StressCpu, DurationBoundsTheRunInsteadOfIterations) {
   StressOptions o = small_options(2, 1);
   o.duration_s = 0.3;
   const auto t0 = std::chrono::steady_clock::now();
-  StressResult r = run_stress_mode(cpu_device(), small_cases(), StressMode::shared, o);
+  StressResult r = run_stress_mode(cpu_device(), small_subjects(), StressMode::shared, o);
   EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.3);
   EXPECT_GT(r.calls, 2);  // far more than one iteration per thread
   EXPECT_FALSE(r.failed());
@@ -153,8 +178,8 @@ SelectedDevice faulty_device(Misbehaviour m) {
 }
 
 TEST(StressDetection, OverlapBitFlipIsAMismatch) {
-  StressResult r =
-      run_stress_mode(faulty_device(Misbehaviour::flip_bit), small_cases(), StressMode::shared, small_options(4, 10));
+  StressResult r = run_stress_mode(faulty_device(Misbehaviour::flip_bit), small_subjects(), StressMode::shared,
+                                   small_options(4, 10));
   EXPECT_GT(r.mismatches, 0);
   EXPECT_EQ(r.nonfinite, 0);
   EXPECT_TRUE(r.failed());
@@ -162,16 +187,28 @@ TEST(StressDetection, OverlapBitFlipIsAMismatch) {
   EXPECT_THAT(r.notes.front(), HasSubstr("mismatch: "));
 }
 
-TEST(StressDetection, AppearingNanIsCountedSeparately) {
+// The positive control on models: the same overlap fault inside a model's graph is found, and
+// the note names the model.
+TEST(StressDetection, OverlapBitFlipInAModelIsAMismatch) {
   StressResult r =
-      run_stress_mode(faulty_device(Misbehaviour::write_nan), small_cases(), StressMode::shared, small_options(4, 10));
+      run_stress_mode(faulty_device(Misbehaviour::flip_bit), small_models(), StressMode::shared, small_options(4, 3));
+  EXPECT_GT(r.mismatches, 0);
+  EXPECT_TRUE(r.failed());
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_THAT(r.notes.front(), HasSubstr("mismatch: "));
+  EXPECT_THAT(r.notes.front(), ::testing::AnyOf(HasSubstr("mlp("), HasSubstr("gru("), HasSubstr("train(")));
+}
+
+TEST(StressDetection, AppearingNanIsCountedSeparately) {
+  StressResult r = run_stress_mode(faulty_device(Misbehaviour::write_nan), small_subjects(), StressMode::shared,
+                                   small_options(4, 10));
   EXPECT_GT(r.nonfinite, 0);
   EXPECT_GE(r.mismatches, r.nonfinite);  // a NaN where a number was is also a byte difference
   EXPECT_TRUE(r.failed());
 }
 
 TEST(StressDetection, DeviceErrorsAreCountedAndTheRunGoesOn) {
-  StressResult r = run_stress_mode(faulty_device(Misbehaviour::throw_error), small_cases(), StressMode::shared,
+  StressResult r = run_stress_mode(faulty_device(Misbehaviour::throw_error), small_subjects(), StressMode::shared,
                                    small_options(4, 10));
   EXPECT_GT(r.errors, 0);
   EXPECT_EQ(r.calls, 40);  // every iteration ran although some threw
@@ -184,7 +221,7 @@ TEST(StressDetection, UnavailableDeviceIsAnErrorNotACrash) {
   SelectedDevice d;
   d.id = "none:0";
   d.entry.unavailable = "no such driver";
-  StressResult r = run_stress_mode(d, small_cases(), StressMode::shared, small_options());
+  StressResult r = run_stress_mode(d, small_subjects(), StressMode::shared, small_options());
   EXPECT_TRUE(r.failed());
   EXPECT_EQ(r.calls, 0);
   ASSERT_FALSE(r.notes.empty());

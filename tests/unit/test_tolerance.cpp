@@ -10,7 +10,7 @@
 
 #include "backends/registry.hpp"
 #include "cases/registry.hpp"
-#include "harness/tolerance.hpp"
+#include "harness/check/tolerance.hpp"
 
 namespace gp {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
-#include "harness/tolerance.hpp"
+#include "harness/check/tolerance.hpp"
 #include "reference/reference.hpp"
 #include "reference/sum.hpp"
 

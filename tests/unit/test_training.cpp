@@ -8,7 +8,8 @@
 #include <memory>
 
 #include "core/error.hpp"
-#include "harness/composite.hpp"
+#include "harness/graph/composite.hpp"
+#include "harness/training/training.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {
@@ -30,8 +31,8 @@ std::vector<CheckResult> train_on(const std::string& id, MockQueue& q) {
   const Composite* c = find_composite(id);
   if (!c) throw Error("missing composite " + id);
   FakeBackend backend;
-  const CompositeReference r = prepare_composite_reference(*c, kSeed);
-  return check_composite_on_backend(*c, "fake", backend, q, r, kSeed);
+  const CompositeReference r = prepare_training_reference(*c, kSeed);
+  return check_training_on_backend(*c, "fake", backend, q, r, kSeed);
 }
 
 const CheckResult& part(const std::vector<CheckResult>& checks, const std::string& label) {

@@ -23,6 +23,7 @@ const char* const kRun = "train(model=mlp,opt=adamw,steps=4,batch=16,dtype=f32)"
 CheckResult training_check(const std::string& backend, const std::string& part, Verdict v) {
   CheckResult c = make_check("train", backend, Direction::forward, -1, v);
   c.family = "model";
+  c.subject = SubjectKind::training;
   c.case_id = kRun;
   c.part = part;
   return c;
@@ -56,7 +57,7 @@ TEST(TrainingReport, StepsRoundTripThroughJsonAndMergeWithSchema16) {
   const RunReport merged = report_from_json_text(report_to_json_text(merge_reports({a, b})));
   const std::string text = report_to_json_text(merged);
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc["schema_version"], "1.6");
+  EXPECT_EQ(doc["schema_version"], "1.7");  // typed subjects
   const RunReport back = report_from_json_text(text);
   const CheckResult& loss = back.checks[back.checks.size() - 3];
   EXPECT_EQ(loss.backend, "opencl:0");

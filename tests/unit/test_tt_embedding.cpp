@@ -7,7 +7,7 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
-#include "harness/checker.hpp"
+#include "harness/check/checker.hpp"
 #include "reference/reference.hpp"
 #include "support/fake_backend.hpp"
 

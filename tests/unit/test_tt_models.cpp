@@ -8,8 +8,8 @@
 #include <set>
 
 #include "core/error.hpp"
-#include "harness/composite.hpp"
-#include "harness/composite_graph.hpp"
+#include "harness/graph/composite.hpp"
+#include "harness/graph/composite_graph.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {

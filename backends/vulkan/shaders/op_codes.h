@@ -18,9 +18,10 @@
 #define BMODE_FORWARD 0u
 #define BMODE_GRAD_PER_THREAD 1u  // one invocation per gradient element, loops over its terms
 #define BMODE_GRAD_PER_GROUP 2u   // one work group per gradient element, shared-memory sum
-#define BMODE_GRAD_COLUMNS 3u     // innermost dim kept: a group sums a chunk of terms for a tile
-                                  // of COLUMN_TILE neighbours, so its loads are coalesced
-#define BMODE_SUM_CHUNKS 4u       // adds the chunk partials of BMODE_GRAD_COLUMNS, in order
+// BMODE_GRAD_COLUMNS: innermost dim kept: a group sums a chunk of terms for a tile of
+// COLUMN_TILE neighbours, so its loads are coalesced.
+#define BMODE_GRAD_COLUMNS 3u
+#define BMODE_SUM_CHUNKS 4u  // adds the chunk partials of BMODE_GRAD_COLUMNS, in order
 #define COLUMN_TILE 32u
 
 // rowwise.comp: one work group per row of the [outer, n, inner] view. The op codes of the

@@ -1,0 +1,46 @@
+#include "harness/check/checker.hpp"
+
+#include "harness/check/inputs.hpp"
+
+namespace gp {
+
+namespace {
+std::string shell_quote(const std::string& s) { return "'" + s + "'"; }
+}  // namespace
+
+CheckResult blank_result(const Case& c, const std::string& device_id, Direction d, int input, std::uint64_t seed) {
+  CheckResult r;
+  r.case_id = c.id;
+  r.op = std::string(op_name(c.decl.op));
+  r.family = c.family();
+  r.backend = device_id;
+  r.dtype = c.dtype;
+  r.direction = d;
+  r.input = input;
+  r.seed = seed;
+  std::string backend = device_id == "reference" ? "cpu" : device_id;
+  r.repro = "gradparity repro " + shell_quote(c.id) + " --backend " + backend + " --seed " + std::to_string(seed);
+  return r;
+}
+
+ReferenceData prepare_reference(const Case& c, std::uint64_t seed) {
+  ReferenceData d;
+  d.inputs = make_inputs(c, seed);
+  d.cotangent = make_cotangent(c, seed);
+  for (const auto& t : d.inputs) d.ref_inputs.push_back(ref::RefTensor::from_host(t));
+  d.ref_cotangent = ref::RefTensor::from_host(d.cotangent);
+  d.output = ref::forward(c.call, d.ref_inputs);
+  d.grads = ref::vjp(c.call, d.ref_inputs, d.output, d.ref_cotangent);
+  d.call = c.call;
+  return d;
+}
+
+const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flush) const {
+  auto key = std::make_pair(profile, flush);
+  auto it = bounded_.find(key);
+  if (it == bounded_.end())
+    it = bounded_.emplace(key, ref::bounded_evaluate(call, ref_inputs, ref_cotangent, profile, flush)).first;
+  return it->second;
+}
+
+}  // namespace gp

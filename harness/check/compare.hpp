@@ -1,0 +1,32 @@
+// Element-by-element comparison of a backend tensor with the reference, against per-element
+// bounds; produces the metrics every report shows and a verdict with its reason.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "harness/check/tolerance.hpp"
+#include "reference/reference.hpp"
+#include "results/result.hpp"
+
+namespace gp {
+
+struct Comparison {
+  Metrics metrics;
+  Verdict verdict = Verdict::pass;
+  std::string reason;
+};
+
+// `expected` carries the error bounds of a correct kernel (`err`, from ReferenceData::bounded;
+// empty: every bound is the tolerance's own terms). `inputs_at` (optional) gives the input values
+// that produced element i, for the worst-element report of elementwise ops.
+Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
+                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at = {});
+
+// A check proves nothing when the reference it compares with is (almost) all zeros.
+// Returns the reason, or empty when the comparison is meaningful. `sparse_ok` marks tensors that
+// are sparse by construction (the gradient of max, of slice).
+std::string mistrust_reason(const ref::RefTensor& expected, bool sparse_ok);
+
+}  // namespace gp

@@ -1,0 +1,72 @@
+#include "harness/check/device_calls.hpp"
+
+#include "harness/check/poison.hpp"
+
+namespace gp {
+
+std::vector<std::unique_ptr<DeviceBuffer>> DeviceCalls::upload_all(const std::vector<HostTensor>& inputs, int k,
+                                                                   const HostTensor* replacement) {
+  std::vector<std::unique_ptr<DeviceBuffer>> bufs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const HostTensor& t = static_cast<int>(i) == k ? *replacement : inputs[i];
+    bufs.push_back(backend_.allocate(t.dtype(), t.shape()));
+    queue_.upload(*bufs.back(), t);
+  }
+  return bufs;
+}
+
+std::unique_ptr<DeviceBuffer> DeviceCalls::poisoned(DType dtype, const Shape& shape) {
+  auto b = backend_.allocate(dtype, shape);
+  queue_.upload(*b, poison_tensor(dtype, shape));
+  return b;
+}
+
+namespace {
+std::vector<const DeviceBuffer*> views(const std::vector<std::unique_ptr<DeviceBuffer>>& bufs) {
+  std::vector<const DeviceBuffer*> v;
+  for (const auto& b : bufs) v.push_back(b.get());
+  return v;
+}
+}  // namespace
+
+HostTensor DeviceCalls::run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement) {
+  auto in = upload_all(inputs, k, replacement);
+  auto out = poisoned(c_.dtype, c_.call.output_shape);
+  queue_.forward(c_.call, views(in), *out);
+  HostTensor y = queue_.download(*out);
+  queue_.finish();
+  return y;
+}
+
+HostTensor DeviceCalls::forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement) {
+  return run_forward(inputs, k, &replacement);
+}
+
+DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent) {
+  auto in = upload_all(inputs);
+  auto in_views = views(in);
+  auto out = poisoned(c_.dtype, c_.call.output_shape);
+  queue_.forward(c_.call, in_views, *out);
+  auto dout = backend_.allocate(c_.dtype, c_.call.output_shape);
+  queue_.upload(*dout, cotangent);
+  std::vector<std::unique_ptr<DeviceBuffer>> grads;
+  std::vector<DeviceBuffer*> grad_views;
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (input_is_differentiable(c_.decl.op, static_cast<int>(k))) {
+      grads.push_back(poisoned(inputs[k].dtype(), inputs[k].shape()));
+    } else {
+      grads.push_back(nullptr);
+    }
+    grad_views.push_back(grads.back().get());
+  }
+  queue_.backward(c_.call, in_views, *out, *dout, grad_views);
+  Result r;
+  r.output = queue_.download(*out);
+  for (const auto& g : grads) r.grads.push_back(g ? queue_.download(*g) : HostTensor());
+  queue_.backward(c_.call, in_views, *out, *dout, grad_views);
+  for (const auto& g : grads) r.grads_again.push_back(g ? queue_.download(*g) : HostTensor());
+  queue_.finish();
+  return r;
+}
+
+}  // namespace gp

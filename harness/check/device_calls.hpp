@@ -1,0 +1,38 @@
+// Host-side driving of one backend queue for one case: allocate, upload, run, download. Every
+// output and gradient buffer is poisoned (harness/check/poison.hpp) before the kernel that writes it.
+#pragma once
+
+#include <vector>
+
+#include "backends/backend.hpp"
+#include "cases/case.hpp"
+
+namespace gp {
+
+class DeviceCalls {
+ public:
+  DeviceCalls(const Case& c, Backend& backend, Queue& queue) : c_(c), backend_(backend), queue_(queue) {}
+
+  struct Result {
+    HostTensor output;
+    std::vector<HostTensor> grads;  // empty (default) tensors where an input gets no gradient
+    // The same backward run a second time into the same gradient buffers, not poisoned again:
+    // a kernel that accumulates into its gradient, or reads it, gives other bits here.
+    std::vector<HostTensor> grads_again;
+  };
+  // Forward, then backward (twice) from the backend's own forward output and the cotangent.
+  Result forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent);
+  // Forward with input k replaced.
+  HostTensor forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement);
+
+ private:
+  HostTensor run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement);
+  std::unique_ptr<DeviceBuffer> poisoned(DType dtype, const Shape& shape);
+  std::vector<std::unique_ptr<DeviceBuffer>> upload_all(const std::vector<HostTensor>& inputs, int k = -1,
+                                                        const HostTensor* replacement = nullptr);
+  const Case& c_;
+  Backend& backend_;
+  Queue& queue_;
+};
+
+}  // namespace gp

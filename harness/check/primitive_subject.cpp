@@ -1,0 +1,44 @@
+#include "harness/check/primitive_subject.hpp"
+
+#include "harness/check/device_calls.hpp"
+
+namespace gp {
+
+namespace {
+
+class PreparedPrimitive final : public PreparedSubject {
+ public:
+  PreparedPrimitive(const Case& c, ReferenceData data) : case_(c), data_(std::move(data)) {}
+  std::vector<CheckResult> check_reference(const RunContext& run) const override {
+    return check_reference_numerics(case_, data_, run.seed, run.numerical);
+  }
+  std::vector<CheckResult> check_on(const DeviceContext& device, const RunContext& run) const override {
+    return check_on_backend(case_, device.id, *device.backend, *device.queue, data_, run.seed, run.numerical);
+  }
+  std::vector<HostTensor> run_on(const DeviceContext& device) const override {
+    DeviceCalls::Result r =
+        DeviceCalls(case_, *device.backend, *device.queue).forward_backward(data_.inputs, data_.cotangent);
+    std::vector<HostTensor> out{std::move(r.output)};
+    for (auto& g : r.grads) out.push_back(std::move(g));
+    return out;
+  }
+  const ReferenceData* primitive_data() const override { return &data_; }
+
+ private:
+  const Case& case_;
+  ReferenceData data_;
+};
+
+}  // namespace
+
+std::string_view PrimitiveSubject::op_name() const { return gp::op_name(case_.decl.op); }
+
+std::unique_ptr<PreparedSubject> PrimitiveSubject::prepare(const RunContext& run) const {
+  return std::make_unique<PreparedPrimitive>(case_, prepare_reference(case_, run.seed));
+}
+
+CheckResult PrimitiveSubject::blank(const std::string& device_id, std::uint64_t seed) const {
+  return blank_result(case_, device_id, Direction::forward, -1, seed);
+}
+
+}  // namespace gp

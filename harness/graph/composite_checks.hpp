@@ -1,0 +1,37 @@
+// The three checks of a composite, one file each. Internal to harness/.
+#pragma once
+
+#include <functional>
+
+#include "harness/check/tolerance.hpp"
+#include "harness/graph/composite_graph.hpp"
+
+namespace gp {
+
+// Whether a backend has every call; the reason names the first op it lacks ("gelu: no f16").
+Support supports_calls(Backend& backend, const std::vector<OpCall>& calls);
+
+// A composite's checks on a device, or one SKIP naming the first of `calls` the backend lacks;
+// an error other than DeviceLost becomes one ERROR (a training run's checks go through it too).
+std::vector<CheckResult> guarded_composite_checks(const Composite& c, const std::vector<OpCall>& calls,
+                                                  const std::string& device_id, Backend& backend, std::uint64_t seed,
+                                                  const std::function<std::vector<CheckResult>()>& checks);
+
+// The device's tolerance terms for a composite's dtype.
+Tolerance composite_tolerance(const Composite& c, const Backend& backend);
+
+// Output, loss and every leaf gradient against the graph's bounded reference evaluation.
+std::vector<CheckResult> check_end_to_end(const Composite& c, const std::string& device_id, const Tolerance& tol,
+                                          const GraphTensors& bounded, const DeviceGraph& d, std::uint64_t seed);
+
+// Each node alone on the backend, fed the reference's inputs and output gradient, judged by
+// the primitive checks (harness/check/checker.hpp); results are labelled with the node.
+std::vector<CheckResult> check_nodes(const Composite& c, const std::string& device_id, Backend& backend, Queue& queue,
+                                     const CompositeReference& r, std::uint64_t seed);
+
+// Directional finite differences of the backend's loss against its gradients.
+CheckResult check_composite_numerics_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
+                                                Queue& queue, const CompositeReference& r, const DeviceGraph& d,
+                                                const Tolerance& tol, std::uint64_t seed);
+
+}  // namespace gp

@@ -1,0 +1,199 @@
+#include "harness/run/runner.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include "core/error.hpp"
+#include "harness/audit/oracle_check.hpp"
+
+namespace gp {
+
+namespace {
+
+// A device as used by one run: its instance and whether it is still usable.
+struct DeviceState {
+  const SelectedDevice* selected = nullptr;
+  OpenedDevice opened;
+  std::mutex mutex;  // guards `opened.unusable` / `opened.reason` after a failure or a loss
+  void mark_unusable(ReasonKind kind, std::string why) {
+    std::lock_guard lock(mutex);
+    opened.unusable = kind;
+    opened.reason = std::move(why);
+  }
+  std::pair<ReasonKind, std::string> status() {
+    std::lock_guard lock(mutex);
+    return {opened.unusable, opened.reason};
+  }
+};
+
+CheckResult decided(const Subject& s, const std::string& device_id, std::uint64_t seed, Verdict v, ReasonKind kind,
+                    std::string why) {
+  CheckResult r = s.blank(device_id, seed);
+  r.verdict = v;
+  r.reason_kind = kind;
+  r.reason = std::move(why);
+  return r;
+}
+
+// Every check of one subject on one device: a typed SKIP when the device cannot run it.
+std::vector<CheckResult> run_subject_on(const Subject& s, const PreparedSubject* prepared, DeviceState& dev,
+                                        Queue* queue, const RunContext& run) {
+  const std::string& id = dev.selected->id;
+  if (auto [kind, why] = dev.status(); kind != ReasonKind::none)
+    return {decided(s, id, run.seed, Verdict::skip, kind, why)};
+  Backend& backend = *dev.opened.backend;
+  Support support;
+  try {
+    support = s.supports(backend);
+  } catch (const std::exception& e) {  // a plugin's supports() may fail: an ERROR, not a SKIP
+    return {decided(s, id, run.seed, Verdict::error, ReasonKind::device_error, e.what())};
+  }
+  if (!support.ok) return {decided(s, id, run.seed, Verdict::skip, ReasonKind::unsupported, support.reason)};
+  if (!prepared || !queue)
+    return {decided(s, id, run.seed, Verdict::skip, ReasonKind::reference_failed, "reference data unavailable")};
+  try {
+    return prepared->check_on(DeviceContext{id, &backend, queue}, run);
+  } catch (const DeviceLost& e) {
+    dev.mark_unusable(ReasonKind::device_lost, std::string("device lost earlier in this run: ") + e.what());
+    return {decided(s, id, run.seed, Verdict::error, ReasonKind::device_lost, e.what())};
+  }
+}
+
+// Progress lines on stderr: a rewritten line on a terminal, every tenth otherwise.
+class Progress {
+ public:
+  Progress(bool on, std::size_t items) : on_(on), items_(items), tty_(isatty(STDERR_FILENO)) {}
+  void done(const std::string& id) {
+    const std::size_t n = ++done_;
+    if (!on_) return;
+    std::lock_guard lock(mutex_);
+    if (tty_) {
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", n, items_, id.c_str());
+      if (n == items_) std::fputc('\n', stderr);
+    } else if (n == items_ || n % std::max<std::size_t>(1, items_ / 10) == 0) {
+      std::fprintf(stderr, "[%zu/%zu] cases done\n", n, items_);
+    }
+  }
+
+ private:
+  bool on_;
+  std::size_t items_;
+  bool tty_;
+  std::atomic<std::size_t> done_{0};
+  std::mutex mutex_;
+};
+
+// The run's devices, opened once; the oracle check is made against their math profiles.
+std::vector<std::unique_ptr<DeviceState>> open_devices(const std::vector<SelectedDevice>& devices) {
+  std::vector<std::unique_ptr<DeviceState>> states;
+  for (const auto& d : devices) {
+    states.push_back(std::make_unique<DeviceState>());
+    states.back()->selected = &d;
+    states.back()->opened = open_device(d);
+  }
+  return states;
+}
+
+// Queues belong to one thread (backend contract): each worker opens its own.
+std::vector<std::unique_ptr<Queue>> open_queues(std::vector<std::unique_ptr<DeviceState>>& states) {
+  std::vector<std::unique_ptr<Queue>> queues(states.size());
+  for (std::size_t d = 0; d < states.size(); ++d) {
+    if (!states[d]->opened.backend) continue;
+    try {
+      queues[d] = states[d]->opened.backend->create_queue();
+    } catch (const std::exception& e) {
+      states[d]->mark_unusable(ReasonKind::device_failed, std::string("could not create a queue: ") + e.what());
+    }
+  }
+  return queues;
+}
+
+}  // namespace
+
+RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vector<SelectedDevice>& devices,
+                     const RunOptions& opts) {
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<DeviceState>> states = open_devices(devices);
+  RunReport report;
+  const RunContext& run = opts.context;
+  report.meta.seed = run.seed;
+  for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
+
+  std::vector<std::vector<CheckResult>> per_subject(subjects.size());
+  // The oracle check of the reference (metadata), light profile, on the reference data the
+  // workers prepare anyway (preparing it a second time would cost more than the check), against
+  // the bounds of this run's devices, which the backend checks compute anyway.
+  std::vector<OracleCaseResult> oracle(opts.oracle_check ? subjects.size() : 0);
+  OracleOptions oracle_options = light_oracle_options();
+  for (const auto& s : states)
+    if (s->opened.backend && s->opened.backend->info().math)
+      oracle_options.devices.push_back(
+          {s->opened.backend->info().math, s->opened.backend->info().may_flush_subnormals});
+  std::atomic<std::size_t> next{0};
+  Progress progress(opts.progress, subjects.size());
+  auto one_subject = [&](std::size_t i, std::vector<std::unique_ptr<Queue>>& queues) {
+    const Subject& s = *subjects[i];
+    std::vector<CheckResult>& out = per_subject[i];
+    std::unique_ptr<PreparedSubject> prepared;
+    try {
+      prepared = s.prepare(run);
+      if (opts.reference_checks)
+        for (auto& r : prepared->check_reference(run)) out.push_back(std::move(r));
+      if (opts.oracle_check && s.primitive_case()) {
+        try {
+          oracle[i] = oracle_check_case(*s.primitive_case(), *prepared->primitive_data(), run.seed, oracle_options);
+        } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
+          oracle[i].case_id = s.id();
+          oracle[i].error = e.what();
+        }
+      }
+    } catch (const std::exception& e) {
+      out.push_back(decided(s, "reference", run.seed, Verdict::error, ReasonKind::reference_failed,
+                            std::string("reference failed: ") + e.what()));
+      prepared.reset();
+    }
+    for (std::size_t d = 0; d < states.size(); ++d)
+      for (auto& r : run_subject_on(s, prepared.get(), *states[d], queues[d].get(), run)) out.push_back(std::move(r));
+  };
+  auto worker = [&] {
+    std::vector<std::unique_ptr<Queue>> queues = open_queues(states);
+    auto stopped = [&] { return opts.stop && opts.stop->load(); };
+    for (std::size_t i; !stopped() && (i = next++) < subjects.size();) {
+      const std::string& id = subjects[i]->id();
+      if (opts.on_item_start) opts.on_item_start(id);
+      one_subject(i, queues);
+      if (opts.on_item_done) opts.on_item_done(id, per_subject[i]);
+      progress.done(id);
+    }
+  };
+  const int jobs = std::max(1, opts.jobs);
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  for (auto& v : per_subject)
+    for (auto& r : v) report.checks.push_back(std::move(r));
+  if (opts.oracle_check) report.meta.reference_accuracy = reference_accuracy(oracle);
+  report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return report;
+}
+
+DeviceSummary summarize_device(const SelectedDevice& d) {
+  DeviceSummary s;
+  s.id = d.id;
+  s.backend = d.entry.info.backend;
+  s.name = d.entry.info.name;
+  s.driver = d.entry.info.driver;
+  s.api_version = d.entry.info.api_version;
+  s.available = static_cast<bool>(d.entry.create);
+  s.unavailable_reason = d.entry.unavailable;
+  s.notes = d.entry.info.notes;
+  return s;
+}
+
+}  // namespace gp

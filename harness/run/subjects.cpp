@@ -1,0 +1,121 @@
+#include "harness/run/subjects.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <regex>
+#include <unordered_map>
+
+#include "cases/composite.hpp"
+#include "cases/registry.hpp"
+#include "core/error.hpp"
+#include "harness/check/primitive_subject.hpp"
+#include "harness/graph/model_subject.hpp"
+#include "harness/training/training_subject.hpp"
+
+namespace gp {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+void require_known_names(const Selection& sel) {
+  const std::vector<std::string> models = model_names();
+  for (const auto& o : sel.ops) {
+    if (!parse_op(o) && std::count(models.begin(), models.end(), o) == 0) {
+      std::vector<std::string> names;
+      for (OpKind k : all_ops()) names.emplace_back(op_name(k));
+      throw UsageError("unknown op '" + o + "'; valid ops: " + join(names) + "; models: " + join(models));
+    }
+  }
+  for (const auto& d : sel.dtypes)
+    if (!parse_dtype(d) || !is_float(*parse_dtype(d)))
+      throw UsageError("unknown dtype '" + d + "'; valid dtypes: f16, bf16, f32, f64");
+}
+
+}  // namespace
+
+void parse_shard(const std::string& text, Selection& sel) {
+  int i = 0, n = 0;
+  char slash = 0, extra = 0;
+  if (std::sscanf(text.c_str(), "%d%c%d%c", &i, &slash, &n, &extra) != 3 || slash != '/' || n < 1 || i < 1 || i > n)
+    throw UsageError("malformed --shard '" + text + "': expected I/N with 1 <= I <= N, e.g. 2/4");
+  sel.shard_index = i;
+  sel.shard_count = n;
+}
+
+const std::vector<std::unique_ptr<Subject>>& all_subjects() {
+  static const std::vector<std::unique_ptr<Subject>> subjects = [] {
+    std::vector<std::unique_ptr<Subject>> out;
+    for (const Case& c : all_cases()) out.push_back(std::make_unique<PrimitiveSubject>(c));
+    for (const Composite& c : all_composites()) {
+      if (c.decl.training)
+        out.push_back(std::make_unique<TrainingSubject>(c));
+      else
+        out.push_back(std::make_unique<ModelSubject>(c));
+    }
+    return out;
+  }();
+  return subjects;
+}
+
+const Subject* find_subject(const std::string& id) {
+  static const std::unordered_map<std::string, const Subject*> by_id = [] {
+    std::unordered_map<std::string, const Subject*> out;
+    for (const auto& s : all_subjects()) out.emplace(s->id(), s.get());
+    return out;
+  }();
+  auto it = by_id.find(id);
+  return it == by_id.end() ? nullptr : it->second;
+}
+
+std::vector<const Subject*> select_subjects(const Selection& sel) {
+  require_known_names(sel);
+  std::regex re;
+  try {
+    re = std::regex(sel.filter.empty() ? ".*" : sel.filter);
+  } catch (const std::regex_error& e) {
+    throw UsageError("malformed --filter regex '" + sel.filter + "': " + e.what());
+  }
+  auto listed = [](const std::vector<std::string>& names, std::string_view name) {
+    return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+  };
+  std::vector<const Subject*> out;
+  std::size_t index = 0;
+  for (const auto& s : all_subjects()) {
+    if (!listed(sel.ops, s->op_name()) || !listed(sel.dtypes, dtype_name(s->dtype())) ||
+        !std::regex_search(s->id(), re))
+      continue;
+    if (static_cast<int>(index++ % static_cast<std::size_t>(sel.shard_count)) == sel.shard_index - 1)
+      out.push_back(s.get());
+  }
+  return out;
+}
+
+std::vector<const Case*> select_cases(const Selection& sel) {
+  std::vector<const Case*> out;
+  for (const Subject* s : select_subjects(sel))
+    if (const Case* c = s->primitive_case()) out.push_back(c);
+  return out;
+}
+
+OpenedDevice open_device(const SelectedDevice& d) {
+  OpenedDevice out;
+  if (!d.entry.create) {
+    out.unusable = ReasonKind::unavailable;
+    out.reason = d.entry.unavailable.empty() ? "device unavailable" : d.entry.unavailable;
+    return out;
+  }
+  try {
+    out.backend = d.entry.create();
+  } catch (const std::exception& e) {
+    out.unusable = ReasonKind::device_failed;
+    out.reason = std::string("could not open device: ") + e.what();
+  }
+  return out;
+}
+
+}  // namespace gp

@@ -1,0 +1,44 @@
+// Every subject of the catalog (primitive cases, models, training runs), one lookup by id, one
+// selection by --op/--dtype/--filter/--shard, and one way to open a selected device.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "backends/registry.hpp"
+#include "harness/check/subject.hpp"
+
+namespace gp {
+
+struct Selection {
+  std::vector<std::string> ops;          // --op: op or model names
+  std::vector<std::string> dtypes;       // --dtype: dtype names
+  std::string filter;                    // --filter: ECMAScript regex searched in the id
+  int shard_index = 1, shard_count = 1;  // --shard I/N, 1-based
+};
+
+// Parses "I/N" (1 <= I <= N); throws UsageError naming the bad value.
+void parse_shard(const std::string& text, Selection& sel);
+
+// The primitive cases in registry order, then the models and training runs.
+const std::vector<std::unique_ptr<Subject>>& all_subjects();
+const Subject* find_subject(const std::string& id);
+
+// The subjects a selection picks, in registry order, every N-th for a shard. Throws UsageError
+// for unknown op or dtype names (listing the valid ones) and for a malformed regex.
+std::vector<const Subject*> select_subjects(const Selection& sel);
+// The primitive cases among them, for the audits that take primitives only (stress, selftest,
+// oracle).
+std::vector<const Case*> select_cases(const Selection& sel);
+
+// A device opened for a run, or why it cannot run anything (a typed SKIP for each subject).
+struct OpenedDevice {
+  std::unique_ptr<Backend> backend;
+  ReasonKind unusable = ReasonKind::none;  // unavailable or device_failed when there is no backend
+  std::string reason;
+};
+OpenedDevice open_device(const SelectedDevice& d);
+
+}  // namespace gp
