@@ -6,14 +6,39 @@ namespace gp {
 
 namespace {
 
-// The subject's checks on `backend`, the first failing one described; empty when all pass.
-std::string first_failure(const PreparedSubject& prepared, const std::string& device_id, Backend& backend,
-                          const RunContext& run) {
+// The subject's failing checks on `backend`.
+std::vector<CheckResult> failures(const PreparedSubject& prepared, const std::string& device_id, Backend& backend,
+                                  const RunContext& run) {
   auto queue = backend.create_queue();
-  for (const CheckResult& r : prepared.check_on(DeviceContext{device_id, &backend, queue.get()}, run))
-    if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
-      return check_label(r) + ": " + r.reason.substr(0, 160);
-  return {};
+  std::vector<CheckResult> out;
+  for (CheckResult& r : prepared.check_on(DeviceContext{device_id, &backend, queue.get()}, run))
+    if (r.verdict == Verdict::fail || r.verdict == Verdict::error) out.push_back(std::move(r));
+  return out;
+}
+
+std::string described(const CheckResult& r) { return check_label(r) + ": " + r.reason.substr(0, 160); }
+
+// One fault on one node: caught or not, and whether the node checks point at that node.
+NodeFault fault_one_node(const Composite& c, std::size_t node, Fault f, const PreparedSubject& prepared,
+                         const SelectedDevice& device, Backend& backend, const RunContext& run) {
+  const NodeDecl& n = c.decl.nodes[node];
+  f.target = c.calls[node].case_id;
+  NodeFault r;
+  r.node = node;
+  r.label = "node " + std::to_string(node) + " " + std::string(op_name(n.op)) + " (" + n.layer + ")";
+  r.fault = f;
+  auto faulty = make_faulty_backend(backend, f);
+  const std::vector<CheckResult> failed = failures(prepared, device.id, *faulty, run);
+  r.caught = !failed.empty();
+  if (r.caught) r.evidence = described(failed.front());
+  for (const CheckResult& x : failed) {
+    if (x.direction != Direction::node) continue;
+    if (x.part.rfind(r.label + " ", 0) == 0)
+      r.at_node = true;
+    else if (r.elsewhere.empty())
+      r.elsewhere = described(x);
+  }
+  return r;
 }
 
 }  // namespace
@@ -25,25 +50,16 @@ ModelSelftest selftest_model(const CompositeSubject& s, const SelectedDevice& de
   ModelSelftest out;
   out.subject = &s;
   const std::unique_ptr<PreparedSubject> prepared = s.prepare(run);
-  out.baseline_problem = first_failure(*prepared, device.id, backend, run);
-  if (!out.baseline_problem.empty()) return out;
+  if (const auto baseline = failures(*prepared, device.id, backend, run); !baseline.empty()) {
+    out.baseline_problem = described(baseline.front());
+    return out;
+  }
   std::set<OpKind> seen;
   for (std::size_t i = 0; i < c.decl.nodes.size(); ++i)
     if (seen.insert(c.decl.nodes[i].op).second) out.nodes.push_back(i);
-  for (std::size_t i : out.nodes) {
-    const NodeDecl& n = c.decl.nodes[i];
-    for (Fault f : fault_set(c.dtype)) {
-      f.target = c.calls[i].case_id;
-      NodeFault r;
-      r.node = i;
-      r.label = "node " + std::to_string(i) + " " + std::string(op_name(n.op)) + " (" + n.layer + ")";
-      r.fault = f;
-      auto faulty = make_faulty_backend(backend, f);
-      r.evidence = first_failure(*prepared, device.id, *faulty, run);
-      r.caught = !r.evidence.empty();
-      out.outcomes.push_back(std::move(r));
-    }
-  }
+  for (std::size_t i : out.nodes)
+    for (const Fault& f : fault_set(c.dtype))
+      out.outcomes.push_back(fault_one_node(c, i, f, *prepared, device, backend, run));
   return out;
 }
 

@@ -17,7 +17,9 @@ struct NodeFault {
   std::string label;     // "node 2 linear (layer 2)"
   Fault fault;
   bool caught = false;
-  std::string evidence;  // the first failing check
+  std::string evidence;   // the first failing check
+  bool at_node = false;   // a check of this node failed: the node checks name where the fault is
+  std::string elsewhere;  // a failing node check of another node (a fault reaching past its target)
 };
 
 struct ModelSelftest {

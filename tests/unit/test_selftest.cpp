@@ -8,10 +8,12 @@
 
 #include "cases/registry.hpp"
 #include "core/error.hpp"
+#include "harness/audit/model_selftest.hpp"
 #include "harness/audit/selftest.hpp"
 #include "harness/check/device_calls.hpp"
 #include "harness/check/inputs.hpp"
 #include "harness/check/poison.hpp"
+#include "harness/run/subjects.hpp"
 #include "support/fake_backend.hpp"
 
 namespace gp {
@@ -121,6 +123,34 @@ TEST(Selftest, ThresholdSitsAtTheDtypeResolution) {
   EXPECT_LT(f64, 1e-12);
   EXPECT_GT(f32, 1e-8);
   EXPECT_LT(f32, 1e-4);
+}
+
+// A model's selftest faults one node's kernel at a time. On an exact backend every gross fault of
+// every faulted node is caught, the node checks name that node, and no other node's check fails:
+// the fault stays on its target (Fault::target) instead of reaching every kernel.
+TEST(ModelSelftest, EachNodesGrossFaultsAreCaughtAtThatNode) {
+  FakeBackend backend;
+  SelectedDevice fake{"fake", {}};
+  const Subject* s = find_subject("mlp(layers=3,batch=7,act=gelu,dtype=f64)");
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(s->kind(), SubjectKind::model);
+  const ModelSelftest r = selftest_model(static_cast<const CompositeSubject&>(*s), fake, backend, {});
+  EXPECT_EQ(r.baseline_problem, "");
+  EXPECT_GE(r.nodes.size(), 3u);  // linear, gelu, the loss
+  int gross = 0, at_the_node = 0;
+  for (const auto& o : r.outcomes) {
+    const FaultClass k = o.fault.kind;
+    if (k == FaultClass::sign_flipped || k == FaultClass::element_zeroed ||
+        (k == FaultClass::gradient_scaled && o.fault.epsilon >= 1e-8) || k == FaultClass::forward_scaled) {
+      ++gross;
+      EXPECT_TRUE(o.caught) << o.label << " " << fault_class_name(k) << " " << o.fault.epsilon;
+    }
+    if (o.caught) EXPECT_TRUE(o.at_node) << o.label << " " << fault_class_name(k) << ": " << o.evidence;
+    at_the_node += o.at_node;
+    EXPECT_EQ(o.elsewhere, "") << o.label << " " << fault_class_name(k);
+  }
+  EXPECT_GE(gross, 15);
+  EXPECT_GE(at_the_node, gross);
 }
 
 }  // namespace
