@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The test command: set-up if needed, build, ctest (unit tests and the parity suite on every
-# backend this machine has: cpu, OpenCL on PoCL, Vulkan on lavapipe under validation), then
-# ThreadSanitizer on the threaded tests and a short stress run (GP_SKIP_TSAN=1 skips it).
+# The test command: set-up if needed, build (warnings are errors), the style gate (ci/lint.sh),
+# ctest (unit tests and the parity suite on every backend this machine has: cpu, OpenCL on PoCL,
+# Vulkan on lavapipe under validation), then ThreadSanitizer on the threaded tests and a short
+# stress run (GP_SKIP_TSAN=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/build.sh ci
+bash ci/lint.sh
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$PWD/build/ci/pocl-cache}"
 export GRADPARITY_CACHE_DIR="${GRADPARITY_CACHE_DIR:-$PWD/build/ci/gp-cache}"
 ctest --preset ci -j "$(nproc)" "$@"

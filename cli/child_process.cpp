@@ -41,6 +41,7 @@ ChildExit run_self(const std::vector<std::string>& args, const std::function<std
   // argv is built before fork: between fork and exec only async-signal-safe calls are allowed
   // (driver threads of the parent may hold locks).
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const auto& s : args) argv.push_back(const_cast<char*>(s.c_str()));
   argv.push_back(nullptr);
 

@@ -43,8 +43,8 @@ OneCase run_one(const OneCaseCommand& cmd, const Case& c) {
   Backend* backend = opened.backend.get();
   if (Support s = backend->supports(one.c->call); !s.ok) return skip(ReasonKind::unsupported, s.reason);
   auto queue = backend->create_queue();
-  for (auto& r : check_on_backend(*one.c, one.device.id, *backend, *queue, one.data, cmd.common.seed,
-                                  cmd.common.numerical, nullptr, &one.outputs))
+  for (auto& r : check_on_backend(*one.c, {one.device.id, &*backend, &*queue}, one.data,
+                                  {cmd.common.seed, cmd.common.numerical}, {nullptr, &one.outputs}))
     one.checks.push_back(std::move(r));
   return one;
 }

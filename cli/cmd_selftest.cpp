@@ -108,6 +108,7 @@ int selftest_command(const SelftestCommand& cmd) {
   if (cmd.sample > 0 && static_cast<int>(cases.size()) > cmd.sample) {
     // Every k-th case, so that every family of the selection keeps its share.
     std::vector<const Case*> every;
+    every.reserve(static_cast<std::size_t>(cmd.sample));
     const double stride = static_cast<double>(cases.size()) / cmd.sample;
     for (int i = 0; i < cmd.sample; ++i) every.push_back(cases[static_cast<std::size_t>(i * stride)]);
     cases = every;

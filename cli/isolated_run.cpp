@@ -93,6 +93,7 @@ std::string progress_mark(const fs::path& dir) {
 std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const SelectedDevice& device,
                                              const std::vector<const Subject*>& subjects) {
   std::vector<std::string> ids;
+  ids.reserve(subjects.size());
   for (const Subject* s : subjects) ids.push_back(s->id());
   auto died_in = [&](const std::string& id, const std::string& why) {
     CheckResult r = find_subject(id)->blank(device.id, cmd.common.seed);

@@ -57,7 +57,7 @@ void restore_tail(HostTensor& after, const HostTensor& before, std::int64_t from
 
 class FaultyQueue : public Queue {
  public:
-  FaultyQueue(Backend& backend, std::unique_ptr<Queue> inner, Fault fault)
+  FaultyQueue(Backend& backend, std::unique_ptr<Queue> inner, const Fault& fault)
       : backend_(backend), inner_(std::move(inner)), fault_(fault) {}
 
   void upload(DeviceBuffer& dst, const HostTensor& src) override { inner_->upload(dst, src); }
@@ -152,7 +152,7 @@ class FaultyQueue : public Queue {
 
 class FaultyBackend : public Backend {
  public:
-  FaultyBackend(Backend& inner, Fault fault) : inner_(inner), fault_(fault) {}
+  FaultyBackend(Backend& inner, const Fault& fault) : inner_(inner), fault_(fault) {}
   const DeviceInfo& info() const override { return inner_.info(); }
   Support supports(const OpCall& call) const override { return inner_.supports(call); }
   std::unique_ptr<DeviceBuffer> allocate(DType dtype, const Shape& shape) override {
@@ -171,7 +171,7 @@ class FaultyBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_faulty_backend(Backend& inner, Fault fault) {
+std::unique_ptr<Backend> make_faulty_backend(Backend& inner, const Fault& fault) {
   return std::make_unique<FaultyBackend>(inner, fault);
 }
 

@@ -34,6 +34,6 @@ struct Fault {
 
 // `inner` with `fault` applied to what its kernels write. Buffers are the inner backend's own,
 // so the decorator and `inner` may be used side by side; `inner` must outlive the result.
-std::unique_ptr<Backend> make_faulty_backend(Backend& inner, Fault fault);
+std::unique_ptr<Backend> make_faulty_backend(Backend& inner, const Fault& fault);
 
 }  // namespace gp

@@ -18,17 +18,26 @@ std::vector<CheckResult> failures(const PreparedSubject& prepared, const std::st
 
 std::string described(const CheckResult& r) { return check_label(r) + ": " + r.reason.substr(0, 160); }
 
+// What every fault of one model's selftest runs against.
+struct Bench {
+  const Composite& c;
+  const PreparedSubject& prepared;
+  const std::string& device_id;
+  Backend& backend;
+  const RunContext& run;
+};
+
 // One fault on one node: caught or not, and whether the node checks point at that node.
-NodeFault fault_one_node(const Composite& c, std::size_t node, Fault f, const PreparedSubject& prepared,
-                         const SelectedDevice& device, Backend& backend, const RunContext& run) {
+NodeFault fault_one_node(const Bench& b, std::size_t node, Fault f) {
+  const Composite& c = b.c;
   const NodeDecl& n = c.decl.nodes[node];
   f.target = c.calls[node].case_id;
   NodeFault r;
   r.node = node;
   r.label = "node " + std::to_string(node) + " " + std::string(op_name(n.op)) + " (" + n.layer + ")";
   r.fault = f;
-  auto faulty = make_faulty_backend(backend, f);
-  const std::vector<CheckResult> failed = failures(prepared, device.id, *faulty, run);
+  auto faulty = make_faulty_backend(b.backend, f);
+  const std::vector<CheckResult> failed = failures(b.prepared, b.device_id, *faulty, b.run);
   r.caught = !failed.empty();
   if (r.caught) r.evidence = described(failed.front());
   for (const CheckResult& x : failed) {
@@ -57,9 +66,9 @@ ModelSelftest selftest_model(const CompositeSubject& s, const SelectedDevice& de
   std::set<OpKind> seen;
   for (std::size_t i = 0; i < c.decl.nodes.size(); ++i)
     if (seen.insert(c.decl.nodes[i].op).second) out.nodes.push_back(i);
+  const Bench bench{c, *prepared, device.id, backend, run};
   for (std::size_t i : out.nodes)
-    for (const Fault& f : fault_set(c.dtype))
-      out.outcomes.push_back(fault_one_node(c, i, f, *prepared, device, backend, run));
+    for (const Fault& f : fault_set(c.dtype)) out.outcomes.push_back(fault_one_node(bench, i, f));
   return out;
 }
 

@@ -40,7 +40,7 @@ namespace {
 std::string first_failure(const Case& c, const SelectedDevice& device, Backend& backend, const ReferenceData& data,
                           const SelftestOptions& o) {
   auto queue = backend.create_queue();
-  for (const CheckResult& r : check_on_backend(c, device.id, backend, *queue, data, o.seed, o.numerical)) {
+  for (const CheckResult& r : check_on_backend(c, {device.id, &backend, &*queue}, data, {o.seed, o.numerical})) {
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
       return check_label(r) + ": " + r.reason.substr(0, 160);
   }
@@ -48,7 +48,7 @@ std::string first_failure(const Case& c, const SelectedDevice& device, Backend& 
 }
 
 bool caught_at(const Case& c, const SelectedDevice& device, Backend& inner, const ReferenceData& data,
-               const SelftestOptions& o, Fault f) {
+               const SelftestOptions& o, const Fault& f) {
   auto faulty = make_faulty_backend(inner, f);
   return !first_failure(c, device, *faulty, data, o).empty();
 }

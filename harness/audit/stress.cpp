@@ -156,6 +156,7 @@ class ModeRun {
     std::atomic<std::int64_t> total{0};
     std::atomic<int> finished{0};
     std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(opts_.threads));
     for (int t = 0; t < opts_.threads; ++t)
       threads.emplace_back([&, t] {
         total += thread_body(t);
@@ -169,7 +170,7 @@ class ModeRun {
  private:
   const Baseline& pick(int thread, std::int64_t i) const {
     // Threads start on different cases so that different kernels/pipelines overlap.
-    return baselines_[static_cast<std::size_t>(thread * 7 + i) % baselines_.size()];
+    return baselines_[static_cast<std::size_t>(std::int64_t{thread} * 7 + i) % baselines_.size()];
   }
 
   std::int64_t thread_body(int t) {

@@ -82,12 +82,26 @@ double comparison_resolution(const Tolerance& tol, const ref::RefTensor& expecte
   return best;
 }
 
+// One case on one device, as every check of check_on_backend sees it.
+struct CaseOnDevice {
+  const Case& c;
+  const DeviceContext& device;
+  const ReferenceData& data;
+  const RunContext& run;
+  const Tolerance& tol;
+  const ref::Bounded& bounded;
+  EvalCounter* counter;
+};
+
 // The same for the finite-difference check at its first step: its tolerance G + 2 noise (noise
 // about 1.5 R, from the error models alone) over the coherent signal g . delta that a scaled
 // gradient moves. Computed without running the backend.
-double finite_difference_resolution(const Case& c, const Tolerance& tol, const ref::Bounded& bounded,
-                                    const ReferenceData& data, const HostTensor& grad, int k,
+double finite_difference_resolution(const CaseOnDevice& s, const HostTensor& grad, int k,
                                     const std::vector<double>& delta) {
+  const Case& c = s.c;
+  const Tolerance& tol = s.tol;
+  const ref::Bounded& bounded = s.bounded;
+  const ReferenceData& data = s.data;
   const auto& gerr = bounded.grads[static_cast<std::size_t>(k)].err;
   const auto& gref = data.grads[static_cast<std::size_t>(k)].v;
   NoiseSum rounding, allowed;
@@ -110,11 +124,14 @@ double finite_difference_resolution(const Case& c, const Tolerance& tol, const r
 // forward in the case dtype, with rounding bounded by the forward error model. It runs only
 // where it can catch a smaller gradient error than the comparison with the reference
 // (`comparison_eps`): elsewhere it SKIPs with both thresholds in its reason.
-CheckResult numerical_backend_check(const Case& c, const std::string& device_id, const Tolerance& tol,
-                                    const ref::Bounded& bounded, DeviceCalls& dev, const ReferenceData& data,
-                                    const HostTensor& grad, int k, std::uint64_t seed, const NumericalOptions& opts,
-                                    double comparison_eps, EvalCounter* counter) {
-  CheckResult r = blank_result(c, device_id, Direction::numerical_backend, k, seed);
+CheckResult numerical_backend_check(const CaseOnDevice& s, DeviceCalls& dev, const HostTensor& grad, int k,
+                                    double comparison_eps) {
+  const Case& c = s.c;
+  const Tolerance& tol = s.tol;
+  const ref::Bounded& bounded = s.bounded;
+  const ReferenceData& data = s.data;
+  const std::uint64_t seed = s.run.seed;
+  CheckResult r = blank_result(c, s.device.id, Direction::numerical_backend, k, seed);
   auto t0 = Clock::now();
   const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
   const std::vector<double> xd = x.to_doubles();
@@ -128,8 +145,7 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
     for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = gref[i] < 0 ? -std::fabs(delta[i]) : std::fabs(delta[i]);
     return delta;
   };
-  const double fd_eps =
-      finite_difference_resolution(c, tol, bounded, data, grad, k, direction(2 * fd_step(unit_roundoff(c.dtype)), 0));
+  const double fd_eps = finite_difference_resolution(s, grad, k, direction(2 * fd_step(unit_roundoff(c.dtype)), 0));
   if (std::isfinite(comparison_eps) && !(fd_eps < comparison_eps)) {
     r.verdict = Verdict::skip;
     r.reason_kind = ReasonKind::covered;
@@ -149,7 +165,7 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
       minus.set(j, xd[static_cast<std::size_t>(j)] - t * delta[static_cast<std::size_t>(j)]);
     }
     HostTensor yp = dev.forward_with(data.inputs, k, plus), ym = dev.forward_with(data.inputs, k, minus);
-    if (counter) counter->backend_evals += 2;
+    if (s.counter) s.counter->backend_evals += 2;
     FdSample fs;
     NoiseSum rounding, allowed;
     double magnitude = 0;  // sum of |terms|: the double-precision accumulation of S and A rounds too
@@ -175,7 +191,7 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
     fs.G = allowed.bound();
     return fs;
   };
-  for (int p = 0; p < opts.backend_probes; ++p) {
+  for (int p = 0; p < s.run.numerical.backend_probes; ++p) {
     // The step starts near cbrt(u) and moves by 4x while the judgement says noise or truncation
     // dominates.
     double h = 2 * fd_step(unit_roundoff(c.dtype));
@@ -205,9 +221,11 @@ CheckResult numerical_backend_check(const Case& c, const std::string& device_id,
   return r;
 }
 
-CheckResult surrogate_check(const Case& c, const std::string& device_id, const Tolerance& tol,
-                            const ReferenceData& data, const HostTensor& grad, int k, std::uint64_t seed) {
-  CheckResult r = blank_result(c, device_id, Direction::surrogate, k, seed);
+CheckResult surrogate_check(const CaseOnDevice& s, const HostTensor& grad, int k) {
+  const Case& c = s.c;
+  const ReferenceData& data = s.data;
+  const Tolerance& tol = s.tol;
+  CheckResult r = blank_result(c, s.device.id, Direction::surrogate, k, s.run.seed);
   ref::RefTensor expected;
   expected.shape = grad.shape();
   const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
@@ -224,9 +242,12 @@ CheckResult surrogate_check(const Case& c, const std::string& device_id, const T
 
 }  // namespace
 
-std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend, Queue& queue,
-                                          const ReferenceData& data, std::uint64_t seed, const NumericalOptions& opts,
-                                          EvalCounter* counter, BackendOutputs* keep) {
+std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& device, const ReferenceData& data,
+                                          const RunContext& run, const CheckExtras& extras) {
+  const std::string& device_id = device.id;
+  Backend& backend = *device.backend;
+  Queue& queue = *device.queue;
+  const std::uint64_t seed = run.seed;
   std::vector<CheckResult> out;
   const bool ftz = backend.info().may_flush_subnormals;
   DeviceCalls dev(c, backend, queue);
@@ -235,12 +256,13 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
     if (!math) throw Error("backend " + device_id + " reports no math profile (DeviceInfo::math)");
     const Tolerance tol = tolerance_for(c, *math, ftz);
     const ref::Bounded& bounded = data.bounded(math, ftz);
+    const CaseOnDevice on{c, device, data, run, tol, bounded, extras.counter};
     auto t0 = Clock::now();
-    DeviceCalls::Result run = dev.forward_backward(data.inputs, data.cotangent);
+    DeviceCalls::Result results = dev.forward_backward(data.inputs, data.cotangent);
     const double run_ms = ms_since(t0);
 
     CheckResult f = blank_result(c, device_id, Direction::forward, -1, seed);
-    apply(f, compare_to_reference(bounded.output, run.output, tol, c.dtype, inputs_at(c, data)), data.output,
+    apply(f, compare_to_reference(bounded.output, results.output, tol, c.dtype, inputs_at(c, data)), data.output,
           c.decl.op);
     f.tolerance = tol.describe();
     f.time_ms = run_ms;
@@ -249,10 +271,10 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
 
     for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
       if (!input_is_differentiable(c.decl.op, k)) continue;
-      const HostTensor& g = run.grads[static_cast<std::size_t>(k)];
-      const HostTensor& g_again = run.grads_again[static_cast<std::size_t>(k)];
+      const HostTensor& g = results.grads[static_cast<std::size_t>(k)];
+      const HostTensor& g_again = results.grads_again[static_cast<std::size_t>(k)];
       if (c.decl.surrogate) {
-        out.push_back(surrogate_check(c, device_id, tol, data, g, k, seed));
+        out.push_back(surrogate_check(on, g, k));
         require_repeatable(out.back(), g, g_again);
         continue;
       }
@@ -276,7 +298,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
                    "): this gradient is checked against the reference only";
         out.push_back(std::move(n));
       } else {
-        out.push_back(numerical_backend_check(c, device_id, tol, bounded, dev, data, g, k, seed, opts, cmp, counter));
+        out.push_back(numerical_backend_check(on, dev, g, k, cmp));
       }
     }
     for (const auto& v : backend.take_canary_violations()) {
@@ -287,13 +309,14 @@ std::vector<CheckResult> check_on_backend(const Case& c, const std::string& devi
       out.front().verdict = Verdict::fail;
       out.front().reason = "validation message: " + m;
     }
-    if (keep) {
-      keep->output = std::move(run.output);
-      keep->grads = std::move(run.grads);
+    if (extras.keep) {
+      extras.keep->output = std::move(results.output);
+      extras.keep->grads = std::move(results.grads);
     }
   } catch (const std::exception& e) {
     CheckResult r = blank_result(c, device_id, Direction::forward, -1, seed);
     r.verdict = Verdict::error;
+    r.reason_kind = ReasonKind::device_error;
     r.reason = e.what();
     out.clear();
     out.push_back(std::move(r));

@@ -9,6 +9,7 @@
 
 #include "backends/backend.hpp"
 #include "cases/case.hpp"
+#include "harness/check/context.hpp"
 #include "reference/reference.hpp"
 #include "results/result.hpp"
 
@@ -37,13 +38,6 @@ struct ReferenceData {
 
 ReferenceData prepare_reference(const Case& c, std::uint64_t seed);
 
-struct NumericalOptions {
-  int reference_probes = 2;                // random directional probes per input on the reference
-  std::int64_t jacobian_max_inputs = 8;    // full Jacobian when an input has at most this many
-  std::int64_t jacobian_max_outputs = 64;  // ... and the output at most this many elements
-  int backend_probes = 1;                  // directional probes per input on the backend's own forward
-};
-
 // Counts reference / backend forward evaluations spent in numerical checks (benchmarks).
 struct EvalCounter {
   std::int64_t reference_evals = 0;
@@ -61,12 +55,16 @@ struct BackendOutputs {
   std::vector<HostTensor> grads;  // empty tensors for inputs without gradients
 };
 
+// What a caller may take from a backend check besides its results (benchmarks, `dump`).
+struct CheckExtras {
+  EvalCounter* counter = nullptr;
+  BackendOutputs* keep = nullptr;
+};
+
 // Forward, backward (per input), numerical (b) and surrogate checks of one backend. Device
 // errors become ERROR results for this case; nothing escapes.
-std::vector<CheckResult> check_on_backend(const Case& c, const std::string& device_id, Backend& backend, Queue& queue,
-                                          const ReferenceData& data, std::uint64_t seed,
-                                          const NumericalOptions& opts = {}, EvalCounter* counter = nullptr,
-                                          BackendOutputs* keep = nullptr);
+std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& device, const ReferenceData& data,
+                                          const RunContext& run, const CheckExtras& extras = {});
 
 // A result pre-filled with the case's identity and its repro line.
 CheckResult blank_result(const Case& c, const std::string& device_id, Direction d, int input, std::uint64_t seed);

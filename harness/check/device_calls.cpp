@@ -24,6 +24,7 @@ std::unique_ptr<DeviceBuffer> DeviceCalls::poisoned(DType dtype, const Shape& sh
 namespace {
 std::vector<const DeviceBuffer*> views(const std::vector<std::unique_ptr<DeviceBuffer>>& bufs) {
   std::vector<const DeviceBuffer*> v;
+  v.reserve(bufs.size());
   for (const auto& b : bufs) v.push_back(b.get());
   return v;
 }

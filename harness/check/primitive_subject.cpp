@@ -13,7 +13,7 @@ class PreparedPrimitive final : public PreparedSubject {
     return check_reference_numerics(case_, data_, run.seed, run.numerical);
   }
   std::vector<CheckResult> check_on(const DeviceContext& device, const RunContext& run) const override {
-    return check_on_backend(case_, device.id, *device.backend, *device.queue, data_, run.seed, run.numerical);
+    return check_on_backend(case_, device, data_, run);
   }
   std::vector<HostTensor> run_on(const DeviceContext& device) const override {
     DeviceCalls::Result r =

@@ -59,9 +59,17 @@ struct Evaluator {
   // evaluations: the steps are small. `grad` carries its own bounds.
   // The shifted inputs x +- t delta are rounded to long double: S moves by up to
   // sum |g_j| u |x_j| per evaluation against A, which uses the unrounded step.
-  static FdSample contract(const Pair& p, const std::vector<double>& delta, double t, const std::vector<Real>& v,
-                           const RefTensor& grad, const std::vector<ref::ErrorBound>& out_err,
-                           const std::vector<double>& x) {
+  // The point x, the direction delta and the scale t of one pair of shifted evaluations.
+  struct Step {
+    const std::vector<double>& x;
+    const std::vector<double>& delta;
+    double t;
+  };
+  static FdSample contract(const Pair& p, const Step& step, const std::vector<Real>& v, const RefTensor& grad,
+                           const std::vector<ref::ErrorBound>& out_err) {
+    const std::vector<double>& delta = step.delta;
+    const std::vector<double>& x = step.x;
+    const double t = step.t;
     Real S = 0, R = 0, A = 0, G = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (v[i] == 0) continue;
@@ -143,8 +151,8 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
         for (std::int64_t i = 0; i < n_out; ++i) {
           std::vector<Real> unit(static_cast<std::size_t>(n_out), 0);
           unit[static_cast<std::size_t>(i)] = 1;
-          FdSample a = Evaluator::contract(full, delta, 1.0, unit, rows[static_cast<std::size_t>(i)], out_err, x);
-          FdSample b = Evaluator::contract(half, delta, 0.5, unit, rows[static_cast<std::size_t>(i)], out_err, x);
+          FdSample a = Evaluator::contract(full, {x, delta, 1.0}, unit, rows[static_cast<std::size_t>(i)], out_err);
+          FdSample b = Evaluator::contract(half, {x, delta, 0.5}, unit, rows[static_cast<std::size_t>(i)], out_err);
           if (a.S == 0 && a.A == 0 && b.S == 0 && b.A == 0) continue;  // structurally zero entry
           FdJudgement j = judge_richardson(a, b);
           // An entry whose finite difference and analytic value both vanish below the noise is
@@ -174,8 +182,8 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
         FdJudgement j;
         for (double step = h, attempt = 0; attempt < 6; ++attempt) {
           std::vector<double> delta = fd_direction(c, k, x, step, seed, "probe" + std::to_string(p));
-          FdSample a = Evaluator::contract(ev.shifted_pair(k, delta, 1.0), delta, 1.0, vt.v, g, out_err, x);
-          FdSample b = Evaluator::contract(ev.shifted_pair(k, delta, 0.5), delta, 0.5, vt.v, g, out_err, x);
+          FdSample a = Evaluator::contract(ev.shifted_pair(k, delta, 1.0), {x, delta, 1.0}, vt.v, g, out_err);
+          FdSample b = Evaluator::contract(ev.shifted_pair(k, delta, 0.5), {x, delta, 0.5}, vt.v, g, out_err);
           j = judge_richardson(a, b);
           if (!next_fd_step(j, step, 1e-12, 1e-2)) break;
         }

@@ -17,19 +17,6 @@
 
 namespace gp {
 
-// What every check of one run shares.
-struct RunContext {
-  std::uint64_t seed = 1;
-  NumericalOptions numerical;
-};
-
-// One device as a check sees it: its id in the report, the device and one queue of this thread.
-struct DeviceContext {
-  std::string id;
-  Backend* backend = nullptr;
-  Queue* queue = nullptr;
-};
-
 // A subject's reference data at one seed: prepared once, then judged on every device.
 class PreparedSubject {
  public:

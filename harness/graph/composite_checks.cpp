@@ -35,9 +35,10 @@ Tolerance composite_tolerance(const Composite& c, const Backend& backend) {
 
 namespace {
 
-CheckResult compared(const Composite& c, const std::string& device_id, Direction d, const std::string& part,
-                     const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol, std::uint64_t seed) {
-  CheckResult r = blank_composite_result(c, device_id, d, part, seed);
+// `expected` against `got`, into `r` (a blank result naming the part).
+CheckResult compared(const Composite& c, CheckResult r, const ref::RefTensor& expected, const HostTensor& got,
+                     const Tolerance& tol) {
+  const Direction d = r.direction;
   Comparison cmp = compare_to_reference(expected, got, tol, c.dtype);
   r.metrics = cmp.metrics;
   r.verdict = cmp.verdict;
@@ -60,20 +61,22 @@ CheckResult compared(const Composite& c, const std::string& device_id, Direction
 std::vector<CheckResult> check_end_to_end(const Composite& c, const std::string& device_id, const Tolerance& tol,
                                           const GraphTensors& bounded, const DeviceGraph& d, std::uint64_t seed) {
   std::vector<CheckResult> out;
-  out.push_back(compared(c, device_id, Direction::forward, "output " + c.decl.output, bounded.value.at(c.decl.output),
-                         d.output, tol, seed));
+  auto blank = [&](Direction dir, const std::string& part) {
+    return blank_composite_result(c, device_id, dir, part, seed);
+  };
+  out.push_back(compared(c, blank(Direction::forward, "output " + c.decl.output), bounded.value.at(c.decl.output),
+                         d.output, tol));
   // The report's Models section reads what the model computes from here (reports/models.hpp).
   out.back().formulation = c.decl.formulation;
   ref::RefTensor loss = bounded.value.at(c.decl.loss);
   loss.err.assign(1, bounded.loss_err);
-  out.push_back(compared(c, device_id, Direction::forward, "loss", loss, d.loss, tol, seed));
+  out.push_back(compared(c, blank(Direction::forward, "loss"), loss, d.loss, tol));
   for (const auto& l : c.decl.leaves) {
     auto got = d.grads.find(l.name);
     auto expected = bounded.grad.find(l.name);
     if (expected == bounded.grad.end()) continue;
     if (got == d.grads.end()) throw Error(c.id + ": the device graph gave no gradient of " + l.name);
-    out.push_back(
-        compared(c, device_id, Direction::backward, "grad " + l.name, expected->second, got->second, tol, seed));
+    out.push_back(compared(c, blank(Direction::backward, "grad " + l.name), expected->second, got->second, tol));
   }
   return out;
 }
@@ -165,9 +168,9 @@ std::vector<CheckResult> check_composite_on_backend(const Composite& c, const st
     for (auto& x : out) x.time_ms = ms;
     require_repeatable(d, run_graph_on_device(c, backend, queue, r.leaves), out);
     out.push_back(
-        zero_gradient_check(c, device_id, run_graph_on_device(c, backend, queue, r.leaves, true, false, 0.0), seed));
+        zero_gradient_check(c, device_id, run_graph_on_device(c, backend, queue, r.leaves, {.d_loss = 0.0}), seed));
     for (auto& x : check_nodes(c, device_id, backend, queue, r, seed)) out.push_back(std::move(x));
-    out.push_back(check_composite_numerics_on_backend(c, device_id, backend, queue, r, d, tol, seed));
+    out.push_back(check_composite_numerics_on_backend(c, {device_id, &backend, &queue}, r, d, tol, seed));
     for (const auto& v : backend.take_canary_violations()) out.push_back(failure("out-of-bounds write: " + v));
     for (const auto& m : backend.take_validation_messages()) out.push_back(failure("validation message: " + m));
     return out;

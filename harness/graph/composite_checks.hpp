@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "harness/check/context.hpp"
 #include "harness/check/tolerance.hpp"
 #include "harness/graph/composite_graph.hpp"
 
@@ -30,8 +31,8 @@ std::vector<CheckResult> check_nodes(const Composite& c, const std::string& devi
                                      const CompositeReference& r, std::uint64_t seed);
 
 // Directional finite differences of the backend's loss against its gradients.
-CheckResult check_composite_numerics_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
-                                                Queue& queue, const CompositeReference& r, const DeviceGraph& d,
-                                                const Tolerance& tol, std::uint64_t seed);
+CheckResult check_composite_numerics_on_backend(const Composite& c, const DeviceContext& device,
+                                                const CompositeReference& r, const DeviceGraph& d, const Tolerance& tol,
+                                                std::uint64_t seed);
 
 }  // namespace gp

@@ -104,8 +104,7 @@ DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, c
 }
 
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
-                                   std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, bool backward,
-                                   double d_loss) {
+                                   std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, const GraphRun& how) {
   auto allocate = [&](DType dtype, const Shape& s) {
     pool.push_back(backend.allocate(dtype, s));
     return pool.back().get();
@@ -127,9 +126,9 @@ DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& 
     queue.forward(c.calls[i], inputs_of(i), *out);
     t.value[c.decl.nodes[i].output] = out;
   }
-  if (!backward) return t;
+  if (!how.backward) return t;
   HostTensor one(c.dtype, c.shapes.at(c.decl.loss));
-  one.set(0, d_loss);
+  one.set(0, how.d_loss);
   queue.upload(*(t.grad[c.decl.loss] = allocate(c.dtype, one.shape())), one);
   reverse_pass(
       c, t.grad,
@@ -153,20 +152,20 @@ DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& 
 }
 
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward, bool keep_all, double d_loss) {
+                                const std::vector<HostTensor>& leaves, const GraphRun& how) {
   // Every buffer lives until the queue has finished (a buffer may not die while work that uses
   // it is in flight); the maps point into the pool.
   DevicePool pool;
   std::map<std::string, DeviceBuffer*> uploaded;
   for (std::size_t k = 0; k < c.decl.leaves.size(); ++k)
     uploaded[c.decl.leaves[k].name] = upload_to_pool(backend, queue, pool, leaves.at(k));
-  const DeviceTensors t = run_graph_on_buffers(c, backend, queue, std::move(uploaded), pool, backward, d_loss);
+  const DeviceTensors t = run_graph_on_buffers(c, backend, queue, std::move(uploaded), pool, how);
   DeviceGraph d;
   d.output = queue.download(*t.value.at(c.decl.output));
   d.loss = queue.download(*t.value.at(c.decl.loss));
   for (const auto& l : c.decl.leaves)
     if (auto it = t.grad.find(l.name); it != t.grad.end()) d.grads[l.name] = queue.download(*it->second);
-  if (keep_all) {
+  if (how.keep_all) {
     for (const auto& [name, buf] : t.value) d.values[name] = queue.download(*buf);
     for (const auto& [name, buf] : t.grad) d.grads[name] = queue.download(*buf);
   }
@@ -176,7 +175,7 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
 
 CompositeTensors run_composite_keeping_all(const Composite& c, Backend& backend, Queue& queue,
                                            const CompositeReference& r) {
-  DeviceGraph d = run_graph_on_device(c, backend, queue, r.leaves, true, true);
+  DeviceGraph d = run_graph_on_device(c, backend, queue, r.leaves, {.backward = true, .keep_all = true});
   return {std::move(d.values), std::move(d.grads)};
 }
 

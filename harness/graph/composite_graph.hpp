@@ -73,9 +73,13 @@ struct DeviceGraph {
 // the next nodes, gradients of fanned-out tensors summed on the device by the backend's `add`,
 // no host round trip in between. Gradient buffers start poisoned (harness/check/poison.hpp). The
 // backward pass starts from d loss = `d_loss`.
+struct GraphRun {
+  bool backward = true;   // false: the forward alone
+  bool keep_all = false;  // every node's value and every gradient in DeviceGraph::values / grads
+  double d_loss = 1.0;
+};
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
-                                const std::vector<HostTensor>& leaves, bool backward = true, bool keep_all = false,
-                                double d_loss = 1.0);
+                                const std::vector<HostTensor>& leaves, const GraphRun& how = {});
 
 // The same on device buffers the caller owns: `leaves` by name; every buffer the graph allocates
 // goes to `pool`, which must outlive the queue's work (a training loop keeps parameters on the
@@ -86,9 +90,11 @@ DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, c
 struct DeviceTensors {
   std::map<std::string, DeviceBuffer*> value, grad;
 };
+// The graph on buffers already on the device (`how.keep_all` is not used: every buffer stays
+// in `pool` and the maps).
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
-                                   std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, bool backward = true,
-                                   double d_loss = 1.0);
+                                   std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool,
+                                   const GraphRun& how = {});
 
 // Every OpCall the graph makes on a device (nodes and gradient sums), for supports().
 std::vector<OpCall> device_calls_of(const Composite& c);

@@ -65,7 +65,7 @@ std::vector<CheckResult> check_nodes(const Composite& c, const std::string& devi
   for (std::size_t i = 0; i < c.decl.nodes.size(); ++i) {
     const Case nc = node_case(c, i);
     const ReferenceData data = node_reference(c, i, r);
-    for (CheckResult& x : check_on_backend(nc, device_id, backend, queue, data, seed, no_fd)) {
+    for (CheckResult& x : check_on_backend(nc, {device_id, &backend, &queue}, data, {seed, no_fd})) {
       if (x.direction == Direction::numerical_backend) continue;
       CheckResult y = blank_composite_result(c, device_id, Direction::node,
                                              node_label(c, i) + " " + direction_label(x.direction, x.input), seed);

@@ -138,10 +138,12 @@ std::vector<CheckResult> check_composite_reference(const Composite& c, const Com
   return {finite_differences(c, res, r, side, 0x1p-64)};
 }
 
-CheckResult check_composite_numerics_on_backend(const Composite& c, const std::string& device_id, Backend& backend,
-                                                Queue& queue, const CompositeReference& r, const DeviceGraph& d,
-                                                const Tolerance& tol, std::uint64_t seed) {
-  CheckResult res = blank_composite_result(c, device_id, Direction::numerical_backend, "loss gradient", seed);
+CheckResult check_composite_numerics_on_backend(const Composite& c, const DeviceContext& device,
+                                                const CompositeReference& r, const DeviceGraph& d, const Tolerance& tol,
+                                                std::uint64_t seed) {
+  Backend& backend = *device.backend;
+  Queue& queue = *device.queue;
+  CheckResult res = blank_composite_result(c, device.id, Direction::numerical_backend, "loss gradient", seed);
   if (!c.surrogates.empty() || dtype_size(c.dtype) == 2) {
     res.verdict = Verdict::skip;
     res.reason_kind = ReasonKind::covered;
@@ -157,7 +159,7 @@ CheckResult check_composite_numerics_on_backend(const Composite& c, const std::s
     for (std::size_t k = 0; k < host.size(); ++k)
       for (std::int64_t i = 0; i < host[k].numel(); ++i)
         host[k].set(i, static_cast<double>(leaves[k].v[static_cast<std::size_t>(i)]));
-    return static_cast<long double>(run_graph_on_device(c, backend, queue, host, false).loss.get(0));
+    return static_cast<long double>(run_graph_on_device(c, backend, queue, host, {.backward = false}).loss.get(0));
   };
   side.rounds_steps = true;
   side.dtype = c.dtype;

@@ -123,11 +123,9 @@ std::string training_bound_text() {
   return text;
 }
 
-CheckResult training_check(const Composite& c, const std::string& device_id, const std::string& part,
-                           const ref::RefTensor& e, const HostTensor& got, const Tolerance& tol, std::int64_t per_step,
-                           const std::string& how, std::uint64_t seed) {
-  CheckResult r = blank_composite_result(c, device_id, Direction::forward, part, seed);
-  const Comparison cmp = compare_to_reference(e, got, tol, c.dtype);
+CheckResult training_check(CheckResult r, const ref::RefTensor& e, const HostTensor& got, const Tolerance& tol,
+                           std::int64_t per_step, const std::string& how) {
+  const Comparison cmp = compare_to_reference(e, got, tol, r.dtype);
   r.metrics = cmp.metrics;
   r.verdict = cmp.verdict;
   r.reason = cmp.reason;
@@ -170,7 +168,8 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
     loss.err.push_back(training_probe_error(b.loss[kk]));
     got.set(k, d.loss[kk]);
   }
-  out.push_back(training_check(c, device_id, "loss at every step", loss, got, tol, 1, how, seed));
+  out.push_back(training_check(blank_composite_result(c, device_id, Direction::forward, "loss at every step", seed),
+                               loss, got, tol, 1, how));
   TrainingSteps& curve = out.back().steps;
   for (std::int64_t k = 0; k < steps; ++k) {
     const auto kk = static_cast<std::size_t>(k);
@@ -199,7 +198,8 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
           bound_square += b * b;
         }
       }
-    CheckResult x = training_check(c, device_id, names[s] + " at every step", e, g, tol, n, how, seed);
+    CheckResult x = training_check(
+        blank_composite_result(c, device_id, Direction::forward, names[s] + " at every step", seed), e, g, tol, n, how);
     const long double rms = std::sqrt(last_square / static_cast<long double>(n));
     const long double wide = std::sqrt(bound_square / static_cast<long double>(n));
     if (x.verdict == Verdict::pass && wide > kUsefulShare * rms) {
@@ -209,7 +209,7 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
     }
     out.push_back(std::move(x));
   }
-  for (auto& x : check_micro_batches(c, device_id, backend, queue, r, tol, seed)) out.push_back(std::move(x));
+  for (auto& x : check_micro_batches(c, {device_id, &backend, &queue}, r, tol, seed)) out.push_back(std::move(x));
   out.push_back(convergence(c, device_id, d.loss.front(), d.loss.back(), seed));
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   for (auto& x : out) x.time_ms = ms;

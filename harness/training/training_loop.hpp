@@ -2,6 +2,7 @@
 // own bounds, or probing them) and once on a device. Internal to harness/.
 #pragma once
 
+#include "harness/check/context.hpp"
 #include "harness/check/tolerance.hpp"
 #include "harness/graph/composite_graph.hpp"
 #include "harness/training/training.hpp"
@@ -32,17 +33,16 @@ inline constexpr int kTrainingProbes = 32;
 inline constexpr double kTrainingProbeSafety = 2;
 ref::ErrorBound training_probe_error(long double rms);
 std::string training_bound_text();  // "5.5 x 32 probes' root mean square x 2"
-// `expected` against `got`; a failure of a tensor of `per_step` elements a step names the first
-// step and element out of the band (per_step 0: a tensor of one step).
-CheckResult training_check(const Composite& c, const std::string& device_id, const std::string& part,
-                           const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
-                           std::int64_t per_step, const std::string& how, std::uint64_t seed);
+// `expected` against `got`, into `r` (a blank result naming the part); a failure of a tensor of
+// `per_step` elements a step names the first step and element out of the band (per_step 0: a
+// tensor of one step).
+CheckResult training_check(CheckResult r, const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
+                           std::int64_t per_step, const std::string& how);
 
 // The first step's gradient of every parameter accumulated over the declared micro-batches
 // against the full batch's (training_micro_batches.cpp), and the calls it makes on a device.
-std::vector<CheckResult> check_micro_batches(const Composite& c, const std::string& device_id, Backend& backend,
-                                             Queue& queue, const CompositeReference& r, const Tolerance& tol,
-                                             std::uint64_t seed);
+std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceContext& device,
+                                             const CompositeReference& r, const Tolerance& tol, std::uint64_t seed);
 std::vector<OpCall> micro_batch_calls_of(const Composite& c);
 
 }  // namespace gp

@@ -95,7 +95,7 @@ std::map<std::string, HostTensor> accumulate_on_device(const Composite& c, const
     std::map<std::string, DeviceBuffer*> leaves = shared;
     for (std::size_t k = 0; k < part.size(); ++k)
       if (!m.graph.decl.leaves[k].parameter) leaves[m.graph.decl.leaves[k].name] = upload(part[k]);
-    const DeviceTensors g = run_graph_on_buffers(m.graph, backend, queue, leaves, pool, true, scale);
+    const DeviceTensors g = run_graph_on_buffers(m.graph, backend, queue, leaves, pool, {.d_loss = scale});
     for (const auto& p : m.parameters) {
       DeviceBuffer* grad = g.grad.at(p);
       auto [it, fresh] = sum.emplace(p, grad);
@@ -122,14 +122,14 @@ std::vector<OpCall> micro_batch_calls_of(const Composite& c) {
   return calls;
 }
 
-std::vector<CheckResult> check_micro_batches(const Composite& c, const std::string& device_id, Backend& backend,
-                                             Queue& queue, const CompositeReference& r, const Tolerance& tol,
-                                             std::uint64_t seed) {
+std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceContext& device,
+                                             const CompositeReference& r, const Tolerance& tol, std::uint64_t seed) {
+  Backend& backend = *device.backend;
   const MicroBatches m = split(c, r.leaves);
   const std::vector<long double> rms =
       probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, backend.info().math,
                 backend.info().may_flush_subnormals, kTrainingProbes, c.id, "micro-batch probe ");
-  const std::map<std::string, HostTensor> got = accumulate_on_device(c, m, backend, queue);
+  const std::map<std::string, HostTensor> got = accumulate_on_device(c, m, backend, *device.queue);
   const std::string how = "bound through the " + std::to_string(m.leaves.size()) +
                           " micro-batches and their sums: " + training_bound_text();
   std::vector<CheckResult> out;
@@ -138,7 +138,8 @@ std::vector<CheckResult> check_micro_batches(const Composite& c, const std::stri
     ref::RefTensor expected = r.exact.grad.at(p);  // the full batch's
     for (std::size_t j = 0; j < expected.v.size(); ++j) expected.err.push_back(training_probe_error(rms.at(at++)));
     const std::string part = "grad " + p + " accumulated over " + std::to_string(m.leaves.size()) + " micro-batches";
-    out.push_back(training_check(c, device_id, part, expected, got.at(p), tol, 0, how, seed));
+    out.push_back(training_check(blank_composite_result(c, device.id, Direction::forward, part, seed), expected,
+                                 got.at(p), tol, 0, how));
   }
   return out;
 }

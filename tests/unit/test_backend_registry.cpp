@@ -42,7 +42,7 @@ TEST_P(RegistrySample, EveryOpAndDtypePasses) {
     SCOPED_TRACE(c->id);
     if (!backend->supports(c->call).ok) continue;
     const ReferenceData data = prepare_reference(*c, 1);
-    for (const CheckResult& r : check_on_backend(*c, devices.front().id, *backend, *queue, data, 1)) {
+    for (const CheckResult& r : check_on_backend(*c, {devices.front().id, &*backend, &*queue}, data, {1})) {
       EXPECT_NE(r.verdict, Verdict::fail) << direction_label(r.direction, r.input) << ": " << r.reason;
       EXPECT_NE(r.verdict, Verdict::error) << r.reason;
     }

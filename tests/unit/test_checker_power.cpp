@@ -48,7 +48,7 @@ Outcome run_on_queue(const std::string& case_id, const std::function<void(NiceMo
   const std::uint64_t seed = 7;
   ReferenceData data = prepare_reference(*c, seed);
   Outcome o;
-  o.checks = check_on_backend(*c, "fake", backend, queue, data, seed);
+  o.checks = check_on_backend(*c, {"fake", &backend, &queue}, data, {seed});
   return o;
 }
 
@@ -209,7 +209,7 @@ TEST(CheckerPower, DeviceErrorIsAnErrorVerdict) {
     throw DeviceError("clEnqueueNDRangeKernel", "CL_OUT_OF_RESOURCES", call.case_id);
   }));
   ReferenceData data = prepare_reference(*c, 1);
-  auto checks = check_on_backend(*c, "fake", backend, queue, data, 1);
+  auto checks = check_on_backend(*c, {"fake", &backend, &queue}, data, {1});
   ASSERT_EQ(checks.size(), 1u);
   EXPECT_EQ(checks[0].verdict, Verdict::error);
   EXPECT_THAT(checks[0].reason, HasSubstr("clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES [case exp("));

@@ -37,7 +37,7 @@ std::vector<CheckResult> run_on(const std::string& case_id, MockQueue& queue) {
   if (!c) throw Error("missing case " + case_id);
   FakeBackend backend;
   const std::uint64_t seed = 3;
-  return check_on_backend(*c, "fake", backend, queue, prepare_reference(*c, seed), seed);
+  return check_on_backend(*c, {"fake", &backend, &queue}, prepare_reference(*c, seed), {seed});
 }
 
 // The exact gradient into scratch tensors shaped like `grads`.

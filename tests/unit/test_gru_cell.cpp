@@ -123,7 +123,7 @@ std::vector<const Case*> gru_cell_cases() {
 std::vector<CheckResult> run_on_fake(const Case& c, testing::MockQueue& queue) {
   testing::FakeBackend backend;
   const std::uint64_t seed = 5;
-  return check_on_backend(c, "fake", backend, queue, prepare_reference(c, seed), seed);
+  return check_on_backend(c, {"fake", &backend, &queue}, prepare_reference(c, seed), {seed});
 }
 
 const CheckResult& check_of(const std::vector<CheckResult>& checks, Direction d, int input = 0) {

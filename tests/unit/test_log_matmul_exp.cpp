@@ -88,7 +88,7 @@ std::string_view forward_verdict(const std::string& case_id, Formulation f) {
       }));
   TwoUlpBackend backend;
   const std::uint64_t seed = 7;
-  for (const CheckResult& r : check_on_backend(*c, "fake", backend, queue, prepare_reference(*c, seed), seed))
+  for (const CheckResult& r : check_on_backend(*c, {"fake", &backend, &queue}, prepare_reference(*c, seed), {seed}))
     if (r.direction == Direction::forward) return verdict_name(r.verdict);
   throw Error("no forward check of " + case_id);
 }

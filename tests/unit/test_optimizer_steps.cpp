@@ -46,7 +46,7 @@ Outcome run_cases(OpKind op, const std::function<bool(const Case&)>& affected, c
             testing::store(ref::forward(buggy, x), host(out));
           }));
     FakeBackend backend;
-    const auto checks = check_on_backend(c, "fake", backend, queue, prepare_reference(c, kSeed), kSeed);
+    const auto checks = check_on_backend(c, {"fake", &backend, &queue}, prepare_reference(c, kSeed), {kSeed});
     EXPECT_EQ(checks.size(), 1u) << c.id << ": a forward-only op has its forward check only";
     const CheckResult& f = checks.at(0);
     EXPECT_EQ(f.direction, Direction::forward) << c.id;

@@ -89,7 +89,7 @@ Verdicts run_staged_kernel(const std::string& case_id, const Stage& stage) {
   const std::uint64_t seed = 1;
   const ReferenceData data = prepare_reference(*c, seed);
   Verdicts v{Verdict::skip, Verdict::skip, {}};
-  for (const CheckResult& r : check_on_backend(*c, "fake", backend, queue, data, seed)) {
+  for (const CheckResult& r : check_on_backend(*c, {"fake", &backend, &queue}, data, {seed})) {
     if (r.direction == Direction::forward) v.forward = r.verdict;
     if (r.direction == Direction::backward) v.backward = r.verdict;
     if (!r.reason.empty()) v.reasons += std::string(direction_name(r.direction)) + ": " + r.reason + "; ";

@@ -142,7 +142,7 @@ std::vector<CheckResult> run_on_fake(const std::string& case_id, testing::MockQu
   if (!c) throw Error("missing case " + case_id);
   testing::FakeBackend backend;
   const std::uint64_t seed = 5;
-  return check_on_backend(*c, "fake", backend, queue, prepare_reference(*c, seed), seed);
+  return check_on_backend(*c, {"fake", &backend, &queue}, prepare_reference(*c, seed), {seed});
 }
 
 const CheckResult& backward_of(const std::vector<CheckResult>& checks, int input) {

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The style gate, called by ci/test.sh: clang-format (the repository's .clang-format) must leave
+# every C and C++ file of the project as it is, and clang-tidy (.clang-tidy) must find nothing in
+# the translation units of the folders listed in TIDY_FOLDERS, compiled as the ci preset compiles
+# them (build/ci/compile_commands.json; ci/build.sh makes it). Exit 1 naming each finding.
+# Usage: ci/lint.sh [--format-only]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# The folders kept clean so far; the others join as they are cleaned (their findings are listed
+# by `run-clang-tidy -p build/ci`).
+TIDY_FOLDERS=(results harness reports cli)
+
+status=0
+mapfile -t sources < <(git ls-files '*.cpp' '*.hpp' '*.h' '*.c')
+unformatted=()
+for f in "${sources[@]}"; do
+  clang-format --dry-run -Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
+done
+if ((${#unformatted[@]})); then
+  echo "lint: ${#unformatted[@]} file(s) differ from clang-format (clang-format -i FILE fixes them):"
+  printf '  %s\n' "${unformatted[@]}"
+  status=1
+else
+  echo "lint: clang-format: ${#sources[@]} files formatted"
+fi
+[[ "${1:-}" == --format-only ]] && exit $status
+
+db=build/ci/compile_commands.json
+if [[ ! -f "$db" ]]; then
+  echo "lint: $db is missing: run ci/build.sh first" >&2
+  exit 2
+fi
+pattern="^$(pwd)/($(IFS='|'; echo "${TIDY_FOLDERS[*]}"))/.*\\.cpp\$"
+log="$(mktemp)"
+if run-clang-tidy -p build/ci -j "$(nproc)" -quiet "$pattern" >"$log" 2>&1 && ! grep -q "error:\|warning:" "$log"; then
+  echo "lint: clang-tidy: no finding in ${TIDY_FOLDERS[*]}"
+else
+  grep -E "(error|warning):" "$log" | sed 's/\x1b\[[0-9;]*m//g' | sort -u
+  echo "lint: clang-tidy found the above in ${TIDY_FOLDERS[*]} (.clang-tidy lists the checks)"
+  status=1
+fi
+rm -f "$log"
+exit $status

@@ -1,0 +1,32 @@
+// What rides along every check: the run's seed and numerical options, and the device a check
+// runs on. Passed as two objects instead of five loose parameters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backends/backend.hpp"
+
+namespace gp {
+
+struct NumericalOptions {
+  int reference_probes = 2;                // random directional probes per input on the reference
+  std::int64_t jacobian_max_inputs = 8;    // full Jacobian when an input has at most this many
+  std::int64_t jacobian_max_outputs = 64;  // ... and the output at most this many elements
+  int backend_probes = 1;                  // directional probes per input on the backend's own forward
+};
+
+// What every check of one run shares.
+struct RunContext {
+  std::uint64_t seed = 1;
+  NumericalOptions numerical;
+};
+
+// One device as a check sees it: its id in the report, the device and one queue of this thread.
+struct DeviceContext {
+  std::string id;
+  Backend* backend = nullptr;
+  Queue* queue = nullptr;
+};
+
+}  // namespace gp
