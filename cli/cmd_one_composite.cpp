@@ -91,8 +91,8 @@ int dump_composite(const OneCaseCommand& cmd, const Subject& subject) {
   std::replace(tag.begin(), tag.end(), ':', '_');
   for (const auto& [name, t] : one.ref().exact.value) put("reference_" + name + ".npy", widen(t));
   for (const auto& [name, t] : one.ref().exact.grad) put("reference_grad_" + name + ".npy", widen(t));
-  for (const auto& [name, t] : one.device_tensors.values) put(tag + "_" + name + ".npy", t);
-  for (const auto& [name, t] : one.device_tensors.grads) put(tag + "_grad_" + name + ".npy", t);
+  for (const auto& [name, t] : one.device_tensors.values) put(fmt::format("{}_{}.npy", tag, name), t);
+  for (const auto& [name, t] : one.device_tensors.grads) put(fmt::format("{}_grad_{}.npy", tag, name), t);
   std::ofstream meta(dir / "README.txt");
   meta << "model " << c.id << "\n"
        << c.decl.formulation << "\nbackend " << one.device.id << " (" << one.device.entry.info.name << ")\nseed "

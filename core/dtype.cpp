@@ -2,7 +2,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <limits>
+
+#include "core/enum_table.hpp"
 
 namespace gp {
 
@@ -70,76 +73,36 @@ double decode(std::uint16_t bits, const FloatFormat& f) {
 
 }  // namespace
 
-std::string_view dtype_name(DType t) {
-  switch (t) {
-    case DType::f16:
-      return "f16";
-    case DType::bf16:
-      return "bf16";
-    case DType::f32:
-      return "f32";
-    case DType::f64:
-      return "f64";
-    case DType::i32:
-      return "i32";
-  }
-  return "?";
-}
+namespace {
+
+// One row per dtype, in the enum's order.
+struct DTypeRow {
+  std::string_view name;
+  std::size_t size;
+  int mantissa_bits;        // 0 for i32
+  int min_normal_exponent;  // 0 for i32
+};
+constexpr DTypeRow kDTypes[] = {
+    {"f16", 2, 10, -14}, {"bf16", 2, 7, -126}, {"f32", 4, 23, -126}, {"f64", 8, 52, -1022}, {"i32", 4, 0, 0}};
+static_assert(std::size(kDTypes) == static_cast<std::size_t>(DType::i32) + 1);
+
+}  // namespace
+
+std::string_view dtype_name(DType t) { return enum_row(kDTypes, t).name; }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-  for (DType t : {DType::f16, DType::bf16, DType::f32, DType::f64, DType::i32})
-    if (dtype_name(t) == name) return t;
-  return std::nullopt;
+  return enum_from_name<DType>(name, kDTypes, &DTypeRow::name);
 }
 
 std::vector<DType> float_dtypes() { return {DType::f16, DType::bf16, DType::f32, DType::f64}; }
 
-std::size_t dtype_size(DType t) {
-  switch (t) {
-    case DType::f16:
-    case DType::bf16:
-      return 2;
-    case DType::f32:
-    case DType::i32:
-      return 4;
-    case DType::f64:
-      return 8;
-  }
-  return 0;
-}
+std::size_t dtype_size(DType t) { return enum_row(kDTypes, t).size; }
 
 bool is_float(DType t) { return t != DType::i32; }
 
-int mantissa_bits(DType t) {
-  switch (t) {
-    case DType::f16:
-      return 10;
-    case DType::bf16:
-      return 7;
-    case DType::f32:
-      return 23;
-    case DType::f64:
-      return 52;
-    case DType::i32:
-      return 0;
-  }
-  return 0;
-}
+int mantissa_bits(DType t) { return enum_row(kDTypes, t).mantissa_bits; }
 
-int min_normal_exponent(DType t) {
-  switch (t) {
-    case DType::f16:
-      return -14;
-    case DType::bf16:
-    case DType::f32:
-      return -126;
-    case DType::f64:
-      return -1022;
-    case DType::i32:
-      return 0;
-  }
-  return 0;
-}
+int min_normal_exponent(DType t) { return enum_row(kDTypes, t).min_normal_exponent; }
 
 double unit_roundoff(DType t) { return t == DType::i32 ? 0.0 : std::ldexp(1.0, -(mantissa_bits(t) + 1)); }
 

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
+#include "core/enum_table.hpp"
 #include "core/op.hpp"
 #include "reports/markdown_sections.hpp"
 #include "results/result_names.hpp"
@@ -11,19 +13,9 @@
 namespace gp::md {
 
 std::string_view verdict_symbol(Verdict v) {
-  switch (v) {
-    case Verdict::pass:
-      return "✅";
-    case Verdict::fail:
-      return "❌";
-    case Verdict::skip:
-      return "⏭️";
-    case Verdict::mistrusted:
-      return "⚠️";
-    case Verdict::error:
-      return "💥";
-  }
-  return "?";
+  static constexpr std::string_view kSymbols[] = {"✅", "❌", "⏭️", "⚠️", "💥"};  // in kAllVerdicts' order
+  static_assert(std::size(kSymbols) == std::size(kAllVerdicts));
+  return enum_row(kSymbols, v);
 }
 
 std::string verdict_badge(Verdict v) { return fmt::format("{} {}", verdict_symbol(v), verdict_name(v)); }

@@ -1,26 +1,19 @@
 #include "reports/models.hpp"
 
 #include <cmath>
+#include <iterator>
 #include <map>
 
+#include "core/enum_table.hpp"
 #include "reports/training.hpp"
+#include "results/result_names.hpp"
 
 namespace gp {
 
 int verdict_severity(Verdict v) {
-  switch (v) {
-    case Verdict::error:
-      return 4;
-    case Verdict::fail:
-      return 3;
-    case Verdict::mistrusted:
-      return 2;
-    case Verdict::pass:
-      return 1;
-    case Verdict::skip:
-      return 0;
-  }
-  return 0;
+  static constexpr int kSeverity[] = {1, 3, 0, 2, 4};  // PASS, FAIL, SKIP, MISTRUSTED, ERROR
+  static_assert(std::size(kSeverity) == std::size(kAllVerdicts));
+  return enum_row(kSeverity, v);
 }
 
 namespace {

@@ -5,8 +5,10 @@
 
 #include <bit>
 #include <cstring>
+#include <iterator>
 #include <regex>
 
+#include "core/enum_table.hpp"
 #include "core/error.hpp"
 #include "reports/file_io.hpp"
 
@@ -18,20 +20,11 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr std::size_t kMagicSize = 6;
 constexpr std::size_t kAlignment = 64;  // NumPy pads the header so the data starts 64-aligned
 
+// NumPy's type string per dtype, in DType's order; bf16 is widened (NumPy has no bfloat16).
 const char* descr_of(DType t) {
-  switch (t) {
-    case DType::f16:
-      return "<f2";
-    case DType::bf16:
-      return "<f4";  // widened: NumPy has no bfloat16
-    case DType::f32:
-      return "<f4";
-    case DType::f64:
-      return "<f8";
-    case DType::i32:
-      return "<i4";
-  }
-  return "?";
+  static constexpr const char* kDescr[] = {"<f2", "<f4", "<f4", "<f8", "<i4"};
+  static_assert(std::size(kDescr) == static_cast<std::size_t>(DType::i32) + 1);
+  return enum_row(kDescr, t);
 }
 
 // Python's repr of a tuple: "()", "(6,)", "(2, 3)".

@@ -223,26 +223,6 @@ static const char* last_error(void) { return error_text; }
 GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) { return GP_PLUGIN_ABI_VERSION; }
 
 GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
-  static const gp_plugin_api api = {
-      .abi_version = GP_PLUGIN_ABI_VERSION,
-      .struct_size = sizeof(gp_plugin_api),
-      .name = "minimal",
-      .threads = GP_THREADS_FULL,
-      .device_count = device_count,
-      .device_info = device_info,
-      .open_device = open_device,
-      .close_device = close_device,
-      .supports = supports,
-      .allocate = allocate,
-      .free_buffer = free_buffer,
-      .create_queue = create_queue,
-      .destroy_queue = destroy_queue,
-      .upload = upload,
-      .download = download,
-      .forward = forward,
-      .vjp = vjp,
-      .finish = finish,
-      .last_error = last_error,
-  };
+  static const gp_plugin_api api = GP_PLUGIN_API_TABLE("minimal", GP_THREADS_FULL);
   return &api;
 }

@@ -3,29 +3,18 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <iterator>
+
+#include "core/enum_table.hpp"
 
 namespace gp {
 
 std::string_view fault_class_name(FaultClass f) {
-  switch (f) {
-    case FaultClass::gradient_scaled:
-      return "gradient_scaled";
-    case FaultClass::sign_flipped:
-      return "sign_flipped";
-    case FaultClass::element_zeroed:
-      return "element_zeroed";
-    case FaultClass::last_element_dropped:
-      return "last_element_dropped";
-    case FaultClass::last_row_dropped:
-      return "last_row_dropped";
-    case FaultClass::gradients_crossed:
-      return "gradients_crossed";
-    case FaultClass::forward_scaled:
-      return "forward_scaled";
-    case FaultClass::double_rounded:
-      return "double_rounded";
-  }
-  return "?";
+  static constexpr std::string_view kNames[] = {"gradient_scaled",      "sign_flipped",     "element_zeroed",
+                                                "last_element_dropped", "last_row_dropped", "gradients_crossed",
+                                                "forward_scaled",       "double_rounded"};
+  static_assert(std::size(kNames) == static_cast<std::size_t>(FaultClass::double_rounded) + 1);
+  return enum_row(kNames, f);
 }
 
 namespace {

@@ -193,6 +193,7 @@ std::vector<OracleSummaryRow> summarize_oracle(const std::vector<OracleCaseResul
     }
   }
   std::vector<OracleSummaryRow> out;
+  out.reserve(order.size());
   for (const auto& k : order) out.push_back(rows.at(k));
   return out;
 }

@@ -44,7 +44,7 @@ std::int64_t argmax_of(const RefTensor& t) { return std::max_element(t.v.begin()
 
 // `want` distinct indices of [0, n), sorted: the `must` ones first, the rest uniformly at random
 // from a stream seeded by the case id and the seed (the same picks on every run).
-Index pick(std::int64_t n, std::int64_t want, Index must, const std::string& id, std::uint64_t seed) {
+Index pick(std::int64_t n, std::int64_t want, const Index& must, const std::string& id, std::uint64_t seed) {
   if (want >= n) return iota(n);
   std::uint64_t h = 1469598103934665603ull ^ seed;
   for (char ch : id) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
@@ -68,6 +68,7 @@ OracleSubProblem full(const Case& c, const ReferenceData& d) {
 
 OracleSubProblem make(const Case& c, std::vector<RefTensor> inputs, RefTensor dout, OpAttrs attrs) {
   std::vector<Shape> shapes;
+  shapes.reserve(inputs.size());
   for (const auto& t : inputs) shapes.push_back(t.shape);
   OracleSubProblem p;
   p.call = make_call(c.decl.op, std::move(attrs), c.dtype, std::move(shapes), c.id);

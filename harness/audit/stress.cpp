@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
 
+#include "core/enum_table.hpp"
 #include "core/error.hpp"
 
 namespace gp {
@@ -267,22 +269,15 @@ class ModeRun {
 
 }  // namespace
 
-std::string_view stress_mode_name(StressMode m) {
-  switch (m) {
-    case StressMode::shared:
-      return "shared";
-    case StressMode::per_thread:
-      return "per-thread";
-    case StressMode::churn:
-      return "churn";
-  }
-  return "?";
-}
+namespace {
+constexpr std::string_view kStressModeNames[] = {"shared", "per-thread", "churn"};  // kAllStressModes' order
+static_assert(std::size(kStressModeNames) == std::size(kAllStressModes));
+}  // namespace
+
+std::string_view stress_mode_name(StressMode m) { return enum_row(kStressModeNames, m); }
 
 std::optional<StressMode> parse_stress_mode(std::string_view name) {
-  for (StressMode m : kAllStressModes)
-    if (stress_mode_name(m) == name) return m;
-  return std::nullopt;
+  return enum_from_name<StressMode>(name, kStressModeNames);
 }
 
 int default_stress_threads() {

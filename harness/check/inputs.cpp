@@ -100,10 +100,9 @@ void balance_signs(HostTensor& x, const Domain& d) {
   if (!(d.min_abs > 0 && d.lo < 0 && d.hi > 0)) return;
   bool any_pos = false, any_neg = false;
   for (std::int64_t i = 0; i < x.numel(); ++i) (x.get(i) > 0 ? any_pos : any_neg) = true;
-  if (x.numel() == 1 && any_neg)
-    x.set(0, -x.get(0));  // one element: the branch with a slope
-  else if (x.numel() > 1 && !(any_pos && any_neg))
-    x.set(0, -x.get(0));
+  // One element: the branch with a slope; more: both branches.
+  const bool flip = x.numel() == 1 ? any_neg : x.numel() > 1 && !(any_pos && any_neg);
+  if (flip) x.set(0, -x.get(0));
 }
 
 // The hardtanh gate outputs 1 and passes its surrogate gradient only for x in (0, 1): make

@@ -23,6 +23,7 @@ NodeOps bounded_node_ops(const MathProfile* profile, bool flush) {
 
 std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {
   std::vector<ref::RefTensor> out;
+  out.reserve(leaves.size());
   for (const auto& t : leaves) out.push_back(ref::RefTensor::from_host(t));
   return out;
 }

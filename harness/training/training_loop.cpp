@@ -72,6 +72,7 @@ Trajectory train_on_reference(const Composite& c, std::vector<ref::RefTensor> le
   const std::vector<std::size_t> params = parameters_of(c);
   const int states = state_count(c);
   std::vector<std::vector<ref::RefTensor>> state;
+  state.reserve(params.size());
   for (std::size_t k : params) state.emplace_back(static_cast<std::size_t>(states), zeros(c.decl.leaves[k].shape));
   Trajectory out;
   for (int step = 1; step <= c.decl.training->steps; ++step) {
@@ -102,6 +103,7 @@ DeviceTrajectory train_on_device(const Composite& c, Backend& backend, Queue& qu
   const std::vector<std::size_t> params = parameters_of(c);
   const int states = state_count(c);
   std::vector<std::vector<DeviceBuffer*>> state;
+  state.reserve(params.size());
   for (std::size_t k : params)
     state.emplace_back(static_cast<std::size_t>(states), upload(HostTensor(c.dtype, c.decl.leaves[k].shape)));
   // Row r of a stacked optimizer output, as a tensor of the parameter's shape, by the device's

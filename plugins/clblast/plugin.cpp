@@ -147,27 +147,7 @@ GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
   // Serialised: CLBlast 1.5.3 stores compiled programs in process-wide caches that concurrent
   // first calls could corrupt (CNugteren/CLBlast#486, fixed by #495 in 2023, after 1.5.3), and
   // the ones buffer of a device is shared by its queues.
-  static const gp_plugin_api api = {
-      .abi_version = GP_PLUGIN_ABI_VERSION,
-      .struct_size = sizeof(gp_plugin_api),
-      .name = "clblast",
-      .threads = GP_THREADS_SERIALISED,
-      .device_count = device_count,
-      .device_info = device_info,
-      .open_device = open_device,
-      .close_device = close_device,
-      .supports = supports,
-      .allocate = allocate,
-      .free_buffer = free_buffer,
-      .create_queue = create_queue,
-      .destroy_queue = destroy_queue,
-      .upload = upload,
-      .download = download,
-      .forward = forward,
-      .vjp = vjp,
-      .finish = finish,
-      .last_error = last_error,
-  };
+  static const gp_plugin_api api = GP_PLUGIN_API_TABLE("clblast", GP_THREADS_SERIALISED);
   return &api;
 }
 

@@ -179,26 +179,6 @@ extern "C" GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) { retur
 // nothing else is shared, so queue work on different queues may run at once. The remaining
 // functions are kept serialised by the host (queue per thread), which is all the host needs.
 extern "C" GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
-  static const gp_plugin_api api = {
-      .abi_version = GP_PLUGIN_ABI_VERSION,
-      .struct_size = sizeof(gp_plugin_api),
-      .name = "onednn",
-      .threads = GP_THREADS_QUEUE_PER_THREAD,
-      .device_count = device_count,
-      .device_info = device_info,
-      .open_device = open_device,
-      .close_device = close_device,
-      .supports = supports,
-      .allocate = allocate,
-      .free_buffer = free_buffer,
-      .create_queue = create_queue,
-      .destroy_queue = destroy_queue,
-      .upload = upload,
-      .download = download,
-      .forward = forward,
-      .vjp = vjp,
-      .finish = finish,
-      .last_error = last_error,
-  };
+  static const gp_plugin_api api = GP_PLUGIN_API_TABLE("onednn", GP_THREADS_QUEUE_PER_THREAD);
   return &api;
 }

@@ -81,3 +81,17 @@ class FakeBackend : public Backend {
 };
 
 }  // namespace gp::testing
+
+// What the tests of a fake backend name, for one `using namespace gp::fake_backend_names;`
+// instead of the same list of using-declarations in every test file.
+namespace gp::fake_backend_names {
+using ::testing::_;
+using testing::exact_backward;
+using testing::exact_forward;
+using testing::FakeBackend;
+using testing::host;
+using testing::HostBuffer;
+using ::testing::Invoke;
+using testing::MockQueue;
+using ::testing::NiceMock;
+}  // namespace gp::fake_backend_names

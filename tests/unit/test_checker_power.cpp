@@ -14,15 +14,9 @@
 namespace gp {
 namespace {
 
-using ::testing::_;
+using namespace fake_backend_names;
 using ::testing::AtLeast;
-using testing::exact_backward;
-using testing::FakeBackend;
 using ::testing::HasSubstr;
-using testing::host;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
 
 using GradMutation = std::function<void(std::span<DeviceBuffer* const> grads)>;
 

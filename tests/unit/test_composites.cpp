@@ -13,14 +13,7 @@
 namespace gp {
 namespace {
 
-using ::testing::_;
-using testing::exact_backward;
-using testing::exact_forward;
-using testing::FakeBackend;
-using testing::host;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
+using namespace fake_backend_names;
 
 constexpr std::uint64_t kSeed = 5;
 

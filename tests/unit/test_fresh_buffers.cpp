@@ -15,15 +15,8 @@
 namespace gp {
 namespace {
 
-using ::testing::_;
-using testing::exact_backward;
-using testing::exact_forward;
-using testing::FakeBackend;
+using namespace fake_backend_names;
 using ::testing::HasSubstr;
-using testing::host;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
 
 const CheckResult& find(const std::vector<CheckResult>& checks, Direction d, int input) {
   for (const auto& c : checks)

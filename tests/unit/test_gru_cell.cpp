@@ -19,12 +19,10 @@ namespace gp {
 namespace {
 
 using ref::Real;
-using ::testing::_;
+using namespace fake_backend_names;
 using testing::contract_gates;
 using testing::contract_output;
 using testing::Gates;
-using ::testing::Invoke;
-using ::testing::NiceMock;
 using testing::reset_before_forward;
 
 ref::RefTensor filled(Shape s, Real seed) {

@@ -17,11 +17,7 @@
 namespace gp {
 namespace {
 
-using testing::FakeBackend;
-using testing::host;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
+using namespace fake_backend_names;
 
 enum class Formulation { online_log1p, unshifted, log_of_one_plus_rest };
 

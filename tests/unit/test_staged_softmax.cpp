@@ -23,11 +23,7 @@
 namespace gp {
 namespace {
 
-using testing::FakeBackend;
-using testing::host;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
+using namespace fake_backend_names;
 
 using Stage = std::function<float(float)>;
 

@@ -15,14 +15,7 @@
 namespace gp {
 namespace {
 
-using testing::exact_backward;
-using testing::exact_forward;
-using testing::FakeBackend;
-using testing::host;
-using testing::HostBuffer;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
+using namespace fake_backend_names;
 
 constexpr std::uint64_t kSeed = 2;
 const char* const kAdamw = "train(model=mlp,opt=adamw,steps=20,batch=16,dtype=f32)";

@@ -15,10 +15,8 @@ namespace gp {
 namespace {
 
 using ref::Real;
-using ::testing::_;
+using namespace fake_backend_names;
 using ::testing::HasSubstr;
-using ::testing::Invoke;
-using ::testing::NiceMock;
 
 // --- the reference against the contract ----------------------------------------------------------
 

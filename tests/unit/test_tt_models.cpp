@@ -15,13 +15,7 @@
 namespace gp {
 namespace {
 
-using testing::exact_backward;
-using testing::FakeBackend;
-using testing::host;
-using testing::HostBuffer;
-using ::testing::Invoke;
-using testing::MockQueue;
-using ::testing::NiceMock;
+using namespace fake_backend_names;
 
 constexpr std::uint64_t kSeed = 3;
 
