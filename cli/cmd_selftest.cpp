@@ -61,8 +61,12 @@ nlohmann::json to_json(const std::vector<ModelSelftest>& models) {
   for (const auto& m : models) {
     nlohmann::json faults = nlohmann::json::array();
     for (const auto& f : m.outcomes)
-      faults.push_back(
-          {{"node", f.label}, {"fault", fault_label(f.fault)}, {"caught", f.caught}, {"evidence", f.evidence}});
+      faults.push_back({{"node", f.label},
+                        {"fault", fault_label(f.fault)},
+                        {"caught", f.caught},
+                        {"changes", f.changes},
+                        {"at_node", f.at_node},
+                        {"evidence", f.evidence}});
     nlohmann::json j = {{"case_id", m.subject->id()}, {"faults", faults}};
     if (!m.baseline_problem.empty()) j["baseline_problem"] = m.baseline_problem;
     out.push_back(std::move(j));
@@ -70,7 +74,8 @@ nlohmann::json to_json(const std::vector<ModelSelftest>& models) {
   return out;
 }
 
-// A model's detection table: a row per fault class, a column per faulted node ("+" caught).
+// A model's detection table: a row per fault class, a column per faulted node: "+" caught, "-"
+// missed, "." the fault changed nothing the model computes.
 void print_model_table(const ModelSelftest& m) {
   fmt::print("\n{} ({})\n", m.subject->id(), subject_kind_name(m.subject->kind()));
   if (!m.baseline_problem.empty()) return fmt::print("  baseline not clean: {}\n", m.baseline_problem);
@@ -87,7 +92,7 @@ void print_model_table(const ModelSelftest& m) {
     int caught = 0;
     for (const auto& o : m.outcomes)
       if (fault_label(o.fault) == f) {
-        fmt::print(" {:>16}", o.caught ? "+" : "-");
+        fmt::print(" {:>16}", o.caught ? "+" : o.changes ? "-" : ".");
         caught += o.caught;
       }
     fmt::print("  {}/{}\n", caught, m.nodes.size());

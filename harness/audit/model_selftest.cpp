@@ -1,5 +1,6 @@
 #include "harness/audit/model_selftest.hpp"
 
+#include <cstring>
 #include <set>
 
 namespace gp {
@@ -25,7 +26,20 @@ struct Bench {
   const std::string& device_id;
   Backend& backend;
   const RunContext& run;
+  std::vector<HostTensor> clean;  // what the unfaulted device computes
 };
+
+std::vector<HostTensor> computed(const PreparedSubject& prepared, const std::string& device_id, Backend& backend) {
+  auto queue = backend.create_queue();
+  return prepared.run_on(DeviceContext{device_id, &backend, queue.get()});
+}
+
+bool same_bytes(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].bytes() != b[i].bytes() || std::memcmp(a[i].data(), b[i].data(), a[i].bytes()) != 0) return false;
+  return true;
+}
 
 // One fault on one node: caught or not, and whether the node checks point at that node.
 NodeFault fault_one_node(const Bench& b, std::size_t node, Fault f) {
@@ -40,6 +54,7 @@ NodeFault fault_one_node(const Bench& b, std::size_t node, Fault f) {
   const std::vector<CheckResult> failed = failures(b.prepared, b.device_id, *faulty, b.run);
   r.caught = !failed.empty();
   if (r.caught) r.evidence = described(failed.front());
+  if (!r.caught) r.changes = !same_bytes(computed(b.prepared, b.device_id, *faulty), b.clean);
   for (const CheckResult& x : failed) {
     if (x.direction != Direction::node) continue;
     if (x.part.rfind(r.label + " ", 0) == 0)
@@ -66,7 +81,7 @@ ModelSelftest selftest_model(const CompositeSubject& s, const SelectedDevice& de
   std::set<OpKind> seen;
   for (std::size_t i = 0; i < c.decl.nodes.size(); ++i)
     if (seen.insert(c.decl.nodes[i].op).second) out.nodes.push_back(i);
-  const Bench bench{c, *prepared, device.id, backend, run};
+  const Bench bench{c, *prepared, device.id, backend, run, computed(*prepared, device.id, backend)};
   for (std::size_t i : out.nodes)
     for (const Fault& f : fault_set(c.dtype)) out.outcomes.push_back(fault_one_node(bench, i, f));
   return out;

@@ -17,7 +17,10 @@ struct NodeFault {
   std::string label;     // "node 2 linear (layer 2)"
   Fault fault;
   bool caught = false;
-  std::string evidence;   // the first failing check
+  std::string evidence;  // the first failing check
+  // False when the fault changed nothing the model computes on the device (a crossing of
+  // gradients in a node with no two of one shape): nothing to catch.
+  bool changes = true;
   bool at_node = false;   // a check of this node failed: the node checks name where the fault is
   std::string elsewhere;  // a failing node check of another node (a fault reaching past its target)
 };
