@@ -35,18 +35,28 @@ R bias_correction(double one_minus_beta, double t) {
   return -expm1(R(t) * log1p(-R(one_minus_beta)));
 }
 
+// A parameter element with its two moments.
 template <class R>
-void adamw_element(const OptimizerScalars& s, const R& c1, const R& c2, const R& p, const R& g, const R& m, const R& v,
-                   R& p_out, R& m_out, R& v_out) {
+struct AdamwElement {
+  R p, m, v;
+};
+
+template <class R>
+AdamwElement<R> adamw_element(const OptimizerScalars& s, const R& c1, const R& c2, const R& g,
+                              const AdamwElement<R>& in) {
   using std::sqrt;
-  m_out = R(s.beta1) * m + R(s.one_minus_beta1) * g;
-  v_out = R(s.beta2) * v + R(s.one_minus_beta2) * (g * g);
+  AdamwElement<R> out;
+  R& m_out = out.m;
+  R& v_out = out.v;
+  m_out = R(s.beta1) * in.m + R(s.one_minus_beta1) * g;
+  v_out = R(s.beta2) * in.v + R(s.one_minus_beta2) * (g * g);
   // v' is a sum of non-negative terms on any device, never below 0. The bound's probes of a
   // training run (harness/training/training_checks.cpp) move it by its own error, which near 0 could take
   // it below: read as 0 there, as the device's would be.
   const R second = v_out < R(0) ? R(0) : v_out;
   const R denom = sqrt(second / c2) + R(s.eps);
-  p_out = R(s.decay) * p - R(s.lr) * (m_out / c1) / denom;
+  out.p = R(s.decay) * in.p - R(s.lr) * (m_out / c1) / denom;
+  return out;
 }
 
 }  // namespace
@@ -67,8 +77,11 @@ BasicRefTensor<R> optimizer_forward(const OpCall& call, const std::vector<BasicR
   // the corrections' own errors.
   for (std::int64_t i = 0; i < n; ++i) {
     const R c1 = bias_correction<R>(s.one_minus_beta1, s.t), c2 = bias_correction<R>(s.one_minus_beta2, s.t);
-    adamw_element(s, c1, c2, in[0].v[at(i)], in[1].v[at(i)], in[2].v[at(i)], in[3].v[at(i)], row(0, i), row(1, i),
-                  row(2, i));
+    const AdamwElement<R> e =
+        adamw_element(s, c1, c2, in[1].v[at(i)], {in[0].v[at(i)], in[2].v[at(i)], in[3].v[at(i)]});
+    row(0, i) = e.p;
+    row(1, i) = e.m;
+    row(2, i) = e.v;
   }
   return out;
 }

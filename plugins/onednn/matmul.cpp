@@ -20,16 +20,22 @@ memory::desc transposed_view(memory::dims dims, gp_dtype dtype) {
   return memory::desc(dims, data_type(dtype), strides);
 }
 
-void run_matmul(const Exec& e, const memory::desc& a, const void* pa, const memory::desc& b, const void* pb,
-                const memory::desc& c, void* pc) {
-  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b, c), e.engine);
-  dnnl::matmul(pd).execute(
-      e.stream, {{DNNL_ARG_SRC, wrap(e, a, pa)}, {DNNL_ARG_WEIGHTS, wrap(e, b, pb)}, {DNNL_ARG_DST, wrap(e, c, pc)}});
+// An input of a matmul: its layout and its data.
+struct Operand {
+  memory::desc desc;
+  const void* data;
+};
+
+void run_matmul(const Exec& e, const Operand& a, const Operand& b, const memory::desc& c, void* pc) {
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a.desc, b.desc, c), e.engine);
+  dnnl::matmul(pd).execute(e.stream, {{DNNL_ARG_SRC, wrap(e, a.desc, a.data)},
+                                      {DNNL_ARG_WEIGHTS, wrap(e, b.desc, b.data)},
+                                      {DNNL_ARG_DST, wrap(e, c, pc)}});
 }
 
 void matmul_forward(const Exec& e, void* out) {
   const gp_op_call& c = e.call;
-  run_matmul(e, plain_desc(c.inputs[0], c.dtype), e.inputs[0], plain_desc(c.inputs[1], c.dtype), e.inputs[1],
+  run_matmul(e, {plain_desc(c.inputs[0], c.dtype), e.inputs[0]}, {plain_desc(c.inputs[1], c.dtype), e.inputs[1]},
              plain_desc(c.output, c.dtype), out);
 }
 
@@ -37,10 +43,10 @@ void matmul_vjp(const Exec& e, const void* dout, void* const* grads) {
   const gp_op_call& c = e.call;
   const memory::desc g = plain_desc(c.output, c.dtype);
   if (grads[0])
-    run_matmul(e, g, dout, transposed_view(dims_of(c.inputs[1]), c.dtype), e.inputs[1],
+    run_matmul(e, {g, dout}, {transposed_view(dims_of(c.inputs[1]), c.dtype), e.inputs[1]},
                plain_desc(c.inputs[0], c.dtype), grads[0]);
   if (grads[1])
-    run_matmul(e, transposed_view(dims_of(c.inputs[0]), c.dtype), e.inputs[0], g, dout,
+    run_matmul(e, {transposed_view(dims_of(c.inputs[0]), c.dtype), e.inputs[0]}, {g, dout},
                plain_desc(c.inputs[1], c.dtype), grads[1]);
 }
 
