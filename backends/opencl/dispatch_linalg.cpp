@@ -15,8 +15,12 @@ struct Operand {
 };
 
 // C[b] = A[b] B[b] (+ bias[col]) with A [M, K], B [K, N], C contiguous [batch, M, N].
+struct GemmSize {
+  std::int64_t batch, M, N, K;
+};
 void gemm(ClQueue& q, const Operand& a, const Operand& b, const cl::Buffer& c, const cl::Buffer* bias,
-          std::int64_t batch, std::int64_t M, std::int64_t N, std::int64_t K) {
+          const GemmSize& size) {
+  const auto [batch, M, N, K] = size;
   cl::NDRange global(ClQueue::round_up(N, kTile), ClQueue::round_up(M, kTile), static_cast<std::size_t>(batch));
   q.run("matmul_tiled", global, cl::NDRange(kTile, kTile, 1), a.mem, b.mem, c, bias ? *bias : c, M, N, K, a.row_stride,
         a.col_stride, a.batch_stride, b.row_stride, b.col_stride, b.batch_stride, bias ? 1 : 0);
@@ -34,8 +38,13 @@ struct AxisRange {  // the n positions off, off + step, ... of an axis of length
   std::int64_t len, off, step;
 };
 
+struct AxisBlock {  // [outer, n, inner]: n positions of the axis, everything around it
+  std::int64_t outer, n, inner;
+};
+
 void axis_copy(ClQueue& q, const cl::Buffer& src, AxisRange from, const cl::Buffer& dst, AxisRange to,
-               std::int64_t outer, std::int64_t n, std::int64_t inner) {
+               const AxisBlock& block) {
+  const auto [outer, n, inner] = block;
   q.run_elementwise("axis_copy", outer * n * inner, src, dst, outer, n, inner, from.len, from.off, from.step, to.len,
                     to.off, to.step);
 }
@@ -50,14 +59,14 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   switch (call.kind) {
     case OpKind::matmul: {
       MatmulDims d = matmul_dims(call);
-      gemm(q, {x, d.k, 1, d.m * d.k}, {as_cl(in[1]).mem(), d.n, 1, d.k * d.n}, out.mem(), nullptr, d.batch, d.m, d.n,
-           d.k);
+      gemm(q, {x, d.k, 1, d.m * d.k}, {as_cl(in[1]).mem(), d.n, 1, d.k * d.n}, out.mem(), nullptr,
+           {d.batch, d.m, d.n, d.k});
       return;
     }
     case OpKind::linear: {  // y = x W^T + b: W [n, k] read as W^T [k, n]
       MatmulDims d = matmul_dims(call);
       const cl::Buffer& bias = as_cl(in[2]).mem();
-      gemm(q, {x, d.k, 1, 0}, {as_cl(in[1]).mem(), 1, d.k, 0}, out.mem(), &bias, 1, d.m, d.n, d.k);
+      gemm(q, {x, d.k, 1, 0}, {as_cl(in[1]).mem(), 1, d.k, 0}, out.mem(), &bias, {1, d.m, d.n, d.k});
       return;
     }
     case OpKind::tt_embedding:
@@ -86,7 +95,7 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       std::int64_t off = 0;
       for (std::size_t k = 0; k < in.size(); ++k) {
         const std::int64_t nk = call.input_shapes[k][ax];
-        axis_copy(q, as_cl(in[k]).mem(), {nk, 0, 1}, out.mem(), {total, off, 1}, outer, nk, inner);
+        axis_copy(q, as_cl(in[k]).mem(), {nk, 0, 1}, out.mem(), {total, off, 1}, {outer, nk, inner});
         off += nk;
       }
       return;
@@ -95,7 +104,7 @@ void forward_linalg(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
       const int ax = s.axis(call.attrs.axis);
       auto [outer, inner] = outer_inner(s, ax);
       const std::int64_t n = call.output_shape[ax];
-      axis_copy(q, x, {s[ax], call.attrs.start, call.attrs.step}, out.mem(), {n, 0, 1}, outer, n, inner);
+      axis_copy(q, x, {s[ax], call.attrs.start, call.attrs.step}, out.mem(), {n, 0, 1}, {outer, n, inner});
       return;
     }
     default:
@@ -114,17 +123,19 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       const cl::Buffer& b = as_cl(in[1]).mem();
       // dA [m, k] = G [m, n] B^T;  dB [k, n] = A^T G.
       if (grads[0])
-        gemm(q, {g, d.n, 1, d.m * d.n}, {b, 1, d.n, d.k * d.n}, as_cl(grads[0]).mem(), nullptr, d.batch, d.m, d.k, d.n);
+        gemm(q, {g, d.n, 1, d.m * d.n}, {b, 1, d.n, d.k * d.n}, as_cl(grads[0]).mem(), nullptr,
+             {d.batch, d.m, d.k, d.n});
       if (grads[1])
-        gemm(q, {x, 1, d.k, d.m * d.k}, {g, d.n, 1, d.m * d.n}, as_cl(grads[1]).mem(), nullptr, d.batch, d.k, d.n, d.m);
+        gemm(q, {x, 1, d.k, d.m * d.k}, {g, d.n, 1, d.m * d.n}, as_cl(grads[1]).mem(), nullptr,
+             {d.batch, d.k, d.n, d.m});
       return;
     }
     case OpKind::linear: {
       MatmulDims d = matmul_dims(call);
       // dx [m, k] = G [m, n] W [n, k];  dW [n, k] = G^T x;  db [n] = column sums of G.
       if (grads[0])
-        gemm(q, {g, d.n, 1, 0}, {as_cl(in[1]).mem(), d.k, 1, 0}, as_cl(grads[0]).mem(), nullptr, 1, d.m, d.k, d.n);
-      if (grads[1]) gemm(q, {g, 1, d.n, 0}, {x, d.k, 1, 0}, as_cl(grads[1]).mem(), nullptr, 1, d.n, d.k, d.m);
+        gemm(q, {g, d.n, 1, 0}, {as_cl(in[1]).mem(), d.k, 1, 0}, as_cl(grads[0]).mem(), nullptr, {1, d.m, d.k, d.n});
+      if (grads[1]) gemm(q, {g, 1, d.n, 0}, {x, d.k, 1, 0}, as_cl(grads[1]).mem(), nullptr, {1, d.n, d.k, d.m});
       if (grads[2]) sum_axis(q, dout, 1, d.m, d.n, as_cl(grads[2]));
       return;
     }
@@ -154,7 +165,7 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       std::int64_t off = 0;
       for (std::size_t k = 0; k < in.size(); ++k) {
         const std::int64_t nk = call.input_shapes[k][ax];
-        if (grads[k]) axis_copy(q, g, {total, off, 1}, as_cl(grads[k]).mem(), {nk, 0, 1}, outer, nk, inner);
+        if (grads[k]) axis_copy(q, g, {total, off, 1}, as_cl(grads[k]).mem(), {nk, 0, 1}, {outer, nk, inner});
         off += nk;
       }
       return;
@@ -176,7 +187,7 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       auto [outer, inner] = outer_inner(s, ax);
       const std::int64_t n = call.output_shape[ax];
       q.run_elementwise("fill_zero", s.numel(), dx, s.numel());
-      axis_copy(q, g, {n, 0, 1}, dx, {s[ax], call.attrs.start, call.attrs.step}, outer, n, inner);
+      axis_copy(q, g, {n, 0, 1}, dx, {s[ax], call.attrs.start, call.attrs.step}, {outer, n, inner});
       return;
     }
     default:
