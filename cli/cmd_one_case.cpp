@@ -92,6 +92,13 @@ HostTensor widen(const ref::RefTensor& t) {
   return h;
 }
 
+DumpFolder::DumpFolder(const std::string& d) : dir(d) { std::filesystem::create_directories(dir); }
+
+void DumpFolder::put(const std::string& name, const HostTensor& t) {
+  write_npy(dir / name, t);
+  written.push_back(name);
+}
+
 int exit_code(const std::vector<CheckResult>& checks) {
   for (const auto& r : checks)
     if (r.verdict == Verdict::fail || r.verdict == Verdict::error) return 1;
@@ -126,13 +133,10 @@ int dump_command(const OneCaseCommand& cmd) {
   const Subject& subject = require_subject(cmd.case_id);
   if (!subject.primitive_case()) return dump_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
-  std::filesystem::path dir(cmd.out_dir);
-  std::filesystem::create_directories(dir);
-  std::vector<std::string> written;
-  auto put = [&](const std::string& name, const HostTensor& t) {
-    write_npy(dir / name, t);
-    written.push_back(name);
-  };
+  DumpFolder folder(cmd.out_dir);
+  const std::filesystem::path& dir = folder.dir;
+  const std::vector<std::string>& written = folder.written;
+  auto put = [&](const std::string& name, const HostTensor& t) { folder.put(name, t); };
   for (std::size_t k = 0; k < one.data.inputs.size(); ++k)
     put("input" + std::to_string(k) + ".npy", one.data.inputs[k]);
   put("cotangent.npy", one.data.cotangent);

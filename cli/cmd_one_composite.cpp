@@ -80,13 +80,10 @@ int repro_composite(const OneCaseCommand& cmd, const Subject& subject) {
 int dump_composite(const OneCaseCommand& cmd, const Subject& subject) {
   const Composite& c = static_cast<const CompositeSubject&>(subject).composite();
   OneComposite one = run_one(cmd, subject, true);
-  std::filesystem::path dir(cmd.out_dir);
-  std::filesystem::create_directories(dir);
-  std::vector<std::string> written;
-  auto put = [&](const std::string& name, const HostTensor& t) {
-    write_npy(dir / name, t);
-    written.push_back(name);
-  };
+  DumpFolder folder(cmd.out_dir);
+  const std::filesystem::path& dir = folder.dir;
+  const std::vector<std::string>& written = folder.written;
+  auto put = [&](const std::string& name, const HostTensor& t) { folder.put(name, t); };
   std::string tag = one.device.id;
   std::replace(tag.begin(), tag.end(), ':', '_');
   for (const auto& [name, t] : one.ref().exact.value) put("reference_" + name + ".npy", widen(t));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,6 +104,13 @@ int repro_command(const OneCaseCommand& cmd);
 // error otherwise), a reference tensor as float64 for .npy, exit 1 when a check failed or erred.
 SelectedDevice select_one_device(const OneCaseCommand& cmd);
 HostTensor widen(const ref::RefTensor& t);
+// The .npy files of one dump: written into `dir` (created), their names kept for its README.
+struct DumpFolder {
+  explicit DumpFolder(const std::string& dir);
+  void put(const std::string& name, const HostTensor& t);
+  std::filesystem::path dir;
+  std::vector<std::string> written;
+};
 int exit_code(const std::vector<CheckResult>& checks);
 // A model's or a training run's repro and dump (cmd_one_composite.cpp).
 int repro_composite(const OneCaseCommand& cmd, const Subject& subject);

@@ -51,12 +51,8 @@ const std::vector<std::unique_ptr<Subject>>& all_subjects() {
   static const std::vector<std::unique_ptr<Subject>> subjects = [] {
     std::vector<std::unique_ptr<Subject>> out;
     for (const Case& c : all_cases()) out.push_back(std::make_unique<PrimitiveSubject>(c));
-    for (const Composite& c : all_composites()) {
-      if (c.decl.training)
-        out.push_back(std::make_unique<TrainingSubject>(c));
-      else
-        out.push_back(std::make_unique<ModelSubject>(c));
-    }
+    for (const Composite& c : all_composites())
+      out.push_back(std::make_unique<CompositeSubject>(c, c.decl.training ? kTrainingKind : kModelKind));
     return out;
   }();
   return subjects;

@@ -5,24 +5,15 @@
 
 namespace gp {
 
-std::vector<OpCall> TrainingSubject::device_calls() const { return training_device_calls_of(composite_); }
+namespace {
 
-CompositeReference TrainingSubject::reference(std::uint64_t seed) const {
-  return prepare_training_reference(composite_, seed);
+std::vector<CheckResult> training_run_checks(const Composite& c, const CompositeReference& r,
+                                             const DeviceContext& device, std::uint64_t seed) {
+  return check_training_on_backend(c, device.id, *device.backend, *device.queue, r, seed);
 }
 
-std::vector<CheckResult> TrainingSubject::reference_checks(const CompositeReference& r, const RunContext& run) const {
-  return check_training_reference(composite_, r, run.seed);
-}
-
-std::vector<CheckResult> TrainingSubject::device_checks(const CompositeReference& r, const DeviceContext& device,
-                                                        const RunContext& run) const {
-  return check_training_on_backend(composite_, device.id, *device.backend, *device.queue, r, run.seed);
-}
-
-std::vector<HostTensor> TrainingSubject::device_tensors(const CompositeReference& r,
-                                                        const DeviceContext& device) const {
-  DeviceTrajectory t = train_on_device(composite_, *device.backend, *device.queue, r.leaves);
+std::vector<HostTensor> training_tensors(const Composite& c, const CompositeReference& r, const DeviceContext& device) {
+  DeviceTrajectory t = train_on_device(c, *device.backend, *device.queue, r.leaves);
   HostTensor loss(DType::f64, Shape{static_cast<std::int64_t>(t.loss.size())});
   for (std::size_t k = 0; k < t.loss.size(); ++k) loss.set(static_cast<std::int64_t>(k), t.loss[k]);
   std::vector<HostTensor> out{std::move(loss)};
@@ -30,5 +21,10 @@ std::vector<HostTensor> TrainingSubject::device_tensors(const CompositeReference
     for (auto& slot : step) out.push_back(std::move(slot));
   return out;
 }
+
+}  // namespace
+
+const CompositeKind kTrainingKind{SubjectKind::training,    training_device_calls_of, prepare_training_reference,
+                                  check_training_reference, training_run_checks,      training_tensors};
 
 }  // namespace gp

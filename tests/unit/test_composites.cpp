@@ -9,6 +9,7 @@
 #include "harness/run/runner.hpp"
 #include "support/fake_backend.hpp"
 #include "support/gru_contract.hpp"
+#include "support/lookup.hpp"
 
 namespace gp {
 namespace {
@@ -17,11 +18,7 @@ using namespace fake_backend_names;
 
 constexpr std::uint64_t kSeed = 5;
 
-const Composite& composite(const std::string& id) {
-  const Composite* c = find_composite(id);
-  if (!c) throw Error("missing composite " + id);
-  return *c;
-}
+using testing::composite;
 
 std::vector<CheckResult> run_on(const Composite& c, MockQueue& queue) {
   FakeBackend backend;

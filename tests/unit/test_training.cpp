@@ -11,6 +11,7 @@
 #include "harness/graph/composite.hpp"
 #include "harness/training/training.hpp"
 #include "support/fake_backend.hpp"
+#include "support/lookup.hpp"
 
 namespace gp {
 namespace {
@@ -21,8 +22,7 @@ constexpr std::uint64_t kSeed = 2;
 const char* const kAdamw = "train(model=mlp,opt=adamw,steps=20,batch=16,dtype=f32)";
 
 std::vector<CheckResult> train_on(const std::string& id, MockQueue& q) {
-  const Composite* c = find_composite(id);
-  if (!c) throw Error("missing composite " + id);
+  const Composite* c = &testing::composite(id);
   FakeBackend backend;
   const CompositeReference r = prepare_training_reference(*c, kSeed);
   return check_training_on_backend(*c, "fake", backend, q, r, kSeed);

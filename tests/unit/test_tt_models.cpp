@@ -11,6 +11,7 @@
 #include "harness/graph/composite.hpp"
 #include "harness/graph/composite_graph.hpp"
 #include "support/fake_backend.hpp"
+#include "support/lookup.hpp"
 
 namespace gp {
 namespace {
@@ -19,11 +20,7 @@ using namespace fake_backend_names;
 
 constexpr std::uint64_t kSeed = 3;
 
-const Composite& composite(const std::string& id) {
-  const Composite* c = find_composite(id);
-  if (!c) throw Error("missing composite " + id);
-  return *c;
-}
+using testing::composite;
 
 // The generic form's leaves taken from the kernel form's draw by name; its one-hot leaves from
 // the ids, as the harness derives them.
