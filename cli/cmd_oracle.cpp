@@ -1,13 +1,16 @@
 // `gradparity oracle`: the long-double reference against its own formulas in 166-bit MPFR
-// (harness/audit/oracle_check.hpp), per op x direction, worst ratio |ref - oracle| / tightest bound.
+// (harness/audit/oracle_check.hpp), per op x direction, worst ratio |ref - oracle| / tightest bound;
+// models and training runs named with --op on sampled nodes of their graphs (oracle_model.hpp).
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cmath>
 #include <thread>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "harness/audit/oracle_check.hpp"
+#include "harness/audit/oracle_model.hpp"
 #include "reference/oracle.hpp"
 
 namespace gp::cli {
@@ -40,6 +43,16 @@ int oracle_command(const OracleCommand& cmd) {
                r.points, r.seconds, r.error.empty() ? "" : " ERROR " + r.error);
   };
   std::vector<OracleCaseResult> results = run_oracle(cases, cmd.seed, opts, jobs, progress);
+  // Models and training runs where --op names them: the sampled nodes of their reference graphs.
+  for (const Subject* s : select_subjects(cmd.selection)) {
+    if (s->kind() == SubjectKind::primitive ||
+        std::find(cmd.selection.ops.begin(), cmd.selection.ops.end(), s->op_name()) == cmd.selection.ops.end())
+      continue;
+    for (auto& r : oracle_check_model(static_cast<const CompositeSubject&>(*s), cmd.seed, opts)) {
+      progress(results.size() + 1, results.size() + 1, r);
+      results.push_back(std::move(r));
+    }
+  }
 
   fmt::print("{:<26} {:<18} {:>6} {:>9} {:>11} {:>9}  {}\n", "op", "direction", "cases", "points", "worst", "max rel",
              "where");

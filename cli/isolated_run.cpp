@@ -9,6 +9,7 @@
 
 #include "cli/child_process.hpp"
 #include "cli/interrupt.hpp"
+#include "core/atomic_file.hpp"
 #include "core/error.hpp"
 #include "harness/graph/composite.hpp"
 #include "reports/json_report.hpp"
@@ -27,17 +28,6 @@ std::string read_text(const fs::path& p) {
   std::ifstream in(p);
   std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return s;
-}
-
-// Written whole and renamed into place, so that a crash never leaves half a file.
-void write_atomically(const fs::path& p, const std::string& text) {
-  const fs::path tmp = p.string() + ".part";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw Error("cannot write " + tmp.string());
-  }
-  fs::rename(tmp, p);
 }
 
 struct Trace {
@@ -113,7 +103,7 @@ std::vector<CheckResult> run_device_in_child(const RunCommand& cmd, const Select
     {
       std::string list;
       for (std::size_t i = first; i < ids.size(); ++i) list += ids[i] + "\n";
-      write_atomically(dir / "cases", list);
+      write_file_atomically(dir / "cases", list);
     }
     std::string mark = progress_mark(dir);
     auto last_change = std::chrono::steady_clock::now();
@@ -194,11 +184,11 @@ int run_child_command(const RunCommand& cmd) {
   opts.oracle_check = false;
   opts.progress = cmd.progress;
   opts.jobs = 1;  // one case at a time: a crash names its case
-  opts.on_item_start = [&](const std::string& id) { write_atomically(dir / kStarted, id); };
+  opts.on_item_start = [&](const std::string& id) { write_file_atomically(dir / kStarted, id); };
   opts.on_item_done = [&](const std::string&, const std::vector<CheckResult>& checks) {
     RunReport r;
     r.checks = checks;
-    write_atomically(dir / fmt::format("done-{:06}.json", finished++), report_to_json_text(r));
+    write_file_atomically(dir / fmt::format("done-{:06}.json", finished++), report_to_json_text(r));
   };
   run_parity(subjects, devices, opts);
   return 0;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "backends/opencl/detail.hpp"
+#include "core/atomic_file.hpp"
 
 namespace gp::opencl {
 
@@ -81,31 +82,15 @@ CacheLookup cache_load(const std::string& dir, const std::string& key) {
 bool cache_store(const std::string& dir, const std::string& key, const std::vector<unsigned char>& binary) {
   if (dir.empty() || binary.empty()) return false;
   try {
-    std::filesystem::create_directories(dir);
     std::string s(kMagic, sizeof kMagic);
     put_u64(s, key.size());
     s += key;
     put_u64(s, binary.size());
     put_u64(s, fnv1a64(binary.data(), binary.size()));
     s.append(reinterpret_cast<const char*>(binary.data()), binary.size());
-    // A temporary name unique per process and thread; rename() replaces atomically.
-    static std::atomic<unsigned> counter{0};
-    std::string final_path = cache_entry_path(dir, key);
-    std::ostringstream tmp;
-    tmp << final_path << ".tmp." << ::getpid() << "." << std::hash<std::thread::id>{}(std::this_thread::get_id()) << "."
-        << counter++;
-    {
-      std::ofstream out(tmp.str(), std::ios::binary | std::ios::trunc);
-      out.write(s.data(), static_cast<std::streamsize>(s.size()));
-      out.close();
-      if (!out) {
-        std::filesystem::remove(tmp.str());
-        return false;
-      }
-    }
-    std::filesystem::rename(tmp.str(), final_path);
-    return true;
-  } catch (...) {
+    // Processes and threads may store the same entry at once: each writes whole, then renames.
+    return try_write_file_atomically(cache_entry_path(dir, key), s);
+  } catch (...) {  // a cache that cannot store costs time, never a result
     return false;
   }
 }

@@ -10,6 +10,7 @@
 #include <iterator>
 #include <vector>
 
+#include "core/atomic_file.hpp"
 #include "vk_layer_lock.hpp"
 
 namespace gp::vk {
@@ -115,26 +116,12 @@ bool PipelineCache::save() noexcept {
     std::vector<std::uint8_t> data(size);
     if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, data.data()) != VK_SUCCESS) return false;
     data.resize(size);
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    std::string tmp =
-        path_ + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(reinterpret_cast<std::uintptr_t>(this));
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out) return false;
-      std::uint64_t n = data.size(), h = fnv1a(data.data(), data.size());
-      out.write(kMagic, 8);
-      out.write(reinterpret_cast<const char*>(&n), 8);
-      out.write(reinterpret_cast<const char*>(&h), 8);
-      out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size()));
-      if (!out.flush()) {
-        std::filesystem::remove(tmp, ec);
-        return false;
-      }
-    }
-    std::filesystem::rename(tmp, path_, ec);
-    if (ec) std::filesystem::remove(tmp, ec);
-    return !ec;
+    const std::uint64_t n = data.size(), h = fnv1a(data.data(), data.size());
+    std::string bytes(kMagic, 8);
+    bytes.append(reinterpret_cast<const char*>(&n), 8);
+    bytes.append(reinterpret_cast<const char*>(&h), 8);
+    bytes.append(reinterpret_cast<const char*>(data.data()), data.size());
+    return try_write_file_atomically(path_, bytes);
   } catch (...) {
     return false;
   }

@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "harness/check/checker.hpp"
 #include "harness/check/context.hpp"
 #include "harness/check/tolerance.hpp"
 #include "harness/graph/composite_graph.hpp"
@@ -24,6 +25,13 @@ Tolerance composite_tolerance(const Composite& c, const Backend& backend);
 // Output, loss and every leaf gradient against the graph's bounded reference evaluation.
 std::vector<CheckResult> check_end_to_end(const Composite& c, const std::string& device_id, const Tolerance& tol,
                                           const GraphTensors& bounded, const DeviceGraph& d, std::uint64_t seed);
+
+// A node of a composite as a primitive case ("<model id> node 4 linear (layer 3)"), and its
+// reference data: the reference's values at its inputs (rounded to the dtype) and the reference's
+// gradient of its output as the cotangent. The node checks and the oracle check of a model use it.
+std::string node_label(const Composite& c, std::size_t i);  // "node 4 linear (layer 3)"
+Case node_case(const Composite& c, std::size_t i);
+ReferenceData node_reference(const Composite& c, std::size_t i, const CompositeReference& r);
 
 // Each node alone on the backend, fed the reference's inputs and output gradient, judged by
 // the primitive checks (harness/check/checker.hpp); results are labelled with the node.

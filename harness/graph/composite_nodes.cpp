@@ -15,6 +15,8 @@ HostTensor rounded(const ref::RefTensor& t, DType dtype) {
   return h;
 }
 
+}  // namespace
+
 std::string node_label(const Composite& c, std::size_t i) {
   const NodeDecl& n = c.decl.nodes[i];
   return "node " + std::to_string(i) + " " + std::string(op_name(n.op)) + " (" + n.layer + ")";
@@ -54,8 +56,6 @@ ReferenceData node_reference(const Composite& c, std::size_t i, const CompositeR
   d.grads = ref::vjp(d.call, d.ref_inputs, d.output, d.ref_cotangent);
   return d;
 }
-
-}  // namespace
 
 std::vector<CheckResult> check_nodes(const Composite& c, const std::string& device_id, Backend& backend, Queue& queue,
                                      const CompositeReference& r, std::uint64_t seed) {

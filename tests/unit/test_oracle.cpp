@@ -8,6 +8,8 @@
 
 #include "cases/registry.hpp"
 #include "harness/audit/oracle_check.hpp"
+#include "harness/audit/oracle_model.hpp"
+#include "harness/run/subjects.hpp"
 
 namespace gp {
 namespace {
@@ -130,6 +132,22 @@ TEST(OracleCheck, SampledSubProblemsCoverEveryDirection) {
       EXPECT_GT(d.points, 0) << id << " " << direction_label(d.direction, d.input);
       EXPECT_LE(d.worst_ratio, kOracleRatioLimit) << id << " " << direction_label(d.direction, d.input);
     }
+  }
+}
+
+// A model's reference graph is checked where the model evaluates it: one sampled node per op
+// (linear, gelu and the loss of a three-layer MLP), each with points compared and every ratio
+// under the limit, named after the model and the node.
+TEST(OracleModel, SampledNodesOfAModelAreVerified) {
+  const Subject* s = find_subject("mlp(layers=3,batch=7,act=gelu,dtype=f64)");
+  ASSERT_NE(s, nullptr);
+  const auto results = oracle_check_model(static_cast<const CompositeSubject&>(*s), 1);
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.error, "") << r.case_id;
+    EXPECT_GT(r.points, 0) << r.case_id;
+    EXPECT_LE(r.worst_ratio(), kOracleRatioLimit) << r.case_id;
+    EXPECT_NE(r.case_id.find(" node "), std::string::npos) << r.case_id;
   }
 }
 
