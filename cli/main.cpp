@@ -80,7 +80,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("!--no-reference-checks", run.reference_checks, "skip numerical checks of the reference");
 
   gp::cli::OneCaseCommand one;
-  auto* repro = app.add_subcommand("repro", "run one case on one backend, verbosely, with the worst elements");
+  auto* repro = app.add_subcommand(
+      "repro", "run one case, model or training run on one backend, verbosely, with the worst elements");
   repro->add_option("case", one.case_id, "case id, as printed by list or in a report")->required();
   add_common(repro, one.common, false);
   repro->add_option("--worst", one.worst, "worst elements to print")->capture_default_str();
@@ -120,10 +121,11 @@ int main(int argc, char** argv) {
   gp::cli::SelftestCommand self;
   auto* self_cmd = app.add_subcommand(
       "selftest",
-      "the checks' detection power: cases run through injected faults; exit 1 if a must-catch one is missed");
+      "the checks' detection power: cases (and models named with --op, one node's kernel at a time) run through "
+      "injected faults; exit 1 if a must-catch one is missed");
   add_common(self_cmd, self.common, false);
   add_selection(self_cmd, self.selection);
-  self_cmd->add_option("--sample", self.sample, "every k-th selected case, N in all (0: all)")
+  self_cmd->add_option("--sample", self.sample, "every k-th selected primitive case, N in all (0: all)")
       ->check(CLI::Range(0, 1000000));
   self_cmd->add_option("--report-dir", self.report_dir, "write DIR/selftest.json");
   self_cmd->add_flag("!--no-progress", self.progress, "no progress output");
@@ -148,7 +150,9 @@ int main(int argc, char** argv) {
 
   gp::cli::OracleCommand oracle;
   auto* oracle_cmd =
-      app.add_subcommand("oracle", "check the long-double reference against its formulas in 166-bit MPFR");
+      app.add_subcommand("oracle",
+                         "check the long-double reference against its formulas in 166-bit MPFR (models named with "
+                         "--op: sampled nodes of their graphs)");
   add_selection(oracle_cmd, oracle.selection);
   oracle_cmd->add_option("--seed,-s", oracle.seed, "input seed")->capture_default_str();
   auto* sample = oracle_cmd->add_option("--sample", oracle.sample, "elements per elementwise case (rows: N/8)")
