@@ -29,7 +29,7 @@ struct Fault {
   FaultClass kind = FaultClass::gradient_scaled;
   double epsilon = 0;  // gradient_scaled, forward_scaled
   // Only calls whose OpCall::case_id is this (one node of a model); empty: every call.
-  std::string target;
+  std::string target = {};
 };
 
 // `inner` with `fault` applied to what its kernels write. Buffers are the inner backend's own,

@@ -19,7 +19,7 @@ struct NumericalOptions {
 // What every check of one run shares.
 struct RunContext {
   std::uint64_t seed = 1;
-  NumericalOptions numerical;
+  NumericalOptions numerical = {};
 };
 
 // One device as a check sees it: its id in the report, the device and one queue of this thread.

@@ -146,11 +146,15 @@ TEST(ModelSelftest, EachNodesGrossFaultsAreCaughtAtThatNode) {
       ++gross;
       EXPECT_TRUE(o.caught) << o.label << " " << fault_class_name(k) << " " << o.fault.epsilon;
     }
-    if (o.caught) EXPECT_TRUE(o.at_node) << o.label << " " << fault_class_name(k) << ": " << o.evidence;
+    if (o.caught) {
+      EXPECT_TRUE(o.at_node) << o.label << " " << fault_class_name(k) << ": " << o.evidence;
+    }
     at_the_node += o.at_node;
     // No node of this MLP has two gradients of one shape: crossing them changes nothing, and the
     // table says so instead of counting a miss.
-    if (k == FaultClass::gradients_crossed) EXPECT_FALSE(o.caught || o.changes) << o.label;
+    if (k == FaultClass::gradients_crossed) {
+      EXPECT_FALSE(o.caught || o.changes) << o.label;
+    }
     EXPECT_EQ(o.elsewhere, "") << o.label << " " << fault_class_name(k);
   }
   EXPECT_GE(gross, 15);
