@@ -103,15 +103,18 @@ void append_summary(std::string& out, const RunReport& report) {
   auto o = std::back_inserter(out);
   fmt::format_to(o, "## Summary\n\n**{}**\n\n", summary_line(s.overall));
   if (s.by_backend.empty()) return;
+  // SKIP counts what a user must act on, as in the summary line; `covered` the checks left to a
+  // stronger check of the same result.
   fmt::format_to(o, "| Backend |");
   for (Verdict v : kAllVerdicts) fmt::format_to(o, " {} |", verdict_badge(v));
-  fmt::format_to(o, " Total |\n|---|");
-  for (std::size_t i = 0; i <= std::size(kAllVerdicts); ++i) out += "---:|";
+  fmt::format_to(o, " covered | Total |\n|---|");
+  for (std::size_t i = 0; i <= std::size(kAllVerdicts) + 1; ++i) out += "---:|";
   out += "\n";
   for (const auto& [backend, counts] : s.by_backend) {
     fmt::format_to(o, "| {} |", code(backend));
-    for (Verdict v : kAllVerdicts) fmt::format_to(o, " {} |", counts[v]);
-    fmt::format_to(o, " {} |\n", counts.total());
+    for (Verdict v : kAllVerdicts)
+      fmt::format_to(o, " {} |", v == Verdict::skip ? counts.actionable_skips() : counts[v]);
+    fmt::format_to(o, " {} | {} |\n", counts.covered, counts.total());
   }
   out += "\n";
 }

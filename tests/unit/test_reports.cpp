@@ -227,6 +227,8 @@ TEST(ParityJson, TypedReasonsRoundTripAndOlderDocumentsReadTyped) {
   const std::string line = summary_line(summarize(back.checks).overall);
   EXPECT_THAT(line, HasSubstr(", 1 SKIP,"));  // the synthetic report's own skip, not the covered one
   EXPECT_THAT(line, HasSubstr(", 1 covered by stronger checks"));
+  // parity.md's per-backend table counts alike: the covered check is in its own column.
+  EXPECT_THAT(report_to_markdown(back), HasSubstr("| `cpu` | 1 | 0 | 0 | 1 | 1 | 1 | 4 |"));
 
   nlohmann::json old = nlohmann::json::parse(report_to_json_text(synthetic_report()));
   old["schema_version"] = "1.6";
