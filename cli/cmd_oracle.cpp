@@ -44,11 +44,8 @@ int oracle_command(const OracleCommand& cmd) {
   };
   std::vector<OracleCaseResult> results = run_oracle(cases, cmd.seed, opts, jobs, progress);
   // Models and training runs where --op names them: the sampled nodes of their reference graphs.
-  for (const Subject* s : select_subjects(cmd.selection)) {
-    if (s->kind() == SubjectKind::primitive ||
-        std::find(cmd.selection.ops.begin(), cmd.selection.ops.end(), s->op_name()) == cmd.selection.ops.end())
-      continue;
-    for (auto& r : oracle_check_model(static_cast<const CompositeSubject&>(*s), cmd.seed, opts)) {
+  for (const CompositeSubject* m : select_named_models(cmd.selection)) {
+    for (auto& r : oracle_check_model(*m, cmd.seed, opts)) {
       progress(results.size() + 1, results.size() + 1, r);
       results.push_back(std::move(r));
     }

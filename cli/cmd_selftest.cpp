@@ -102,13 +102,8 @@ void print_model_table(const ModelSelftest& m) {
 }  // namespace
 
 int selftest_command(const SelftestCommand& cmd) {
-  // Models and training runs only where --op names them: each costs a model check per fault class
-  // and faulted node. --sample thins the primitive cases.
-  std::vector<const CompositeSubject*> models;
-  for (const Subject* s : select_subjects(cmd.selection))
-    if (s->kind() != SubjectKind::primitive &&
-        std::find(cmd.selection.ops.begin(), cmd.selection.ops.end(), s->op_name()) != cmd.selection.ops.end())
-      models.push_back(static_cast<const CompositeSubject*>(s));
+  // --sample thins the primitive cases; models run where --op names them.
+  const std::vector<const CompositeSubject*> models = select_named_models(cmd.selection);
   std::vector<const Case*> cases = select_cases(cmd.selection);
   if (cmd.sample > 0 && static_cast<int>(cases.size()) > cmd.sample) {
     // Every k-th case, so that every family of the selection keeps its share.

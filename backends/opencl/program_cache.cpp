@@ -1,14 +1,9 @@
 #include "backends/opencl/program_cache.hpp"
 
-#include <unistd.h>
-
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <thread>
 
 #include "backends/opencl/detail.hpp"
 #include "core/atomic_file.hpp"

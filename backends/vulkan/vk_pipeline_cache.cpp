@@ -1,7 +1,5 @@
 #include "vk_pipeline_cache.hpp"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

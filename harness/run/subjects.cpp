@@ -91,6 +91,14 @@ std::vector<const Subject*> select_subjects(const Selection& sel) {
   return out;
 }
 
+std::vector<const CompositeSubject*> select_named_models(const Selection& sel) {
+  std::vector<const CompositeSubject*> out;
+  for (const Subject* s : select_subjects(sel))
+    if (s->kind() != SubjectKind::primitive && std::count(sel.ops.begin(), sel.ops.end(), s->op_name()) > 0)
+      out.push_back(static_cast<const CompositeSubject*>(s));
+  return out;
+}
+
 std::vector<const Case*> select_cases(const Selection& sel) {
   std::vector<const Case*> out;
   for (const Subject* s : select_subjects(sel))

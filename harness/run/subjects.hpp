@@ -9,6 +9,7 @@
 
 #include "backends/registry.hpp"
 #include "harness/check/subject.hpp"
+#include "harness/graph/model_subject.hpp"
 
 namespace gp {
 
@@ -29,6 +30,9 @@ const Subject* find_subject(const std::string& id);
 // The subjects a selection picks, in registry order, every N-th for a shard. Throws UsageError
 // for unknown op or dtype names (listing the valid ones) and for a malformed regex.
 std::vector<const Subject*> select_subjects(const Selection& sel);
+// The models and training runs among them whose name --op gives: the audits that cost a model
+// check per node and fault (selftest) or per sampled node (oracle) take a model only when named.
+std::vector<const CompositeSubject*> select_named_models(const Selection& sel);
 // The primitive cases among them, for the audits that take primitives only (stress, selftest,
 // oracle).
 std::vector<const Case*> select_cases(const Selection& sel);
