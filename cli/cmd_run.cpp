@@ -82,9 +82,11 @@ int run_command(const RunCommand& cmd) {
   }
   double wall = report.meta.wall_seconds;
   ReferenceAccuracy accuracy = report.meta.reference_accuracy;
+  PhaseProfile profile = report.meta.profile;
   report.meta = make_metadata(cmd.common);
   report.meta.wall_seconds = wall;
   report.meta.reference_accuracy = accuracy;
+  report.meta.profile = profile;
   report.meta.shard = cmd.shard;
   report.meta.interrupted = InterruptGuard::flag().load();
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));

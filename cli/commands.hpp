@@ -129,8 +129,9 @@ RunMetadata make_metadata(const CommonOptions& c);
 std::string catalog_version();
 const Subject& require_subject(const std::string& id);  // UsageError if unknown
 // Writes DIR/parity.json, parity.md, parity-details.md and parity.html (creating DIR) and says
-// where (cli/report_files.cpp).
-void write_reports(const std::string& dir, const RunReport& report);
+// where (cli/report_files.cpp); records the time the other reports took in the profile that
+// parity.json, written last, carries.
+void write_reports(const std::string& dir, RunReport& report);
 // Before a run: creates DIR and proves a file can be written there, or throws UsageError naming
 // DIR and the reason, so a long run never ends in results it cannot save.
 void require_writable_dir(const std::string& dir, std::string_view option);

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "reports/file_io.hpp"
 #include "reports/json_codec.hpp"
+#include "reports/json_profile.hpp"
 #include "reports/models.hpp"
 #include "reports/summary.hpp"
 #include "reports/training.hpp"
@@ -93,6 +94,13 @@ bool add_1_2_meta(Json& meta, const RunMetadata& m) {
 bool add_1_3_meta(Json& meta, const RunMetadata& m) {
   if (m.reference_accuracy.oracle.empty()) return false;
   meta["reference_accuracy"] = accuracy_to_json(m.reference_accuracy);
+  return true;
+}
+
+// The 1.8 field, written by runs that measured their profile.
+bool add_1_8_meta(Json& meta, const RunMetadata& m) {
+  if (m.profile.empty()) return false;
+  meta["profile"] = profile_to_json(m.profile);
   return true;
 }
 
@@ -231,6 +239,7 @@ RunMetadata meta_from_json(const FieldReader& r) {
     m.devices.push_back(
         device_from_json(FieldReader(devices[i], r.path_of("devices") + "[" + std::to_string(i) + "]")));
   if (r.has("reference_accuracy")) m.reference_accuracy = accuracy_from_json(r.object("reference_accuracy"));
+  if (r.has("profile")) m.profile = profile_from_json(r.object("profile"));
   return m;
 }
 
@@ -331,8 +340,9 @@ std::string report_to_json_text(const RunReport& report) {
   // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy, 1.4 with sensitivity, 1.5
   // with composite models (checks' `part`, direction "node", summary.models), 1.6 with training
   // runs' steps (checks' `steps`, summary.training), 1.7 with typed subjects and reasons (checks'
-  // `subject`, `reason_kind`, `formulation`; summary's `covered`).
+  // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile.
   Json meta = meta_to_json(report.meta);
+  const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
   const bool v1_3 = add_1_3_meta(meta, report.meta);
   const bool v1_4 = std::any_of(report.checks.begin(), report.checks.end(),
@@ -344,7 +354,8 @@ std::string report_to_json_text(const RunReport& report) {
   const bool v1_7 = std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) {
     return c.subject != SubjectKind::primitive || c.reason_kind != ReasonKind::none || !c.formulation.empty();
   });
-  const std::string_view version = v1_7                    ? kParitySchemaVersion
+  const std::string_view version = v1_8                    ? kParitySchemaVersion
+                                   : v1_7                  ? std::string_view("1.7")
                                    : v1_6                  ? std::string_view("1.6")
                                    : v1_5                  ? std::string_view("1.5")
                                    : v1_4                  ? std::string_view("1.4")

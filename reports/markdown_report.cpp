@@ -59,6 +59,19 @@ std::string matrix_cell(const std::vector<const CheckResult*>& checks) {
   return join(parts, ", ");
 }
 
+// "412 s on 2 workers: bounds 201 s (49%), ...; primitives 80 s, models 250 s, training 82 s"
+std::string profile_text(const PhaseProfile& p) {
+  const double total = p.total();
+  std::vector<std::string> phases, kinds;
+  for (Phase ph : kAllPhases)
+    if (const double s = p.phase_total(ph); s > 0)
+      phases.push_back(fmt::format("{} {} s ({:.0f}%)", phase_name(ph), g3(s), 100 * s / total));
+  for (SubjectKind k : kAllSubjectKinds)
+    if (const double s = p.kind_total(k); s > 0) kinds.push_back(fmt::format("{} {} s", subject_kind_name(k), g3(s)));
+  return fmt::format("{} s of {} worker{}: {}; by kind: {}", g3(total), p.workers, p.workers == 1 ? "" : "s",
+                     join(phases, ", "), join(kinds, ", "));
+}
+
 }  // namespace
 
 void append_header(std::string& out, const RunMetadata& m) {
@@ -71,6 +84,7 @@ void append_header(std::string& out, const RunMetadata& m) {
   fmt::format_to(o, "| Seed | {} |\n", m.seed);
   if (!m.shard.empty()) fmt::format_to(o, "| Shard | {} |\n", cell(m.shard));
   fmt::format_to(o, "| Wall time | {} s |\n", g3(m.wall_seconds));
+  if (!m.profile.empty()) fmt::format_to(o, "| Time per phase | {} |\n", profile_text(m.profile));
   const ReferenceAccuracy& a = m.reference_accuracy;
   if (!a.oracle.empty())
     fmt::format_to(o,

@@ -124,6 +124,7 @@ RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::s
     merged.meta.interrupted = merged.meta.interrupted || m.interrupted;
     if (merged.meta.catalog.empty()) merged.meta.catalog = m.catalog;
     merge_accuracy(merged.meta.reference_accuracy, m.reference_accuracy);
+    merged.meta.profile += m.profile;  // shards' workers and times add up
     append_unique(merged.meta.command_line, m.command_line, " ; ", seen_commands);
     append_unique(merged.meta.shard, m.shard, ",", seen_shards);
     for (const DeviceSummary& d : m.devices) {

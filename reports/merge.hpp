@@ -19,6 +19,7 @@ namespace gp {
 //   devices        the union (equal entries kept once)
 //   catalog        must be equal where both shards record one: gp::Error otherwise
 //   interrupted    true when any shard was interrupted
+//   profile        the sum: every shard's workers and their seconds per phase
 // Throws gp::Error for an empty list. When `warnings` is given, it receives one line per shard
 // "k/n" missing among shards that name the same n (the merged report then covers part of a run).
 RunReport merge_reports(const std::vector<RunReport>& shards, std::vector<std::string>* warnings = nullptr);

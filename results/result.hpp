@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "results/profile.hpp"
+#include "results/subject_kind.hpp"
 
 namespace gp {
 
@@ -29,9 +31,6 @@ enum class Direction : std::uint8_t { forward, backward, numerical_reference, nu
 std::string_view direction_name(Direction d);  // "forward", "backward", "numerical_reference", ...
 // "forward", "backward input 1", "numerical_backend input 0"
 std::string direction_label(Direction d, int input);
-// What a check belongs to: a primitive case, a composite model, or a training run of a model.
-enum class SubjectKind : std::uint8_t { primitive, model, training };
-std::string_view subject_kind_name(SubjectKind k);  // "primitive", "model", "training"
 
 // Why a check did not judge (SKIP) or could not run (ERROR), as a type: the reports group and
 // count by it, the exit code reads it; `CheckResult::reason` keeps the details in words.
@@ -148,6 +147,7 @@ struct RunMetadata {
   // Stopped early (SIGINT/SIGTERM): the checks hold only the cases finished before the stop.
   bool interrupted = false;
   ReferenceAccuracy reference_accuracy;
+  PhaseProfile profile;  // empty when the run did not measure one (a merged or older document)
 };
 
 // One stress mode on one device (harness/audit/stress.hpp): N threads x M iterations of forward +

@@ -15,7 +15,6 @@ inline constexpr Direction kAllDirections[] = {
     Direction::forward,           Direction::backward,  Direction::numerical_reference,
     Direction::numerical_backend, Direction::surrogate, Direction::node};
 
-inline constexpr SubjectKind kAllSubjectKinds[] = {SubjectKind::primitive, SubjectKind::model, SubjectKind::training};
 inline constexpr ReasonKind kAllReasonKinds[] = {
     ReasonKind::none,          ReasonKind::covered,     ReasonKind::unsupported,      ReasonKind::unavailable,
     ReasonKind::device_failed, ReasonKind::device_lost, ReasonKind::reference_failed, ReasonKind::device_error};

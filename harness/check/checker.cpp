@@ -1,6 +1,7 @@
 #include "harness/check/checker.hpp"
 
 #include "harness/check/inputs.hpp"
+#include "harness/check/phase_clock.hpp"
 
 namespace gp {
 
@@ -25,8 +26,12 @@ CheckResult blank_result(const Case& c, const std::string& device_id, Direction 
 
 ReferenceData prepare_reference(const Case& c, std::uint64_t seed) {
   ReferenceData d;
-  d.inputs = make_inputs(c, seed);
-  d.cotangent = make_cotangent(c, seed);
+  {
+    PhaseTimer timer(Phase::inputs);
+    d.inputs = make_inputs(c, seed);
+    d.cotangent = make_cotangent(c, seed);
+  }
+  PhaseTimer timer(Phase::reference);
   for (const auto& t : d.inputs) d.ref_inputs.push_back(ref::RefTensor::from_host(t));
   d.ref_cotangent = ref::RefTensor::from_host(d.cotangent);
   d.output = ref::forward(c.call, d.ref_inputs);
@@ -38,8 +43,10 @@ ReferenceData prepare_reference(const Case& c, std::uint64_t seed) {
 const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flush) const {
   auto key = std::make_pair(profile, flush);
   auto it = bounded_.find(key);
-  if (it == bounded_.end())
+  if (it == bounded_.end()) {
+    PhaseTimer timer(Phase::bounds);
     it = bounded_.emplace(key, ref::bounded_evaluate(call, ref_inputs, ref_cotangent, profile, flush)).first;
+  }
   return it->second;
 }
 

@@ -1,6 +1,7 @@
 #include "harness/graph/composite_graph.hpp"
 
 #include "core/error.hpp"
+#include "harness/check/phase_clock.hpp"
 #include "harness/check/poison.hpp"
 
 namespace gp {
@@ -106,6 +107,7 @@ DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, c
 
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
                                    std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, const GraphRun& how) {
+  PhaseTimer timer(Phase::device_calls);
   auto allocate = [&](DType dtype, const Shape& s) {
     pool.push_back(backend.allocate(dtype, s));
     return pool.back().get();
@@ -154,6 +156,7 @@ DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& 
 
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
                                 const std::vector<HostTensor>& leaves, const GraphRun& how) {
+  PhaseTimer timer(Phase::device_calls);
   // Every buffer lives until the queue has finished (a buffer may not die while work that uses
   // it is in flight); the maps point into the pool.
   DevicePool pool;

@@ -2,6 +2,7 @@
 // computed for it, so that a failure names the node, its layer and its op.
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
+#include "harness/check/phase_clock.hpp"
 #include "harness/graph/composite_checks.hpp"
 
 namespace gp {
@@ -43,6 +44,7 @@ Case node_case(const Composite& c, std::size_t i) {
 }
 
 ReferenceData node_reference(const Composite& c, std::size_t i, const CompositeReference& r) {
+  PhaseTimer timer(Phase::reference);
   const NodeDecl& n = c.decl.nodes[i];
   ReferenceData d;
   d.call = c.calls[i];

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "harness/check/inputs.hpp"
+#include "harness/check/phase_clock.hpp"
 #include "harness/graph/composite_graph.hpp"
 
 namespace gp {
@@ -54,9 +55,13 @@ CompositeReference prepare_composite_reference(const Composite& c, std::uint64_t
     // Each redraw is a stream of its own, a function of the seed and the attempt alone.
     if (attempt > 0) draw.id = c.id + " redraw " + std::to_string(attempt);
     CompositeReference r;
-    r.leaves = make_inputs(draw, seed);
-    derive_one_hot_leaves(c, r.leaves);
-    if (fill) fill(r.leaves);
+    {
+      PhaseTimer timer(Phase::inputs);
+      r.leaves = make_inputs(draw, seed);
+      derive_one_hot_leaves(c, r.leaves);
+      if (fill) fill(r.leaves);
+    }
+    PhaseTimer timer(Phase::reference);
     r.exact = evaluate_graph(c, widened(r.leaves), exact_node_ops());
     why = near_kink(c, r.exact);
     if (why.empty()) return r;
@@ -97,6 +102,7 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
   auto key = std::make_pair(profile, flush);
   auto it = bounded_.find(key);
   if (it == bounded_.end()) {
+    PhaseTimer timer(Phase::bounds);
     GraphTensors b = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
     b.loss_err = gradient_weighted_loss_error(c, exact, b, profile, flush);
     tighten_end_to_end_bounds(c, widened(leaves), exact, b, profile, flush);

@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "harness/audit/oracle_check.hpp"
+#include "harness/check/phase_clock.hpp"
 
 namespace gp {
 
@@ -57,6 +58,7 @@ std::vector<CheckResult> run_subject_on(const Subject& s, const PreparedSubject*
   if (!prepared || !queue)
     return {decided(s, id, run.seed, Verdict::skip, ReasonKind::reference_failed, "reference data unavailable")};
   try {
+    PhaseTimer timer(Phase::comparisons);
     return prepared->check_on(DeviceContext{id, &backend, queue}, run);
   } catch (const DeviceLost& e) {
     dev.mark_unusable(ReasonKind::device_lost, std::string("device lost earlier in this run: ") + e.what());
@@ -135,16 +137,21 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
       oracle_options.devices.push_back(
           {s->opened.backend->info().math, s->opened.backend->info().may_flush_subnormals});
   std::atomic<std::size_t> next{0};
+  PhaseRecorder recorder;
   Progress progress(opts.progress, subjects.size());
   auto one_subject = [&](std::size_t i, std::vector<std::unique_ptr<Queue>>& queues) {
     const Subject& s = *subjects[i];
     std::vector<CheckResult>& out = per_subject[i];
+    const PhaseBinding phases(&recorder, s.kind());
     std::unique_ptr<PreparedSubject> prepared;
     try {
       prepared = s.prepare(run);
-      if (opts.reference_checks)
+      if (opts.reference_checks) {
+        PhaseTimer timer(Phase::reference_checks);
         for (auto& r : prepared->check_reference(run)) out.push_back(std::move(r));
+      }
       if (opts.oracle_check && s.primitive_case()) {
+        PhaseTimer timer(Phase::oracle_sample);
         try {
           oracle[i] = oracle_check_case(*s.primitive_case(), *prepared->primitive_data(), run.seed, oracle_options);
         } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
@@ -179,6 +186,8 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
   for (auto& v : per_subject)
     for (auto& r : v) report.checks.push_back(std::move(r));
   if (opts.oracle_check) report.meta.reference_accuracy = reference_accuracy(oracle);
+  report.meta.profile = recorder.profile();
+  report.meta.profile.workers = jobs;
   report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return report;
 }

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "harness/check/compare.hpp"
 #include "harness/check/inputs.hpp"
+#include "harness/check/phase_clock.hpp"
 #include "harness/graph/composite_checks.hpp"
 #include "harness/training/training_loop.hpp"
 
@@ -35,6 +36,7 @@ struct TrajectoryBound {
 
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
                                  const MathProfile* profile, bool flush) {
+  PhaseTimer timer(Phase::bounds);
   auto flat = [&](const NodeOps& ops) {
     const Trajectory t = train_on_reference(c, leaves, ops);
     std::vector<long double> v = t.loss;
@@ -150,7 +152,10 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
                                          Queue& queue, const CompositeReference& r, std::uint64_t seed) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<ref::RefTensor> leaves = widened(r.leaves);
-  const Trajectory exact = train_on_reference(c, leaves, exact_node_ops());
+  const Trajectory exact = [&] {
+    PhaseTimer timer(Phase::reference);
+    return train_on_reference(c, leaves, exact_node_ops());
+  }();
   const TrajectoryBound b =
       bound_trajectory(c, leaves, exact, backend.info().math, backend.info().may_flush_subnormals);
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);

@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "harness/check/compare.hpp"
+#include "harness/check/phase_clock.hpp"
 #include "harness/check/poison.hpp"
 #include "harness/graph/composite_checks.hpp"
 #include "harness/training/training_loop.hpp"
@@ -83,6 +84,7 @@ std::vector<long double> accumulate_on_reference(const Composite& c, const Micro
 
 std::map<std::string, HostTensor> accumulate_on_device(const Composite& c, const MicroBatches& m, Backend& backend,
                                                        Queue& queue) {
+  PhaseTimer timer(Phase::device_calls);
   DevicePool pool;
   auto upload = [&](const HostTensor& h) { return upload_to_pool(backend, queue, pool, h); };
   // The parameters are uploaded once and read by every micro-batch.
@@ -126,9 +128,11 @@ std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceCon
                                              const CompositeReference& r, const Tolerance& tol, std::uint64_t seed) {
   Backend& backend = *device.backend;
   const MicroBatches m = split(c, r.leaves);
-  const std::vector<long double> rms =
-      probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, backend.info().math,
-                backend.info().may_flush_subnormals, kTrainingProbes, c.id, "micro-batch probe ");
+  const std::vector<long double> rms = [&] {
+    PhaseTimer timer(Phase::bounds);
+    return probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, backend.info().math,
+                     backend.info().may_flush_subnormals, kTrainingProbes, c.id, "micro-batch probe ");
+  }();
   const std::map<std::string, HostTensor> got = accumulate_on_device(c, m, backend, *device.queue);
   const std::string how = "bound through the " + std::to_string(m.leaves.size()) +
                           " micro-batches and their sums: " + training_bound_text();

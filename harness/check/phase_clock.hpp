@@ -1,0 +1,61 @@
+// Measures the run's profile (results/profile.hpp): a PhaseRecorder sums the time of each phase
+// over the worker threads; a PhaseBinding says, for one thread and one subject, where its phases
+// go; a PhaseTimer placed where a phase begins counts until it ends, excluding the phases nested
+// inside it. Code that runs unbound (a test, `repro`) times nothing.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+
+#include "results/profile.hpp"
+
+namespace gp {
+
+class PhaseRecorder {
+ public:
+  void add(Phase p, SubjectKind k, std::chrono::nanoseconds t);
+  PhaseProfile profile() const;
+
+ private:
+  std::array<std::atomic<std::int64_t>, kPhaseCount * kSubjectKindCount> ns_{};
+};
+
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(Phase p);
+  ~PhaseTimer();
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  friend class PhaseBinding;
+  void pause(Clock::time_point now) { spent_ += now - since_; }
+  void resume(Clock::time_point now) { since_ = now; }
+  Phase phase_;
+  bool active_ = false;
+  PhaseTimer* outer_ = nullptr;
+  Clock::time_point since_;
+  Clock::duration spent_{};
+};
+
+// While it lives, this thread's phases count for `kind` in `recorder` (null: nothing is timed);
+// its own time outside any phase counts as Phase::other.
+class PhaseBinding {
+ public:
+  PhaseBinding(PhaseRecorder* recorder, SubjectKind kind);
+  ~PhaseBinding();
+  PhaseBinding(const PhaseBinding&) = delete;
+  PhaseBinding& operator=(const PhaseBinding&) = delete;
+
+ private:
+  PhaseRecorder* previous_recorder_;
+  SubjectKind previous_kind_;
+  PhaseTimer* previous_timer_;
+  std::optional<PhaseTimer> root_;
+};
+
+}  // namespace gp

@@ -1,0 +1,100 @@
+// The run's profile: phases timed exclusively of the phases nested in them, nothing timed
+// without a binding, and meta.profile through parity.json, parity.md and a merge of shards.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "harness/check/phase_clock.hpp"
+#include "reports/json_report.hpp"
+#include "reports/markdown_report.hpp"
+#include "reports/merge.hpp"
+#include "support/synthetic_report.hpp"
+
+namespace gp {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(PhaseClock, NestedPhaseTimeIsNotCountedInTheOuterPhase) {
+  PhaseRecorder recorder;
+  {
+    const PhaseBinding bound(&recorder, SubjectKind::model);
+    const PhaseTimer outer(Phase::comparisons);
+    const PhaseTimer inner(Phase::device_calls);
+    std::this_thread::sleep_for(60ms);
+  }
+  const PhaseProfile p = recorder.profile();
+  EXPECT_GE(p.at(Phase::device_calls, SubjectKind::model), 0.055);
+  EXPECT_LT(p.at(Phase::comparisons, SubjectKind::model), 0.03);  // microseconds, not the inner 60 ms
+  EXPECT_EQ(p.at(Phase::device_calls, SubjectKind::primitive), 0.0);
+}
+
+TEST(PhaseClock, OuterPhaseResumesAfterTheNestedOneAndTheBindingCountsTheRest) {
+  PhaseRecorder recorder;
+  {
+    const PhaseBinding bound(&recorder, SubjectKind::primitive);
+    {
+      const PhaseTimer outer(Phase::bounds);
+      { const PhaseTimer inner(Phase::inputs); }
+      std::this_thread::sleep_for(40ms);
+    }
+    std::this_thread::sleep_for(40ms);
+  }
+  const PhaseProfile p = recorder.profile();
+  EXPECT_GE(p.at(Phase::bounds, SubjectKind::primitive), 0.035);
+  EXPECT_LT(p.at(Phase::inputs, SubjectKind::primitive), 0.02);
+  EXPECT_GE(p.at(Phase::other, SubjectKind::primitive), 0.035);
+}
+
+TEST(PhaseClock, UnboundTimersRecordNothing) {
+  PhaseRecorder recorder;
+  { const PhaseTimer t(Phase::bounds); }
+  {
+    const PhaseBinding unbound(nullptr, SubjectKind::primitive);
+    const PhaseTimer t(Phase::bounds);
+  }
+  EXPECT_EQ(recorder.profile().total(), 0.0);
+}
+
+PhaseProfile sample_profile() {
+  PhaseProfile p;
+  p.workers = 2;
+  p.at(Phase::bounds, SubjectKind::model) = 12.5;
+  p.at(Phase::device_calls, SubjectKind::primitive) = 0.25;
+  p.at(Phase::reference, SubjectKind::training) = 1.0;
+  p.reports_seconds = 0.5;
+  return p;
+}
+
+TEST(ParityJsonProfile, RoundTripsAsSchema18) {
+  RunReport r = synthetic_report();
+  r.meta.profile = sample_profile();
+  const std::string text = report_to_json_text(r);
+  EXPECT_NE(text.find("\"schema_version\": \"1.8\""), std::string::npos);
+  const RunReport back = report_from_json_text(text, "test");
+  for (Phase ph : kAllPhases)
+    for (SubjectKind k : kAllSubjectKinds) EXPECT_EQ(back.meta.profile.at(ph, k), r.meta.profile.at(ph, k));
+  EXPECT_EQ(back.meta.profile.workers, 2);
+  EXPECT_EQ(back.meta.profile.reports_seconds, 0.5);
+  EXPECT_EQ(report_to_json_text(synthetic_report()).find("\"profile\""), std::string::npos);  // none measured
+}
+
+TEST(ParityJsonProfile, MarkdownStatesTheProfileAndMergeAddsShards) {
+  RunReport a = synthetic_report(), b = synthetic_report();
+  a.meta.profile = sample_profile();
+  b.meta.profile = sample_profile();
+  b.meta.shard = "2/2";
+  b.checks.clear();
+  const std::string md = report_to_markdown(a);
+  EXPECT_NE(md.find("| Time per phase | 13.8 s of 2 workers: reference 1 s (7%), bounds 12.5 s (91%), device_calls "
+                    "0.25 s (2%); by kind: primitive 0.25 s, model 12.5 s, training 1 s |"),
+            std::string::npos)
+      << md.substr(0, 1500);
+  const RunReport merged = merge_reports({a, b});
+  EXPECT_EQ(merged.meta.profile.workers, 4);
+  EXPECT_EQ(merged.meta.profile.at(Phase::bounds, SubjectKind::model), 25.0);
+}
+
+}  // namespace
+}  // namespace gp
