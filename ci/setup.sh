@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
   chromium  # tests/html: parity.html rendered in a real headless browser
   libboost-dev libmpfr-dev  # reference/oracle: MPFR through Boost.Multiprecision
+  libxxhash-dev libzstd-dev  # harness/check/reference_cache: content keys, checksums, compression
   opencl-headers opencl-clhpp-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libclblast-dev  # plugins/clblast, ctest plugin/clblast
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools

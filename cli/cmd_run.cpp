@@ -58,8 +58,9 @@ int run_command(const RunCommand& cmd) {
   }
 
   const auto t0 = std::chrono::steady_clock::now();
+  const std::unique_ptr<ReferenceCache> cache = open_reference_cache(cmd.common);
   RunOptions opts;
-  opts.context = {cmd.common.seed, cmd.common.numerical};
+  opts.context = {cmd.common.seed, cmd.common.numerical, cache.get()};
   opts.reference_checks = cmd.reference_checks;
   opts.progress = cmd.progress;
   opts.jobs = cmd.jobs;
@@ -103,6 +104,11 @@ int run_command(const RunCommand& cmd) {
                  r.reason, r.repro);
   }
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
+  if (cache) {
+    const ReferenceCache::Counts n = cache->counts();
+    fmt::print("reference cache: {} bounds read, {} computed{} ({})\n", n.hits, n.misses + n.rejected,
+               n.rejected ? fmt::format(" ({} faulty entries among them)", n.rejected) : "", cache->dir().string());
+  }
   if (!accuracy.oracle.empty())
     fmt::print(
         "reference {} against {}: {} cases, {} points, worst {:.3g} of the tightest bound (limit {:g}) at {} {}\n",

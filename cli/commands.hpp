@@ -11,6 +11,7 @@
 
 #include "backends/backend.hpp"
 #include "harness/check/checker.hpp"
+#include "harness/check/reference_cache.hpp"
 #include "harness/run/runner.hpp"
 
 namespace gp::cli {
@@ -20,6 +21,7 @@ struct CommonOptions {
   std::uint64_t seed = 1;             // --seed
   BackendOptions backend;             // --cache-dir, --vk-validation
   NumericalOptions numerical;         // --probes
+  bool reference_cache = true;        // !--no-reference-cache
   std::string command_line;
 };
 
@@ -125,6 +127,8 @@ int oracle_command(const OracleCommand& cmd);
 
 // Helpers shared by the commands.
 RunMetadata make_metadata(const CommonOptions& c);
+// The reference cache of --cache-dir (or the default folder), null with --no-reference-cache.
+std::unique_ptr<ReferenceCache> open_reference_cache(const CommonOptions& c);
 // "<N> cases, <hash of the case ids>": shards cut from different catalogs must not merge.
 std::string catalog_version();
 const Subject& require_subject(const std::string& id);  // UsageError if unknown

@@ -66,6 +66,7 @@ std::vector<std::string> child_args(const RunCommand& cmd, const std::string& de
                                 "--out-dir",        dir.string()};
   if (!c.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", c.backend.cache_dir});
   if (c.backend.vulkan_validation) a.push_back("--vk-validation");
+  if (!c.reference_cache) a.push_back("--no-reference-cache");
   if (!cmd.progress) a.push_back("--no-progress");
   return a;
 }
@@ -179,7 +180,8 @@ int run_child_command(const RunCommand& cmd) {
   const fs::path dir = cmd.child_out;
   std::size_t finished = 0;
   RunOptions opts;
-  opts.context = {cmd.common.seed, cmd.common.numerical};
+  const std::unique_ptr<ReferenceCache> cache = open_reference_cache(cmd.common);
+  opts.context = {cmd.common.seed, cmd.common.numerical, cache.get()};
   opts.reference_checks = false;  // the parent's run has them
   opts.oracle_check = false;
   opts.progress = cmd.progress;

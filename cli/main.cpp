@@ -17,8 +17,12 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
   b->delimiter(',');
   if (!backend_list) b->required();
   cmd->add_option("--seed,-s", c.seed, "input seed")->capture_default_str();
-  cmd->add_option("--cache-dir", c.backend.cache_dir, "OpenCL binary / Vulkan pipeline cache folder");
+  cmd->add_option("--cache-dir", c.backend.cache_dir,
+                  "cache folder: kernel binaries, pipelines and the reference's bounds (default "
+                  "$GRADPARITY_CACHE_DIR, else ~/.cache/gradparity)");
   cmd->add_flag("--vk-validation", c.backend.vulkan_validation, "enable the Vulkan validation layer");
+  cmd->add_flag("!--no-reference-cache", c.reference_cache,
+                "compute every bound instead of reading it from the reference cache (CACHE_DIR/reference)");
   cmd->add_option("--probes", c.numerical.reference_probes, "directional probes per input on the reference")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));

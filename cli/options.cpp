@@ -11,6 +11,11 @@
 
 namespace gp::cli {
 
+std::unique_ptr<ReferenceCache> open_reference_cache(const CommonOptions& c) {
+  if (!c.reference_cache) return nullptr;
+  return std::make_unique<ReferenceCache>(reference_cache_dir(c.backend.cache_dir), kDefaultReferenceCacheCap);
+}
+
 RunMetadata make_metadata(const CommonOptions& c) {
   RunMetadata m;
   m.version = build_info::kVersion;

@@ -2,6 +2,7 @@
 
 #include "harness/check/inputs.hpp"
 #include "harness/check/phase_clock.hpp"
+#include "harness/check/reference_cache.hpp"
 
 namespace gp {
 
@@ -24,8 +25,10 @@ CheckResult blank_result(const Case& c, const std::string& device_id, Direction 
   return r;
 }
 
-ReferenceData prepare_reference(const Case& c, std::uint64_t seed) {
+ReferenceData prepare_reference(const Case& c, std::uint64_t seed, ReferenceCache* cache) {
   ReferenceData d;
+  d.cache = cache;
+  d.cache_id = c.id;
   {
     PhaseTimer timer(Phase::inputs);
     d.inputs = make_inputs(c, seed);
@@ -43,11 +46,20 @@ ReferenceData prepare_reference(const Case& c, std::uint64_t seed) {
 const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flush) const {
   auto key = std::make_pair(profile, flush);
   auto it = bounded_.find(key);
-  if (it == bounded_.end()) {
-    PhaseTimer timer(Phase::bounds);
-    it = bounded_.emplace(key, ref::bounded_evaluate(call, ref_inputs, ref_cotangent, profile, flush)).first;
-  }
+  if (it == bounded_.end())
+    it = bounded_.emplace(key, bounded_for_cotangent(*this, ref_cotangent, profile, flush)).first;
   return it->second;
+}
+
+ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
+                                   const MathProfile* profile, bool flush) {
+  PhaseTimer timer(Phase::bounds);
+  CacheKeyBuilder key("bounded");
+  key.add(data.cache_id);
+  for (const HostTensor& t : data.inputs) key.add(t);
+  key.add(cotangent).add(profile, flush);
+  return cached<ref::Bounded>(
+      data.cache, key, [&] { return ref::bounded_evaluate(data.call, data.ref_inputs, cotangent, profile, flush); });
 }
 
 }  // namespace gp

@@ -27,6 +27,10 @@ struct ReferenceData {
   ref::RefTensor output;
   std::vector<ref::RefTensor> grads;
   OpCall call;
+  // Where bounds are kept between runs (null: computed each time) and the id that, with the
+  // inputs and the cotangent, addresses them there.
+  ReferenceCache* cache = nullptr;
+  std::string cache_id;
 
   // Output and gradients with `err` filled for a device with this profile (`flush`: it may
   // flush subnormal results); a null profile bounds the long-double reference's own rounding.
@@ -36,7 +40,11 @@ struct ReferenceData {
   mutable std::map<std::pair<const MathProfile*, bool>, ref::Bounded> bounded_;
 };
 
-ReferenceData prepare_reference(const Case& c, std::uint64_t seed);
+ReferenceData prepare_reference(const Case& c, std::uint64_t seed, ReferenceCache* cache = nullptr);
+
+// ref::bounded_evaluate at the data's inputs for `cotangent`, through the data's cache.
+ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
+                                   const MathProfile* profile, bool flush = false);
 
 // Counts reference / backend forward evaluations spent in numerical checks (benchmarks).
 struct EvalCounter {

@@ -9,6 +9,8 @@
 
 namespace gp {
 
+class ReferenceCache;  // harness/check/reference_cache.hpp
+
 struct NumericalOptions {
   int reference_probes = 2;                // random directional probes per input on the reference
   std::int64_t jacobian_max_inputs = 8;    // full Jacobian when an input has at most this many
@@ -20,6 +22,7 @@ struct NumericalOptions {
 struct RunContext {
   std::uint64_t seed = 1;
   NumericalOptions numerical = {};
+  ReferenceCache* reference_cache = nullptr;  // null: every bound is computed
 };
 
 // One device as a check sees it: its id in the report, the device and one queue of this thread.

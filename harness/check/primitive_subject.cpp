@@ -34,7 +34,7 @@ class PreparedPrimitive final : public PreparedSubject {
 std::string_view PrimitiveSubject::op_name() const { return gp::op_name(case_.decl.op); }
 
 std::unique_ptr<PreparedSubject> PrimitiveSubject::prepare(const RunContext& run) const {
-  return std::make_unique<PreparedPrimitive>(case_, prepare_reference(case_, run.seed));
+  return std::make_unique<PreparedPrimitive>(case_, prepare_reference(case_, run.seed, run.reference_cache));
 }
 
 CheckResult PrimitiveSubject::blank(const std::string& device_id, std::uint64_t seed) const {

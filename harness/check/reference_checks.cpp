@@ -6,7 +6,6 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/inputs.hpp"
 #include "harness/check/numerical.hpp"
-#include "harness/check/phase_clock.hpp"
 #include "harness/check/rng.hpp"
 #include "harness/check/tolerance.hpp"
 
@@ -108,16 +107,14 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
       RefTensor e = data.ref_cotangent;
       std::fill(e.v.begin(), e.v.end(), Real(0));
       e.v[unit_rows.size()] = 1;
-      PhaseTimer timer(Phase::bounds);
-      unit_rows.push_back(ref::bounded_evaluate(c.call, data.ref_inputs, e, nullptr));
+      unit_rows.push_back(bounded_for_cotangent(data, e, nullptr));
     }
     return unit_rows[static_cast<std::size_t>(i)];
   };
   auto probe_vjp = [&](int p) -> const ref::Bounded& {
     while (static_cast<int>(probe_vjps.size()) < p) {
       const RefTensor vt = RefTensor::from_host(make_cotangent(c, seed, static_cast<int>(probe_vjps.size()) + 1));
-      PhaseTimer timer(Phase::bounds);
-      probe_vjps.push_back(ref::bounded_evaluate(c.call, data.ref_inputs, vt, nullptr));
+      probe_vjps.push_back(bounded_for_cotangent(data, vt, nullptr));
     }
     return p == 0 ? data.bounded(nullptr) : probe_vjps[static_cast<std::size_t>(p - 1)];
   };

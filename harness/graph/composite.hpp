@@ -20,6 +20,10 @@
 #include "results/result.hpp"
 
 namespace gp {
+class ReferenceCache;  // harness/check/reference_cache.hpp
+}
+
+namespace gp {
 
 // Every tensor of a graph evaluation: values of leaves and node outputs, and gradients of the
 // loss with respect to each tensor on a path to it. With bounds, `err` is filled.
@@ -32,10 +36,12 @@ struct GraphTensors {
 };
 
 struct CompositeReference {
-  std::vector<HostTensor> leaves;  // in declaration order, in the dtype (i32 class indices)
-  GraphTensors exact;              // long double
-  // The same evaluation in Tracked arithmetic for a device profile: the bound of every tensor
-  // (computed on first use; one thread uses a CompositeReference at a time).
+  std::vector<HostTensor> leaves;   // in declaration order, in the dtype (i32 class indices)
+  GraphTensors exact;               // long double
+  ReferenceCache* cache = nullptr;  // where bounds are kept between runs; null: computed
+  // The same evaluation in Tracked arithmetic for a device profile, tightened by the probes: the
+  // bounds of the checked tensors, the output, the loss and the leaves' gradients (computed on
+  // first use, or read from `cache`; one thread uses a CompositeReference at a time).
   const GraphTensors& bounded(const Composite& c, const MathProfile* profile, bool flush) const;
 
  private:

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "harness/check/cache_blob.hpp"
+#include "harness/check/reference_cache.hpp"
 #include "harness/check/rng.hpp"
 #include "harness/graph/composite.hpp"
 
@@ -59,6 +61,14 @@ ref::ErrorBound probe_error_bound(long double worst, long double rms, double saf
 // Replaces the path-by-path bounds of the output, the loss and the leaf gradients in `bounded`
 // (and loss_err) by the smaller first-order bound through the graph's Jacobian, estimated with
 // random probes of every node's own error (composite_bound.cpp).
+// The reference cache's address of `what` a composite's reference computes for a device profile:
+// the composite, its leaves' bytes, the profile.
+CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r,
+                                    const MathProfile* profile, bool flush);
+// A graph evaluation as a reference cache entry holds it (harness/check/cache_blob.hpp).
+void encode(BlobWriter& w, const GraphTensors& t);
+void decode(BlobReader& r, GraphTensors& t);
+
 void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
                                GraphTensors& bounded, const MathProfile* profile, bool flush);
 

@@ -47,6 +47,8 @@ ReferenceData node_reference(const Composite& c, std::size_t i, const CompositeR
   PhaseTimer timer(Phase::reference);
   const NodeDecl& n = c.decl.nodes[i];
   ReferenceData d;
+  d.cache = r.cache;
+  d.cache_id = c.id + " " + node_label(c, i);
   d.call = c.calls[i];
   for (std::size_t k = 0; k < n.inputs.size(); ++k)
     d.inputs.push_back(rounded(r.exact.value.at(n.inputs[k]), c.calls[i].input_dtypes[k]));

@@ -96,16 +96,51 @@ ref::ErrorBound gradient_weighted_loss_error(const Composite& c, const GraphTens
   return sum;
 }
 
+// What the checks read of a bounded evaluation (the output, the loss, the leaves' gradients): the
+// intermediate tensors would take most of a cache entry.
+GraphTensors checked_part(const Composite& c, GraphTensors t) {
+  GraphTensors out;
+  out.value[c.decl.output] = t.value.at(c.decl.output);
+  out.value[c.decl.loss] = t.value.at(c.decl.loss);
+  for (const auto& l : c.decl.leaves)
+    if (auto it = t.grad.find(l.name); it != t.grad.end()) out.grad[l.name] = std::move(it->second);
+  out.loss_err = t.loss_err;
+  return out;
+}
+
 }  // namespace
+
+CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r,
+                                    const MathProfile* profile, bool flush) {
+  CacheKeyBuilder key(what);
+  key.add(c.id);
+  for (const HostTensor& l : r.leaves) key.add(l);
+  key.add(profile, flush);
+  return key;
+}
+
+void encode(BlobWriter& w, const GraphTensors& t) {
+  encode(w, t.value);
+  encode(w, t.grad);
+  encode(w, t.loss_err);
+}
+void decode(BlobReader& r, GraphTensors& t) {
+  decode(r, t.value);
+  decode(r, t.grad);
+  decode(r, t.loss_err);
+}
 
 const GraphTensors& CompositeReference::bounded(const Composite& c, const MathProfile* profile, bool flush) const {
   auto key = std::make_pair(profile, flush);
   auto it = bounded_.find(key);
   if (it == bounded_.end()) {
     PhaseTimer timer(Phase::bounds);
-    GraphTensors b = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
-    b.loss_err = gradient_weighted_loss_error(c, exact, b, profile, flush);
-    tighten_end_to_end_bounds(c, widened(leaves), exact, b, profile, flush);
+    GraphTensors b = cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), [&] {
+      GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
+      t.loss_err = gradient_weighted_loss_error(c, exact, t, profile, flush);
+      tighten_end_to_end_bounds(c, widened(leaves), exact, t, profile, flush);
+      return checked_part(c, std::move(t));
+    });
     it = bounded_.emplace(key, std::move(b)).first;
   }
   return it->second;

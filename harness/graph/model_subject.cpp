@@ -32,7 +32,9 @@ Support CompositeSubject::supports(Backend& backend) const {
 }
 
 std::unique_ptr<PreparedSubject> CompositeSubject::prepare(const RunContext& run) const {
-  return std::make_unique<PreparedComposite>(*this, kind_.reference(composite_, run.seed));
+  CompositeReference r = kind_.reference(composite_, run.seed);
+  r.cache = run.reference_cache;
+  return std::make_unique<PreparedComposite>(*this, std::move(r));
 }
 
 CheckResult CompositeSubject::blank(const std::string& device_id, std::uint64_t seed) const {

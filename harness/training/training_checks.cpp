@@ -34,6 +34,17 @@ struct TrajectoryBound {
   std::vector<double> amplification;                         // [step], from step 2
 };
 
+void encode(BlobWriter& w, const TrajectoryBound& b) {
+  encode(w, b.loss);
+  encode(w, b.slots);
+  encode(w, b.amplification);
+}
+void decode(BlobReader& r, TrajectoryBound& b) {
+  decode(r, b.loss);
+  decode(r, b.slots);
+  decode(r, b.amplification);
+}
+
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
                                  const MathProfile* profile, bool flush) {
   PhaseTimer timer(Phase::bounds);
@@ -156,8 +167,11 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
     PhaseTimer timer(Phase::reference);
     return train_on_reference(c, leaves, exact_node_ops());
   }();
+  const MathProfile* profile = backend.info().math;
+  const bool flush = backend.info().may_flush_subnormals;
   const TrajectoryBound b =
-      bound_trajectory(c, leaves, exact, backend.info().math, backend.info().may_flush_subnormals);
+      cached<TrajectoryBound>(r.cache, composite_cache_key("training-bound", c, r, profile, flush),
+                              [&] { return bound_trajectory(c, leaves, exact, profile, flush); });
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);
   const std::string how =
