@@ -44,9 +44,12 @@ Radii radii_of(const ref::RefTensor& t) {
 
 }  // namespace
 
-NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local) {
+NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local,
+                           std::map<const OpCall*, ref::RefTensor>* forward) {
   return {[=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in) {
-            local.push_back({radii_of(ref::bounded_node_forward(call, without_error(in), profile, flush))});
+            ref::RefTensor own = ref::bounded_node_forward(call, without_error(in), profile, flush);
+            local.push_back({radii_of(own)});
+            if (forward) forward->emplace(&call, std::move(own));
             return ref::forward(call, in);
           },
           [=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
@@ -79,9 +82,10 @@ NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next) 
 }
 
 std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
-                                   const std::string& id, const std::string& stream) {
+                                   const std::string& id, const std::string& stream,
+                                   std::map<const OpCall*, ref::RefTensor>* forward) {
   LocalBounds local;
-  const std::vector<long double> exact = run(recording_node_ops(profile, flush, local));
+  const std::vector<long double> exact = run(recording_node_ops(profile, flush, local, forward));
   std::vector<long double> squares(exact.size(), 0.0L);
   for (int p = 0; p < probes; ++p) {
     Rng rng = Rng::for_case(0, id, stream + std::to_string(p));
@@ -121,7 +125,8 @@ ref::ErrorBound probe_error_bound(long double worst, long double rms, double saf
 }
 
 void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
-                               GraphTensors& bounded, const MathProfile* profile, bool flush) {
+                               GraphTensors& bounded, const MathProfile* profile, bool flush,
+                               const std::function<ref::ErrorBound(const NodeForwardBounds&)>& worst_loss_error) {
   const std::vector<Checked> names = checked_tensors(c, exact);
   auto checked = [&](const NodeOps& ops) {
     const GraphTensors t = evaluate_graph(c, leaves, ops);
@@ -129,8 +134,10 @@ void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTen
     for (const auto& k : names) flat.insert(flat.end(), tensor(t, k).v.begin(), tensor(t, k).v.end());
     return flat;
   };
-  const std::vector<long double> rms = probe_rms(checked, profile, flush, kProbes, c.id, "bound probe ");
+  NodeForwardBounds own;
+  const std::vector<long double> rms = probe_rms(checked, profile, flush, kProbes, c.id, "bound probe ", &own);
   // The loss's worst case is the gradient-weighted one (GraphTensors::loss_err).
+  bounded.loss_err = worst_loss_error(own);
   bounded.value.at(c.decl.loss).err.assign(1, bounded.loss_err);
   std::size_t at = 0;
   for (const auto& k : names)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,7 +45,9 @@ GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor
 // `rng`, `next` counting the evaluations.
 using Radii = std::vector<long double>;
 using LocalBounds = std::vector<std::vector<Radii>>;
-NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local);
+// `forward`, when given, keeps each forward evaluation's whole bound by its OpCall's address.
+NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local,
+                           std::map<const OpCall*, ref::RefTensor>* forward = nullptr);
 NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
 
 // The probes' root mean square per checked value of a computation: `run` evaluates it through
@@ -52,15 +55,13 @@ NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
 // `probes` probing passes, probe p's signs from the stream (`id`, `stream` + p).
 using ProbedRun = std::function<std::vector<long double>(const NodeOps&)>;
 std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
-                                   const std::string& id, const std::string& stream);
+                                   const std::string& id, const std::string& stream,
+                                   std::map<const OpCall*, ref::RefTensor>* forward = nullptr);
 
 // min(worst, lambda * safety * rms) in the tolerance's terms (tolerance.hpp): with det and spec
 // zero, the bound is (1 + r) min(kFormulation acc, lambda prob). `worst` may be infinite.
 ref::ErrorBound probe_error_bound(long double worst, long double rms, double safety);
 
-// Replaces the path-by-path bounds of the output, the loss and the leaf gradients in `bounded`
-// (and loss_err) by the smaller first-order bound through the graph's Jacobian, estimated with
-// random probes of every node's own error (composite_bound.cpp).
 // The reference cache's address of `what` a composite's reference computes for a device profile:
 // the composite, its leaves' bytes, the profile.
 CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r,
@@ -69,8 +70,15 @@ CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, c
 void encode(BlobWriter& w, const GraphTensors& t);
 void decode(BlobReader& r, GraphTensors& t);
 
+// Replaces the path-by-path bounds of the output, the loss and the leaf gradients in `bounded`
+// (and loss_err) by the smaller first-order bound through the graph's Jacobian, estimated with
+// random probes of every node's own error (composite_bound.cpp). `worst_loss_error` gives the
+// gradient-weighted worst case of the loss (GraphTensors::loss_err) from every node's own forward
+// bound at the reference's inputs, which the probes' recording pass computes anyway.
+using NodeForwardBounds = std::map<const OpCall*, ref::RefTensor>;  // keyed by &c.calls[i]
 void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
-                               GraphTensors& bounded, const MathProfile* profile, bool flush);
+                               GraphTensors& bounded, const MathProfile* profile, bool flush,
+                               const std::function<ref::ErrorBound(const NodeForwardBounds&)>& worst_loss_error);
 
 // What a backend computed for a composite, downloaded once at the end.
 struct DeviceGraph {

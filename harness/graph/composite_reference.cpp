@@ -73,18 +73,13 @@ namespace {
 
 // GraphTensors::loss_err; the path-by-path bound where some node's output has no gradient.
 ref::ErrorBound gradient_weighted_loss_error(const Composite& c, const GraphTensors& exact, const GraphTensors& paths,
-                                             const MathProfile* profile, bool flush) {
+                                             const NodeForwardBounds& own_bounds) {
   ref::ErrorBound sum;
   for (std::size_t i = 0; i < c.decl.nodes.size(); ++i) {
     const NodeDecl& n = c.decl.nodes[i];
     auto g = exact.grad.find(n.output);
     if (g == exact.grad.end()) return paths.value.at(c.decl.loss).err.at(0);
-    std::vector<ref::RefTensor> in;
-    for (const auto& name : n.inputs) {
-      in.push_back(exact.value.at(name));
-      in.back().err.clear();  // the node's own error, at the reference's inputs
-    }
-    const ref::RefTensor own = ref::bounded_node_forward(c.calls[i], in, profile, flush);
+    const ref::RefTensor& own = own_bounds.at(&c.calls[i]);  // at the reference's inputs
     for (std::size_t j = 0; j < own.err.size(); ++j) {
       const long double w = std::fabs(g->second.v[j]);
       sum.det += w * own.err[j].det;
@@ -137,8 +132,9 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
     PhaseTimer timer(Phase::bounds);
     GraphTensors b = cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), [&] {
       GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
-      t.loss_err = gradient_weighted_loss_error(c, exact, t, profile, flush);
-      tighten_end_to_end_bounds(c, widened(leaves), exact, t, profile, flush);
+      tighten_end_to_end_bounds(c, widened(leaves), exact, t, profile, flush, [&](const NodeForwardBounds& own) {
+        return gradient_weighted_loss_error(c, exact, t, own);
+      });
       return checked_part(c, std::move(t));
     });
     it = bounded_.emplace(key, std::move(b)).first;
