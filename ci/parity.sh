@@ -4,7 +4,7 @@
 # arguments go to `gradparity run`. On GitHub Actions the summary goes to the job's summary page.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash ci/build.sh ci
+bash ci/build.sh ci gradparity  # the main job builds what it runs
 export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$PWD/build/ci/pocl-cache}"
 out="${REPORT_DIR:-reports-out}"
 status=0
