@@ -82,13 +82,12 @@ NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next) 
 }
 
 std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
-                                   const std::string& id, const std::string& stream,
-                                   std::map<const OpCall*, ref::RefTensor>* forward) {
+                                   const ProbeStream& stream, std::map<const OpCall*, ref::RefTensor>* forward) {
   LocalBounds local;
   const std::vector<long double> exact = run(recording_node_ops(profile, flush, local, forward));
   std::vector<long double> squares(exact.size(), 0.0L);
   for (int p = 0; p < probes; ++p) {
-    Rng rng = Rng::for_case(0, id, stream + std::to_string(p));
+    Rng rng = Rng::for_case(0, stream.id, stream.prefix + std::to_string(p));
     std::size_t next = 0;
     const std::vector<long double> moved = run(probing_node_ops(local, rng, next));
     for (std::size_t j = 0; j < exact.size(); ++j) squares[j] += (moved[j] - exact[j]) * (moved[j] - exact[j]);
@@ -124,9 +123,11 @@ ref::ErrorBound probe_error_bound(long double worst, long double rms, double saf
   return e;
 }
 
-void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
-                               GraphTensors& bounded, const MathProfile* profile, bool flush,
+void tighten_end_to_end_bounds(const Composite& c, const CompositeReference& r, GraphTensors& bounded,
+                               const MathProfile* profile, bool flush,
                                const std::function<ref::ErrorBound(const NodeForwardBounds&)>& worst_loss_error) {
+  const GraphTensors& exact = r.exact;
+  const std::vector<ref::RefTensor> leaves = widened(r.leaves);
   const std::vector<Checked> names = checked_tensors(c, exact);
   auto checked = [&](const NodeOps& ops) {
     const GraphTensors t = evaluate_graph(c, leaves, ops);
@@ -135,7 +136,7 @@ void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTen
     return flat;
   };
   NodeForwardBounds own;
-  const std::vector<long double> rms = probe_rms(checked, profile, flush, kProbes, c.id, "bound probe ", &own);
+  const std::vector<long double> rms = probe_rms(checked, profile, flush, kProbes, {c.id, "bound probe "}, &own);
   // The loss's worst case is the gradient-weighted one (GraphTensors::loss_err).
   bounded.loss_err = worst_loss_error(own);
   bounded.value.at(c.decl.loss).err.assign(1, bounded.loss_err);

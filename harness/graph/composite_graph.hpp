@@ -54,8 +54,12 @@ NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
 // the ops it is given and returns its checked values flattened; one recording pass, then
 // `probes` probing passes, probe p's signs from the stream (`id`, `stream` + p).
 using ProbedRun = std::function<std::vector<long double>(const NodeOps&)>;
+struct ProbeStream {
+  const std::string& id;  // the subject's
+  std::string prefix;     // "bound probe ": probe p draws from (id, prefix + p)
+};
 std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
-                                   const std::string& id, const std::string& stream,
+                                   const ProbeStream& stream,
                                    std::map<const OpCall*, ref::RefTensor>* forward = nullptr);
 
 // min(worst, lambda * safety * rms) in the tolerance's terms (tolerance.hpp): with det and spec
@@ -76,8 +80,8 @@ void decode(BlobReader& r, GraphTensors& t);
 // gradient-weighted worst case of the loss (GraphTensors::loss_err) from every node's own forward
 // bound at the reference's inputs, which the probes' recording pass computes anyway.
 using NodeForwardBounds = std::map<const OpCall*, ref::RefTensor>;  // keyed by &c.calls[i]
-void tighten_end_to_end_bounds(const Composite& c, const std::vector<ref::RefTensor>& leaves, const GraphTensors& exact,
-                               GraphTensors& bounded, const MathProfile* profile, bool flush,
+void tighten_end_to_end_bounds(const Composite& c, const CompositeReference& r, GraphTensors& bounded,
+                               const MathProfile* profile, bool flush,
                                const std::function<ref::ErrorBound(const NodeForwardBounds&)>& worst_loss_error);
 
 // What a backend computed for a composite, downloaded once at the end.

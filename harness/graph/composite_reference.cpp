@@ -132,7 +132,7 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
     PhaseTimer timer(Phase::bounds);
     GraphTensors b = cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), [&] {
       GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
-      tighten_end_to_end_bounds(c, widened(leaves), exact, t, profile, flush, [&](const NodeForwardBounds& own) {
+      tighten_end_to_end_bounds(c, *this, t, profile, flush, [&](const NodeForwardBounds& own) {
         return gradient_weighted_loss_error(c, exact, t, own);
       });
       return checked_part(c, std::move(t));

@@ -55,7 +55,7 @@ TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefT
       for (const auto& slot : step) v.insert(v.end(), slot.v.begin(), slot.v.end());
     return v;
   };
-  const std::vector<long double> rms = probe_rms(flat, profile, flush, kTrainingProbes, c.id, "training probe ");
+  const std::vector<long double> rms = probe_rms(flat, profile, flush, kTrainingProbes, {c.id, "training probe "});
   TrajectoryBound b;
   b.loss.assign(rms.begin(), rms.begin() + static_cast<std::ptrdiff_t>(exact.loss.size()));
   std::size_t at = exact.loss.size();

@@ -134,7 +134,7 @@ std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceCon
       cached<std::vector<long double>>(r.cache, composite_cache_key("micro-batch-bound", c, r, profile, flush), [&] {
         PhaseTimer timer(Phase::bounds);
         return probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, profile, flush,
-                         kTrainingProbes, c.id, "micro-batch probe ");
+                         kTrainingProbes, {c.id, "micro-batch probe "});
       });
   const std::map<std::string, HostTensor> got = accumulate_on_device(c, m, backend, *device.queue);
   const std::string how = "bound through the " + std::to_string(m.leaves.size()) +
