@@ -196,6 +196,10 @@ std::vector<DeviceFacts> describe_devices(const Instance& instance) {
   return out;
 }
 
+// Freed buffers' memory kept for reuse (vk_memory_pool.hpp): a model's buffers and the staging
+// buffers of its uploads and downloads, many times over.
+constexpr VkDeviceSize kKeptMemoryBytes = VkDeviceSize{256} << 20;
+
 Context::Context(const BackendOptions& opts, std::uint32_t index)
     : log_(std::make_unique<ValidationLog>()),
       instance_(std::make_unique<Instance>(validation_requested(opts), log_.get())) {
@@ -226,6 +230,7 @@ Context::Context(const BackendOptions& opts, std::uint32_t index)
   dci.pQueueCreateInfos = &qci;
   check(vkCreateDevice(facts_.physical, &dci, nullptr, &device_), "vkCreateDevice", "");
   vkGetDeviceQueue(device_, facts_.queue_family, 0, &queue_);
+  memory_pool_ = std::make_unique<MemoryPool>(device_, kKeptMemoryBytes);
   const char* staging = std::getenv("GP_VK_STAGING");
   force_staging_ = staging && std::strcmp(staging, "1") == 0;
 }
@@ -235,6 +240,7 @@ Context::~Context() {
     {
       CallGuard guard(validation_enabled());
       vkDeviceWaitIdle(device_);  // result ignored: nothing useful to do in a destructor
+      memory_pool_.reset();
     }
     LifecycleGuard lifecycle;
     vkDestroyDevice(device_, nullptr);

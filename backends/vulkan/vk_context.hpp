@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "vk_memory_pool.hpp"
 #include "vk_validation.hpp"
 
 namespace gp::vk {
@@ -71,6 +72,7 @@ class Context {
   // GP_VK_STAGING=1: tensor buffers are never mapped (tests the discrete-GPU path anywhere).
   bool force_staging() const { return force_staging_; }
   ValidationLog& validation_log() { return *log_; }
+  MemoryPool& memory_pool() { return *memory_pool_; }
 
   // check() for calls on this device: VK_ERROR_DEVICE_LOST also marks the context lost.
   void check(VkResult r, const char* api_call, const std::string& case_id, const std::string& detail = {});
@@ -90,6 +92,7 @@ class Context {
   VkPhysicalDeviceMemoryProperties memory_{};
   VkDevice device_ = VK_NULL_HANDLE;
   VkQueue queue_ = VK_NULL_HANDLE;
+  std::unique_ptr<MemoryPool> memory_pool_;
   bool force_staging_ = false;
   std::mutex submit_mutex_;
   std::atomic<bool> lost_{false};

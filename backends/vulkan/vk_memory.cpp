@@ -51,15 +51,29 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, DType dtype, Shape shap
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(dev, buffer_, &req);
   VkResult last = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  MemoryPool& pool = ctx_->memory_pool();
   for (std::uint32_t type : candidate_types(*ctx_, req.memoryTypeBits, placement)) {
+    const bool host_visible =
+        ctx_->memory_properties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    const bool map = host_visible && (placement == Placement::host_visible || !ctx_->force_staging());
+    memory_type_ = type;
+    memory_size_ = req.size;
+    if (std::optional<MemoryPool::Block> kept = pool.take(type, req.size, map)) {
+      memory_ = kept->memory;
+      mapped_ = kept->mapped;
+      last = VK_SUCCESS;
+      break;
+    }
     VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
     ai.allocationSize = req.size;
     ai.memoryTypeIndex = type;
     last = vkAllocateMemory(dev, &ai, nullptr, &memory_);
+    if (last == VK_ERROR_OUT_OF_DEVICE_MEMORY || last == VK_ERROR_OUT_OF_HOST_MEMORY) {
+      pool.release_all();  // what the pool keeps may be what is missing
+      last = vkAllocateMemory(dev, &ai, nullptr, &memory_);
+    }
     if (last == VK_SUCCESS) {
-      bool host_visible =
-          ctx_->memory_properties().memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
-      if (host_visible && (placement == Placement::host_visible || !ctx_->force_staging())) {
+      if (map) {
         void* p = nullptr;
         last = vkMapMemory(dev, memory_, 0, VK_WHOLE_SIZE, 0, &p);
         mapped_ = static_cast<std::byte*>(p);
@@ -78,7 +92,7 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, DType dtype, Shape shap
   }
   VkResult r = vkBindBufferMemory(dev, buffer_, memory_, 0);
   if (r != VK_SUCCESS) {
-    vkFreeMemory(dev, memory_, nullptr);
+    vkFreeMemory(dev, memory_, nullptr);  // not kept: binding it failed
     vkDestroyBuffer(dev, buffer_, nullptr);
     ctx_->check(r, "vkBindBufferMemory", case_id, detail);
   }
@@ -91,10 +105,8 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, DType dtype, Shape shap
 
 VulkanBuffer::~VulkanBuffer() {
   CallGuard guard(ctx_->validation_enabled());
-  VkDevice dev = ctx_->device();
-  if (mapped_) vkUnmapMemory(dev, memory_);
-  vkDestroyBuffer(dev, buffer_, nullptr);
-  vkFreeMemory(dev, memory_, nullptr);
+  vkDestroyBuffer(ctx_->device(), buffer_, nullptr);
+  ctx_->memory_pool().give(memory_type_, memory_size_, {memory_, mapped_});  // mapped or not, as it is
 }
 
 std::optional<std::string> VulkanBuffer::describe_canary_damage(const std::uint8_t* front,

@@ -70,6 +70,8 @@ class VulkanBuffer final : public DeviceBuffer {
   std::shared_ptr<Context> ctx_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
+  std::uint32_t memory_type_ = 0;
+  VkDeviceSize memory_size_ = 0;
   std::byte* mapped_ = nullptr;
   VkDeviceSize data_bytes_ = 0;
   std::uint64_t id_ = 0;
