@@ -85,24 +85,16 @@ void decode(BlobReader& r, ref::ErrorBound& e) {
 void encode(BlobWriter& w, const ref::RefTensor& t) {
   w.u64(static_cast<std::uint64_t>(t.shape.rank()));
   for (int i = 0; i < t.shape.rank(); ++i) w.u64(static_cast<std::uint64_t>(t.shape[i]));
-  encode(w, t.v);
-  encode(w, t.err);
+  encode_fields(w, t.v, t.err);
 }
 void decode(BlobReader& r, ref::RefTensor& t) {
   std::vector<std::int64_t> dims(r.count(8));
   for (auto& d : dims) d = static_cast<std::int64_t>(r.u64());
   t.shape = Shape(std::move(dims));
-  decode(r, t.v);
-  decode(r, t.err);
+  decode_fields(r, t.v, t.err);
 }
 
-void encode(BlobWriter& w, const ref::Bounded& b) {
-  encode(w, b.output);
-  encode(w, b.grads);
-}
-void decode(BlobReader& r, ref::Bounded& b) {
-  decode(r, b.output);
-  decode(r, b.grads);
-}
+void encode(BlobWriter& w, const ref::Bounded& b) { encode_fields(w, b.output, b.grads); }
+void decode(BlobReader& r, ref::Bounded& b) { decode_fields(r, b.output, b.grads); }
 
 }  // namespace gp

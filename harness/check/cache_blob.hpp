@@ -58,6 +58,13 @@ inline void decode(BlobReader& r, long double& v) { v = r.f80(); }
 inline void encode(BlobWriter& w, double v) { w.f64(v); }
 inline void decode(BlobReader& r, double& v) { v = r.f64(); }
 
+// A struct's codec from its fields, written and read in one order:
+//   void encode(BlobWriter& w, const S& s) { encode_fields(w, s.a, s.b); }
+template <class... F>
+void encode_fields(BlobWriter& w, const F&... f);
+template <class... F>
+void decode_fields(BlobReader& r, F&... f);
+
 template <class T>
 void encode(BlobWriter& w, const std::vector<T>& v) {
   w.u64(v.size());
@@ -83,6 +90,15 @@ void decode(BlobReader& r, std::map<std::string, T>& m) {
     std::string k = r.text();
     decode(r, m[k]);
   }
+}
+
+template <class... F>
+void encode_fields(BlobWriter& w, const F&... f) {
+  (encode(w, f), ...);
+}
+template <class... F>
+void decode_fields(BlobReader& r, F&... f) {
+  (decode(r, f), ...);
 }
 
 }  // namespace gp

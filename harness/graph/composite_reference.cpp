@@ -114,16 +114,8 @@ CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, c
   return key;
 }
 
-void encode(BlobWriter& w, const GraphTensors& t) {
-  encode(w, t.value);
-  encode(w, t.grad);
-  encode(w, t.loss_err);
-}
-void decode(BlobReader& r, GraphTensors& t) {
-  decode(r, t.value);
-  decode(r, t.grad);
-  decode(r, t.loss_err);
-}
+void encode(BlobWriter& w, const GraphTensors& t) { encode_fields(w, t.value, t.grad, t.loss_err); }
+void decode(BlobReader& r, GraphTensors& t) { decode_fields(r, t.value, t.grad, t.loss_err); }
 
 const GraphTensors& CompositeReference::bounded(const Composite& c, const MathProfile* profile, bool flush) const {
   auto key = std::make_pair(profile, flush);

@@ -34,16 +34,8 @@ struct TrajectoryBound {
   std::vector<double> amplification;                         // [step], from step 2
 };
 
-void encode(BlobWriter& w, const TrajectoryBound& b) {
-  encode(w, b.loss);
-  encode(w, b.slots);
-  encode(w, b.amplification);
-}
-void decode(BlobReader& r, TrajectoryBound& b) {
-  decode(r, b.loss);
-  decode(r, b.slots);
-  decode(r, b.amplification);
-}
+void encode(BlobWriter& w, const TrajectoryBound& b) { encode_fields(w, b.loss, b.slots, b.amplification); }
+void decode(BlobReader& r, TrajectoryBound& b) { decode_fields(r, b.loss, b.slots, b.amplification); }
 
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
                                  const MathProfile* profile, bool flush) {
