@@ -53,7 +53,6 @@ const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flus
 
 ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
                                    const MathProfile* profile, bool flush) {
-  PhaseTimer timer(Phase::bounds);
   CacheKeyBuilder key("bounded");
   key.add(data.cache_id);
   for (const HostTensor& t : data.inputs) key.add(t);

@@ -25,6 +25,7 @@
 #include "core/math_profile.hpp"
 #include "core/tensor.hpp"
 #include "harness/check/cache_blob.hpp"
+#include "harness/check/phase_clock.hpp"
 
 namespace gp {
 
@@ -87,9 +88,10 @@ std::filesystem::path reference_cache_dir(const std::string& configured);
 inline constexpr std::uint64_t kDefaultReferenceCacheCap = std::uint64_t{2} << 30;  // 2 GiB
 
 // `compute()` once per key: read back from the cache when it holds the entry, else computed and
-// stored. Without a cache, computed.
+// stored. Without a cache, computed. Either way the profile counts it as bounds (every entry is).
 template <class T>
 T cached(ReferenceCache* cache, const CacheKeyBuilder& key, const std::function<T()>& compute) {
+  PhaseTimer timer(Phase::bounds);
   if (!cache) return compute();
   const CacheKey k = key.key();
   if (std::optional<std::string> bytes = cache->load(k)) {

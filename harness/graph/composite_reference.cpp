@@ -121,7 +121,6 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
   auto key = std::make_pair(profile, flush);
   auto it = bounded_.find(key);
   if (it == bounded_.end()) {
-    PhaseTimer timer(Phase::bounds);
     GraphTensors b = cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), [&] {
       GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
       tighten_end_to_end_bounds(c, *this, t, profile, flush, [&](const NodeForwardBounds& own) {

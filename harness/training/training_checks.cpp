@@ -39,7 +39,6 @@ void decode(BlobReader& r, TrajectoryBound& b) { decode_fields(r, b.loss, b.slot
 
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
                                  const MathProfile* profile, bool flush) {
-  PhaseTimer timer(Phase::bounds);
   auto flat = [&](const NodeOps& ops) {
     const Trajectory t = train_on_reference(c, leaves, ops);
     std::vector<long double> v = t.loss;
