@@ -83,9 +83,14 @@ class Sum<Tracked> {
   }
 
   void add_value(long double t, const ErrorBound& e, bool exact) {
-    propagate(terms_, e, 1);
+    // propagate(terms_, e, 1), whose products by 1 are exact.
+    terms_.det += e.det;
+    terms_.acc += e.acc;
+    terms_.prob += e.prob;
+    terms_.spec += e.spec;
     terms_exact_ = terms_exact_ && exact;
-    if (t != 0) lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(t));
+    // The lowest bit matters only while every term is exact (exact_in_any_order).
+    if (terms_exact_ && t != 0) lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(t));
     abs_sum_ += std::fabs(t);
     s_ = n_ == 0 ? t : s_ + t;
     squares_ += t * t;

@@ -63,8 +63,6 @@ constexpr TrackingContext kLongDouble{nullptr,    DType::f64,
                                       -16382,     std::numeric_limits<long double>::digits,
                                       -16382,     false};
 
-thread_local const TrackingContext* t_current = nullptr;
-
 FnBudget long_double_budget(MathFn fn) {
   switch (fn) {
     case MathFn::div:
@@ -101,10 +99,31 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
 
 }  // namespace
 
-const TrackingContext& tracking_context() { return t_current ? *t_current : kLongDouble; }
+namespace {
+// kLongDouble's unit as constants, so that the thread's default is constant-initialised (no TLS
+// wrapper): 2^-64, 2^-16382, and half of 2^-16445, which rounds to zero (tests/unit/test_tracked
+// checks them against rounding_unit_of).
+constexpr ActiveTracking kLongDoubleTracking{kLongDouble, {0x1p-64L, 0x1p-16382L, 0.0L, false}};
+}  // namespace
 
-TrackingScope::TrackingScope(const TrackingContext& ctx) : previous_(t_current), ctx_(ctx) { t_current = &ctx_; }
-TrackingScope::~TrackingScope() { t_current = previous_; }
+namespace detail {
+constinit thread_local const ActiveTracking* t_active = &kLongDoubleTracking;
+}  // namespace detail
+
+RoundingUnit rounding_unit_of(const TrackingContext& ctx) {
+  RoundingUnit unit;
+  unit.u = power_of_two(-ctx.digits);
+  unit.min_normal = power_of_two(ctx.min_exponent);
+  unit.floor = ulp_in(0, ctx.digits, ctx.min_exponent) / 2;
+  unit.flush = ctx.flush;
+  return unit;
+}
+
+TrackingScope::TrackingScope(const TrackingContext& ctx)
+    : previous_(detail::t_active), active_{ctx, rounding_unit_of(ctx)} {
+  detail::t_active = &active_;
+}
+TrackingScope::~TrackingScope() { detail::t_active = previous_; }
 
 TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush) {
   if (!profile) return kLongDouble;
@@ -132,17 +151,6 @@ bool representable_in(long double v, int digits, int min_exponent) {
   const int drop = 64 - digits + std::max(0, min_exponent - p.exponent);
   if (drop >= 64) return false;
   return drop <= 0 || (p.mantissa & ((std::uint64_t{1} << drop) - 1)) == 0;
-}
-
-// The standard model, u |v| (u = 2^-digits), not the exact half ULP at v: a kernel's
-// intermediates are other values of the same size, anywhere in their binade (the exact half ULP
-// of the reference's value is as small as u |v| / 2). Below the normal range the spacing is fixed.
-long double rounding_of(long double v, bool operands_exact) {
-  const TrackingContext& ctx = tracking_context();
-  if (operands_exact && representable_in(v, ctx.digits, ctx.min_exponent)) return 0;
-  long double r = std::max(std::fabs(v) * power_of_two(-ctx.digits), ulp_in(v, ctx.digits, ctx.min_exponent) / 2);
-  if (ctx.flush && v != 0 && std::fabs(v) < power_of_two(ctx.min_exponent)) r = std::fmax(r, std::fabs(v));
-  return r;
 }
 
 Tracked staged(const Tracked& v) {

@@ -16,6 +16,7 @@
 // Internal to reference/.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -36,7 +37,26 @@ struct TrackingContext {
   bool flush = false;  // subnormals may become zero
 };
 
-const TrackingContext& tracking_context();
+// The standard model's constants of a context, for rounding_of, which a Tracked evaluation calls
+// three times per accumulated term: 2^-p, 2^emin and the half spacing below the normal range.
+struct RoundingUnit {
+  long double u = 0, min_normal = 0, floor = 0;
+  bool flush = false;
+};
+RoundingUnit rounding_unit_of(const TrackingContext& ctx);
+
+// The context current on this thread with its unit. Read inline: a function call and a TLS
+// wrapper per rounding were a fifth of a model's bounds.
+struct ActiveTracking {
+  TrackingContext ctx;
+  RoundingUnit unit;
+};
+namespace detail {
+extern constinit thread_local const ActiveTracking* t_active;
+}  // namespace detail
+
+inline const TrackingContext& tracking_context() { return detail::t_active->ctx; }
+inline const RoundingUnit& rounding_unit() { return detail::t_active->unit; }
 
 // Makes `ctx` current on this thread for its lifetime (nests).
 class TrackingScope {
@@ -47,8 +67,8 @@ class TrackingScope {
   TrackingScope& operator=(const TrackingScope&) = delete;
 
  private:
-  const TrackingContext* previous_;
-  TrackingContext ctx_;
+  const ActiveTracking* previous_;
+  ActiveTracking active_;
 };
 
 // The context of a case dtype on a device profile; the long-double reference itself when
@@ -105,7 +125,25 @@ bool sum_is_exact(long double a, long double b, long double s);
 bool product_is_exact(long double a, long double b, long double p);
 // The rounding of an arithmetic result v: 0 when the kernel's operation is exact too (exact
 // operands, an exact long-double result representable in the compute dtype).
-long double rounding_of(long double v, bool operands_exact);
+// The standard model, u |v| (u = 2^-digits), not the exact half ULP at v: a kernel's
+// intermediates are other values of the same size, anywhere in their binade (the exact half ULP
+// of the reference's value is as small as u |v| / 2). Below the normal range the spacing is fixed
+// (half of it, `floor`), and a device that flushes may lose |v| whole. At or above 2^emin,
+// u |v| is at least the half ULP, so the maximum of the two is u |v| itself.
+inline long double rounding_of(long double v, bool operands_exact) {
+  const RoundingUnit& unit = rounding_unit();
+  if (operands_exact) {
+    const TrackingContext& ctx = tracking_context();
+    if (representable_in(v, ctx.digits, ctx.min_exponent)) return 0;
+  }
+  const long double a = std::fabs(v);
+  long double r = a * unit.u;
+  if (!(a >= unit.min_normal)) {
+    r = std::max(r, unit.floor);
+    if (unit.flush && v != 0 && a < unit.min_normal) r = std::fmax(r, a);
+  }
+  return r;
+}
 // v with the errors of the operands already propagated into e, plus its own rounding.
 inline Tracked rounded(long double v, const ErrorBound& e, bool operands_exact) {
   Tracked r;

@@ -148,6 +148,63 @@ TEST(ReferenceKnownValues, ElementwiseAndRowwise) {
   EXPECT_NEAR(double(p.v[1]), 3, kTight);
 }
 
+// The reference's dot products run several at a time (reference/linalg.cpp), each still the one
+// running sum over k in order: every element equals the plain loop's, bit for bit, at sizes that
+// are not multiples of the lanes, batched and with linear's bias.
+std::size_t at(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+Real running_dot(std::int64_t n, const std::function<Real(std::int64_t)>& a,
+                 const std::function<Real(std::int64_t)>& b) {
+  Real s = 0;
+  for (std::int64_t t = 0; t < n; ++t) s += a(t) * b(t);
+  return s;
+}
+
+TEST(ReferenceKnownValues, DotProductsSumInTheirOwnOrder) {
+  Gen g(11);
+  auto random = [&](Shape shape) { return make(shape, [&](std::int64_t) { return g.normal() * 1e3; }); };
+  struct Dims {
+    std::int64_t batch, m, k, n;
+    bool linear;
+  };
+  for (const Dims d : {Dims{1, 13, 19, 11, false}, Dims{3, 5, 9, 10, false}, Dims{1, 7, 21, 13, true}}) {
+    const std::vector<RefTensor> in =
+        d.linear      ? std::vector<RefTensor>{random({d.m, d.k}), random({d.n, d.k}), random({d.n})}
+        : d.batch > 1 ? std::vector<RefTensor>{random({d.batch, d.m, d.k}), random({d.batch, d.k, d.n})}
+                      : std::vector<RefTensor>{random({d.m, d.k}), random({d.k, d.n})};
+    std::vector<Shape> shapes;
+    for (const auto& t : in) shapes.push_back(t.shape);
+    const OpCall call = make_call(d.linear ? OpKind::linear : OpKind::matmul, {}, DType::f64, shapes);
+    const RefTensor out = forward(call, in);
+    const RefTensor dout = random(out.shape);
+    const std::vector<RefTensor> grads = vjp(call, in, out, dout);
+    auto A = [&](std::int64_t bt, std::int64_t i, std::int64_t p) { return in[0].v[at((bt * d.m + i) * d.k + p)]; };
+    auto B = [&](std::int64_t bt, std::int64_t p, std::int64_t j) {
+      return d.linear ? in[1].v[at(j * d.k + p)] : in[1].v[at((bt * d.k + p) * d.n + j)];
+    };
+    auto G = [&](std::int64_t bt, std::int64_t i, std::int64_t j) { return dout.v[at((bt * d.m + i) * d.n + j)]; };
+    for (std::int64_t bt = 0; bt < d.batch; ++bt) {
+      for (std::int64_t i = 0; i < d.m; ++i)
+        for (std::int64_t j = 0; j < d.n; ++j) {
+          Real c = running_dot(
+              d.k, [&](auto p) { return A(bt, i, p); }, [&](auto p) { return B(bt, p, j); });
+          if (d.linear) c += in[2].v[at(j)];
+          EXPECT_EQ(out.v[at((bt * d.m + i) * d.n + j)], c) << bt << "," << i << "," << j;
+        }
+      for (std::int64_t i = 0; i < d.m; ++i)
+        for (std::int64_t p = 0; p < d.k; ++p)
+          EXPECT_EQ(grads[0].v[at((bt * d.m + i) * d.k + p)],
+                    running_dot(
+                        d.n, [&](auto j) { return G(bt, i, j); }, [&](auto j) { return B(bt, p, j); }));
+      for (std::int64_t p = 0; p < d.k; ++p)
+        for (std::int64_t j = 0; j < d.n; ++j)
+          EXPECT_EQ(grads[1].v[at(d.linear ? j * d.k + p : (bt * d.k + p) * d.n + j)],
+                    running_dot(
+                        d.m, [&](auto i) { return A(bt, i, p); }, [&](auto i) { return G(bt, i, j); }));
+    }
+  }
+}
+
 TEST(ReferenceKnownValues, MatmulOfSmallIntegers) {
   RefTensor c = run(OpKind::matmul, {}, {values({2, 2}, {1, 2, 3, 4}), values({2, 2}, {5, 6, 7, 8})});
   EXPECT_EQ(c.v, (std::vector<Real>{19, 22, 43, 50}));

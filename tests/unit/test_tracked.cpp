@@ -8,8 +8,10 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/registry.hpp"
@@ -69,6 +71,48 @@ TEST(Tracked, LibraryCallChargesTheProfileBudget) {
               static_cast<double>(z.v * (std::fabs(0.1L - static_cast<long double>(0.1f)) * 0.5L +
                                          0.5L * static_cast<long double>(0.1f) * 0x1p-24L)),
               1e-12);
+}
+
+// rounding_of reads precomputed constants (RoundingUnit) instead of evaluating the standard
+// model's formula, max(u |v|, half the spacing at v), plus |v| below the normal range where a
+// device may flush: the two agree bit for bit on every kind of value, in every context, and a
+// thread's default (the long-double reference's own arithmetic, constants written by hand) is
+// the unit of that context.
+long double model_rounding(long double v, const TrackingContext& c) {
+  long double r = std::max(std::fabs(v) * std::ldexp(1.0L, -c.digits), ulp_in(v, c.digits, c.min_exponent) / 2);
+  if (c.flush && v != 0 && std::fabs(v) < std::ldexp(1.0L, c.min_exponent)) r = std::fmax(r, std::fabs(v));
+  return r;
+}
+
+TEST(Tracked, RoundingMatchesTheStandardModelInEveryContext) {
+  const RoundingUnit own = rounding_unit();
+  const RoundingUnit expected = rounding_unit_of(context_for(DType::f64, nullptr, false));
+  EXPECT_EQ(own.u, expected.u);
+  EXPECT_EQ(own.min_normal, expected.min_normal);
+  EXPECT_EQ(own.floor, expected.floor);
+  EXPECT_EQ(own.flush, expected.flush);
+  std::vector<long double> values{0,           1,          -1,      0.1L,
+                                  3e38L,       1e-30L,     -1e-40L, 1e-45L,
+                                  1e-300L,     1e-310L,    1e-320L, std::numeric_limits<long double>::infinity(),
+                                  0x1p-16440L, 0x1p-16382L};
+  for (int e = -1080; e <= 1030; e += 7) values.push_back(std::ldexp(1.3L, e));
+  for (int e : {-126, -149, -1022, -1074, -16382}) {
+    values.push_back(std::ldexp(1.0L, e));
+    values.push_back(std::nextafter(std::ldexp(1.0L, e), 0.0L));
+  }
+  const std::vector<TrackingContext> contexts{
+      context_for(DType::f64, nullptr, false),
+      context_for(DType::f32, &correctly_rounded_profile(), false),
+      context_for(DType::f32, &correctly_rounded_profile(), true),
+      context_for(DType::f64, &correctly_rounded_profile(), true),
+      context_for(DType::bf16, &correctly_rounded_profile(), false),
+  };
+  for (const TrackingContext& c : contexts) {
+    TrackingScope scope(c);
+    for (long double v : values)
+      for (long double s : {v, -v}) EXPECT_EQ(rounding_of(s, false), model_rounding(s, c)) << "v=" << s;
+  }
+  std::thread([] { EXPECT_EQ(tracking_context().digits, 64); }).join();  // a new thread's default
 }
 
 TEST(Tracked, StoredValuesRoundToTheirStorageType) {
