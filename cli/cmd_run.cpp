@@ -106,7 +106,7 @@ int run_command(const RunCommand& cmd) {
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
   if (cache) {
     const ReferenceCache::Counts n = cache->counts();
-    fmt::print("reference cache: {} bounds read, {} computed{} ({})\n", n.hits, n.misses + n.rejected,
+    fmt::print("reference cache: {} entries read, {} computed{} ({})\n", n.hits, n.misses + n.rejected,
                n.rejected ? fmt::format(" ({} faulty entries among them)", n.rejected) : "", cache->dir().string());
   }
   if (!accuracy.oracle.empty())

@@ -110,6 +110,12 @@ void compare_with_oracle(const std::function<double(std::size_t)>& bound, const 
 OracleCaseResult oracle_check_case(const Case& c, const ReferenceData& data, std::uint64_t seed,
                                    const OracleOptions& opts = {});
 
+// The same, read from the reference cache (run.reference_cache) when it holds it: keyed by the
+// case, the seed, its inputs' bytes, the options and the devices' profiles (audit/oracle_cache).
+// A result read back carries the read's time as its seconds.
+OracleCaseResult cached_oracle_check_case(const Case& c, const ReferenceData& data, const RunContext& run,
+                                          const OracleOptions& opts);
+
 // The check on every case at `seed` (prepare_reference, then oracle_check_case) on `jobs` threads;
 // `progress(done, total, result)` is called under a lock as cases finish. Results in case order.
 std::vector<OracleCaseResult> run_oracle(

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "core/error.hpp"
@@ -57,6 +58,15 @@ inline void encode(BlobWriter& w, long double v) { w.f80(v); }
 inline void decode(BlobReader& r, long double& v) { v = r.f80(); }
 inline void encode(BlobWriter& w, double v) { w.f64(v); }
 inline void decode(BlobReader& r, double& v) { v = r.f64(); }
+inline void encode(BlobWriter& w, const std::string& s) { w.text(s); }
+inline void decode(BlobReader& r, std::string& s) { s = r.text(); }
+// Integers, flags and enumerations as 8 bytes (a signed value as its two's complement).
+template <class I>
+requires(std::is_integral_v<I> || std::is_enum_v<I>) void encode(BlobWriter& w, I v) {
+  w.u64(static_cast<std::uint64_t>(v));
+}
+template <class I>
+requires(std::is_integral_v<I> || std::is_enum_v<I>) void decode(BlobReader& r, I& v) { v = static_cast<I>(r.u64()); }
 
 // A struct's codec from its fields, written and read in one order:
 //   void encode(BlobWriter& w, const S& s) { encode_fields(w, s.a, s.b); }

@@ -57,8 +57,9 @@ ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTens
   key.add(data.cache_id);
   for (const HostTensor& t : data.inputs) key.add(t);
   key.add(cotangent).add(profile, flush);
-  return cached<ref::Bounded>(
-      data.cache, key, [&] { return ref::bounded_evaluate(data.call, data.ref_inputs, cotangent, profile, flush); });
+  return cached<ref::Bounded>(data.cache, key, Phase::bounds, [&] {
+    return ref::bounded_evaluate(data.call, data.ref_inputs, cotangent, profile, flush);
+  });
 }
 
 }  // namespace gp

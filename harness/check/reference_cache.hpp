@@ -1,6 +1,7 @@
 // A persistent cache of what the reference computes slowly: the Tracked bounds of a device profile
 // (a primitive's or a node's ReferenceData::bounded, a model's CompositeReference::bounded, a
-// training run's probed trajectory). An entry is addressed by its content: a hash of the sources
+// training run's probed trajectory) and the reference's own verdicts (its finite-difference
+// checks, the oracle's sample). An entry is addressed by its content: a hash of the sources
 // that decide the reference's results (kReferenceSourcesHash), what is computed, the subject, the
 // bytes of every input and cotangent, and the math profile. A warm run then costs device calls
 // and comparisons.
@@ -88,10 +89,13 @@ std::filesystem::path reference_cache_dir(const std::string& configured);
 inline constexpr std::uint64_t kDefaultReferenceCacheCap = std::uint64_t{2} << 30;  // 2 GiB
 
 // `compute()` once per key: read back from the cache when it holds the entry, else computed and
-// stored. Without a cache, computed. Either way the profile counts it as bounds (every entry is).
+// stored. Without a cache, computed. Either way the profile counts it in `phase` (the bounds, or
+// the reference's own checks). `read`, when given, says whether the value came from the cache.
 template <class T>
-T cached(ReferenceCache* cache, const CacheKeyBuilder& key, const std::function<T()>& compute) {
-  PhaseTimer timer(Phase::bounds);
+T cached(ReferenceCache* cache, const CacheKeyBuilder& key, Phase phase, const std::function<T()>& compute,
+         bool* read = nullptr) {
+  PhaseTimer timer(phase);
+  if (read) *read = false;
   if (!cache) return compute();
   const CacheKey k = key.key();
   if (std::optional<std::string> bytes = cache->load(k)) {
@@ -100,6 +104,7 @@ T cached(ReferenceCache* cache, const CacheKeyBuilder& key, const std::function<
       T value;
       decode(r, value);
       r.expect_end();
+      if (read) *read = true;
       return value;
     } catch (const BlobError& e) {
       cache->reject(k, e.what());

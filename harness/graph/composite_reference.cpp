@@ -121,13 +121,14 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
   auto key = std::make_pair(profile, flush);
   auto it = bounded_.find(key);
   if (it == bounded_.end()) {
-    GraphTensors b = cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), [&] {
-      GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
-      tighten_end_to_end_bounds(c, *this, t, profile, flush, [&](const NodeForwardBounds& own) {
-        return gradient_weighted_loss_error(c, exact, t, own);
-      });
-      return checked_part(c, std::move(t));
-    });
+    GraphTensors b =
+        cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), Phase::bounds, [&] {
+          GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
+          tighten_end_to_end_bounds(c, *this, t, profile, flush, [&](const NodeForwardBounds& own) {
+            return gradient_weighted_loss_error(c, exact, t, own);
+          });
+          return checked_part(c, std::move(t));
+        });
     it = bounded_.emplace(key, std::move(b)).first;
   }
   return it->second;

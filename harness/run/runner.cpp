@@ -10,6 +10,7 @@
 
 #include "core/error.hpp"
 #include "harness/audit/oracle_check.hpp"
+#include "harness/check/cached_reference_checks.hpp"
 #include "harness/check/phase_clock.hpp"
 
 namespace gp {
@@ -148,12 +149,12 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
       prepared = s.prepare(run);
       if (opts.reference_checks) {
         PhaseTimer timer(Phase::reference_checks);
-        for (auto& r : prepared->check_reference(run)) out.push_back(std::move(r));
+        for (auto& r : reference_checks(s, *prepared, run)) out.push_back(std::move(r));
       }
       if (opts.oracle_check && s.primitive_case()) {
         PhaseTimer timer(Phase::oracle_sample);
         try {
-          oracle[i] = oracle_check_case(*s.primitive_case(), *prepared->primitive_data(), run.seed, oracle_options);
+          oracle[i] = cached_oracle_check_case(*s.primitive_case(), *prepared->primitive_data(), run, oracle_options);
         } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
           oracle[i].case_id = s.id();
           oracle[i].error = e.what();

@@ -130,8 +130,8 @@ std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceCon
   const MicroBatches m = split(c, r.leaves);
   const MathProfile* profile = backend.info().math;
   const bool flush = backend.info().may_flush_subnormals;
-  const std::vector<long double> rms =
-      cached<std::vector<long double>>(r.cache, composite_cache_key("micro-batch-bound", c, r, profile, flush), [&] {
+  const std::vector<long double> rms = cached<std::vector<long double>>(
+      r.cache, composite_cache_key("micro-batch-bound", c, r, profile, flush), Phase::bounds, [&] {
         return probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, profile, flush,
                          kTrainingProbes, {c.id, "micro-batch probe "});
       });

@@ -2,14 +2,15 @@
 // registry. `--gp-backend=LIST` picks the devices (default: every provider), `--gp-seed=N` the
 // seed, `--gp-case=ID` the one case whose id equals ID (ctest entries use it: gtest filters read
 // '-' and ':' as operators, so ids like `softmax(axis=-1,...)` selected nothing through them),
-// `--gp-list-ctest` prints the table that tests/parity/register.cmake turns into ctest entries,
-// and `--gp-check-selection=FILE` replays the registered entries' arguments (one entry a line:
-// name, then arguments, tab-separated; tests/parity/check_selection.py writes it from ctest)
-// and proves that each selects exactly its own case on its own device.
-// A composite's reference checks (its bound, the reference's own finite differences) are the same
-// whatever the device: they are one entry of their own, `reference/ID` (`--gp-backend=reference`),
-// rather than a part of every device's entry, which took them about half of each entry's time.
-// Verdicts map onto gtest: FAIL, ERROR and MISTRUSTED fail the test (a check that proves nothing
+// `--gp-no-reference-cache` computes every bound instead of reading the reference cache (the
+// cache folder's `reference/`, shared by the entries: a case's bounds are the same on every device
+// of one math profile, and each entry is a process of its own), `--gp-list-ctest` prints the table that
+// tests/parity/register.cmake turns into ctest entries, and `--gp-check-selection=FILE` replays the registered entries'
+// arguments (one entry a line: name, then arguments, tab-separated; tests/parity/check_selection.py writes it from
+// ctest) and proves that each selects exactly its own case on its own device. A composite's reference checks (its
+// bound, the reference's own finite differences) are the same whatever the device: they are one entry of their own,
+// `reference/ID` (`--gp-backend=reference`), rather than a part of every device's entry, which took them about half of
+// each entry's time. Verdicts map onto gtest: FAIL, ERROR and MISTRUSTED fail the test (a check that proves nothing
 // must not pass), SKIP is GTEST_SKIP.
 #include <gtest/gtest.h>
 
@@ -22,6 +23,8 @@
 #include <string>
 
 #include "backends/registry.hpp"
+#include "harness/check/cached_reference_checks.hpp"
+#include "harness/check/reference_cache.hpp"
 #include "harness/run/subjects.hpp"
 
 namespace {
@@ -34,6 +37,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::optional<std::string> case_id;  // --gp-case: exact id
   bool list_ctest = false;
+  bool reference_cache = true;  // !--gp-no-reference-cache
   std::string check_selection;  // --gp-check-selection=FILE
 };
 
@@ -61,6 +65,8 @@ Options take_options(int& argc, char** argv) {
       o.seed = std::stoull(a.substr(10));
     else if (a.rfind("--gp-case=", 0) == 0)
       o.case_id = a.substr(10);
+    else if (a == "--gp-no-reference-cache")
+      o.reference_cache = false;
     else if (a == "--gp-list-ctest")
       o.list_ctest = true;
     else if (a.rfind("--gp-check-selection=", 0) == 0)
@@ -126,16 +132,16 @@ void report(const std::vector<gp::CheckResult>& checks) {
 // training run. A primitive case's reference checks are cheap and run in each device's entry.
 class SubjectTest : public ::testing::Test {
  public:
-  SubjectTest(Device* device, const gp::Subject* s, std::uint64_t seed) : device_(device), s_(s), run_{seed, {}} {}
+  SubjectTest(Device* device, const gp::Subject* s, const gp::RunContext& run) : device_(device), s_(s), run_(run) {}
   void TestBody() override {
-    if (!device_) return report(s_->prepare(run_)->check_reference(run_));
+    if (!device_) return report(gp::reference_checks(*s_, *s_->prepare(run_), run_));
     device_->open();
     if (!device_->unusable.empty()) GTEST_SKIP() << device_->unusable;
     gp::Support support = s_->supports(*device_->backend);
     if (!support.ok) GTEST_SKIP() << support.reason;
     const auto prepared = s_->prepare(run_);
     std::vector<gp::CheckResult> checks;
-    if (!has_reference_entry(*s_)) checks = prepared->check_reference(run_);
+    if (!has_reference_entry(*s_)) checks = gp::reference_checks(*s_, *prepared, run_);
     for (auto& r : prepared->check_on({device_->selected.id, device_->backend.get(), device_->queue.get()}, run_))
       checks.push_back(std::move(r));
     report(checks);
@@ -248,10 +254,14 @@ int main(int argc, char** argv) {
     devices.back()->selected = s;
   }
   ::testing::InitGoogleTest(&argc, argv);
-  const std::uint64_t seed = opts.seed;
+  static std::unique_ptr<gp::ReferenceCache> cache;
+  if (opts.reference_cache)
+    cache =
+        std::make_unique<gp::ReferenceCache>(gp::reference_cache_dir(bopts.cache_dir), gp::kDefaultReferenceCacheCap);
+  const gp::RunContext run{opts.seed, {}, cache.get()};
   auto add = [&](const std::string& suite, Device* dev, const gp::Subject* s) {
     ::testing::RegisterTest(suite.c_str(), s->id().c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [=]() -> ::testing::Test* { return new SubjectTest(dev, s, seed); });
+                            [=]() -> ::testing::Test* { return new SubjectTest(dev, s, run); });
   };
   if (reference_only || opts.backends.empty())
     for (const gp::Subject* s : subjects)

@@ -36,7 +36,7 @@ class ReferenceCacheTest : public ::testing::Test {
     CacheKeyBuilder key("test bounded");
     key.add(data_.cache_id);
     for (const HostTensor& t : data_.inputs) key.add(t);
-    return cached<ref::Bounded>(cache, key, [&] {
+    return cached<ref::Bounded>(cache, key, Phase::bounds, [&] {
       ++computed;
       return ref::bounded_evaluate(data_.call, data_.ref_inputs, data_.ref_cotangent, nullptr);
     });
