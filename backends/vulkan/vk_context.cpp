@@ -280,6 +280,7 @@ void Context::submit(VkCommandBuffer cmd, VkFence fence, const std::string& case
     r = vkQueueSubmit(queue_, 1, &si, fence);
   }
   check(r, "vkQueueSubmit", case_id);
+  ++submissions_;
 }
 
 }  // namespace gp::vk

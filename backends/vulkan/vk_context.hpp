@@ -84,6 +84,8 @@ class Context {
   // vkQueueSubmit under the queue mutex: lavapipe (and many devices) expose one VkQueue, which
   // the Vulkan spec makes externally synchronized.
   void submit(VkCommandBuffer cmd, VkFence fence, const std::string& case_id);
+  // Submissions so far (tests: an upload rides in the next call's submission).
+  std::uint64_t submissions() const { return submissions_.load(); }
 
  private:
   std::unique_ptr<ValidationLog> log_;
@@ -96,6 +98,7 @@ class Context {
   bool force_staging_ = false;
   std::mutex submit_mutex_;
   std::atomic<bool> lost_{false};
+  std::atomic<std::uint64_t> submissions_{0};
   mutable std::mutex lost_mutex_;
   std::string lost_call_, lost_detail_;
 };

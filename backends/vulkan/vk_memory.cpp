@@ -104,6 +104,7 @@ VulkanBuffer::VulkanBuffer(std::shared_ptr<Context> ctx, DType dtype, Shape shap
 }
 
 VulkanBuffer::~VulkanBuffer() {
+  if (pending_in_) pending_in_->forget(*this);
   CallGuard guard(ctx_->validation_enabled());
   vkDestroyBuffer(ctx_->device(), buffer_, nullptr);
   ctx_->memory_pool().give(memory_type_, memory_size_, {memory_, mapped_});  // mapped or not, as it is

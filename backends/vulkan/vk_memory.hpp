@@ -34,6 +34,17 @@ inline constexpr std::uint32_t kCanaryWord = 0xA5A5A5A5u;
 
 enum class Placement { device_preferred, host_visible };
 
+class VulkanBuffer;
+// What holds an upload into a buffer that it has not submitted yet (a VulkanQueue defers staged
+// uploads into its next submission). A buffer destroyed first makes it drop the upload.
+class PendingUploads {
+ public:
+  virtual void forget(const VulkanBuffer& buffer) noexcept = 0;
+
+ protected:
+  ~PendingUploads() = default;
+};
+
 class VulkanBuffer final : public DeviceBuffer {
  public:
   // Throws gp::OutOfMemory when no memory type can hold it.
@@ -62,6 +73,10 @@ class VulkanBuffer final : public DeviceBuffer {
   // Mapped buffers: checks in place and re-arms damaged canaries so one bug is reported once.
   std::optional<std::string> check_mapped_canaries();
 
+  // The queue whose next submission copies an upload into this buffer; null when none.
+  PendingUploads* pending_in() const { return pending_in_; }
+  void set_pending_in(PendingUploads* queue) { pending_in_ = queue; }
+
   // Test hook: the position in the buffer of canary byte `offset` (relative to the data start),
   // or an Error if that byte is not a canary byte.
   VkDeviceSize canary_position_for_testing(long offset) const;
@@ -76,6 +91,7 @@ class VulkanBuffer final : public DeviceBuffer {
   VkDeviceSize data_bytes_ = 0;
   std::uint64_t id_ = 0;
   std::atomic<bool> armed_{false};
+  PendingUploads* pending_in_ = nullptr;  // used by the one queue that uses the buffer
 };
 
 VulkanBuffer& as_vulkan(DeviceBuffer& b);

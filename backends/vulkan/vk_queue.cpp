@@ -98,7 +98,17 @@ VulkanQueue::VulkanQueue(std::shared_ptr<Shared> shared) : shared_(std::move(sha
 
 VulkanQueue::~VulkanQueue() { release(); }
 
+void VulkanQueue::forget(const VulkanBuffer& buffer) noexcept {
+  std::erase_if(staged_, [&](const StagedUpload& u) { return u.dst == &buffer; });
+}
+
+void VulkanQueue::drop_staged() noexcept {
+  for (StagedUpload& u : staged_) u.dst->set_pending_in(nullptr);
+  staged_.clear();
+}
+
 void VulkanQueue::release() noexcept {
+  drop_staged();
   CallGuard guard(ctx_.validation_enabled());
   VkDevice dev = ctx_.device();
   dummy_.reset();
@@ -138,6 +148,9 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
   Recorder rec(*shared_, cmd_, descriptors_, *dummy_, case_id);
   std::vector<const VulkanBuffer*> unmapped;
   try {
+    // The uploads since the last submission, before anything that reads them (the recorder's
+    // barrier precedes every dispatch; a transfer's precedes every copy).
+    for (const StagedUpload& u : staged_) record_transfer(cmd_, *u.staging, *u.dst, u.from, u.to, u.bytes);
     if (timestamps_) {
       vkCmdResetQueryPool(cmd_, timestamps_, 0, 2);
       vkCmdWriteTimestamp(cmd_, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps_, 0);
@@ -184,6 +197,7 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
     throw DeviceLost("vkWaitForFences", "VK_TIMEOUT", case_id, "the device did not finish in 120 s");
   }
   ctx_.check(r, "vkWaitForFences", case_id);
+  drop_staged();  // copied
 
   if (timestamps_) {
     std::uint64_t t[2] = {0, 0};
@@ -228,14 +242,16 @@ void VulkanQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
     std::memcpy(d.mapped() + d.data_offset(), src.data(), src.bytes());
     return;
   }
-  VulkanBuffer staging(shared_->ctx, d.dtype(), d.shape(), Placement::host_visible, "upload");
-  std::memcpy(staging.mapped() + staging.data_offset(), src.data(), src.bytes());
+  auto staging = std::make_unique<VulkanBuffer>(shared_->ctx, d.dtype(), d.shape(), Placement::host_visible, "upload");
+  std::memcpy(staging->mapped() + staging->data_offset(), src.data(), src.bytes());
+  const VkDeviceSize from = staging->data_offset(), to = d.data_offset(), bytes = d.data_bytes();
   if (d.canaries_armed()) {
-    staged_copy(staging, d, staging.data_offset(), d.data_offset(), d.data_bytes(), "upload");
+    staged_.push_back({std::move(staging), &d, from, to, bytes});
   } else {  // the staging buffer's canaries carry the pattern: copy them too
-    staged_copy(staging, d, 0, 0, d.total_bytes(), "upload");
+    staged_.push_back({std::move(staging), &d, 0, 0, d.total_bytes()});
     d.set_canaries_armed();
   }
+  d.set_pending_in(this);
 }
 
 HostTensor VulkanQueue::download(const DeviceBuffer& src) {
@@ -297,6 +313,9 @@ void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* con
       {}, repeat_);
 }
 
-void VulkanQueue::finish() { ctx_.ensure_alive("finish"); }  // every call already waited for its fence
+void VulkanQueue::finish() {
+  ctx_.ensure_alive("finish");
+  if (!staged_.empty()) run("finish", {});  // every call already waited for its fence; uploads wait
+}
 
 }  // namespace gp::vk

@@ -3,13 +3,17 @@
 // them is touched by another queue, so the only cross-thread synchronisation is the VkQueue
 // submission mutex in Context. forward() and backward() record every dispatch of the call into
 // the one command buffer and submit it once, then wait for the fence: work of a queue is done
-// when the call returns.
+// when the call returns. An upload into a device-local buffer fills a staging buffer at once
+// and records its copy into the next submission (a call, a download or finish()): the inputs
+// and poisoned outputs of a check travel with its kernel instead of a submission and a fence
+// wait each. A buffer destroyed first drops its pending copy (PendingUploads).
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "vk_memory.hpp"
@@ -22,7 +26,7 @@ namespace gp::vk {
 void record_transfer(VkCommandBuffer cmd, const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset,
                      VkDeviceSize to_offset, VkDeviceSize bytes);
 
-class VulkanQueue final : public Queue {
+class VulkanQueue final : public Queue, private PendingUploads {
  public:
   explicit VulkanQueue(std::shared_ptr<Shared> shared);
   ~VulkanQueue() override;
@@ -56,8 +60,18 @@ class VulkanQueue final : public Queue {
   void staged_copy(const VulkanBuffer& from, const VulkanBuffer& to, VkDeviceSize from_offset, VkDeviceSize to_offset,
                    VkDeviceSize bytes, const std::string& case_id);
 
+  // An upload not submitted yet: the staging buffer it copies from and where to.
+  struct StagedUpload {
+    std::unique_ptr<VulkanBuffer> staging;
+    VulkanBuffer* dst;
+    VkDeviceSize from, to, bytes;
+  };
+  void forget(const VulkanBuffer& buffer) noexcept override;
+  void drop_staged() noexcept;
+
   std::shared_ptr<Shared> shared_;
   Context& ctx_;
+  std::vector<StagedUpload> staged_;
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkDescriptorPool descriptors_ = VK_NULL_HANDLE;

@@ -69,6 +69,8 @@ VulkanBackend::PipelineCacheReport VulkanBackend::pipeline_cache_report() const 
   return {shared_->cache->path(), shared_->cache->loaded(), shared_->cache->load_note(), shared_->pipelines->created()};
 }
 
+std::uint64_t VulkanBackend::submissions() const { return shared_->ctx->submissions(); }
+
 void VulkanBackend::mark_device_lost_for_testing(const std::string& api_call) {
   shared_->ctx->mark_lost(api_call, "simulated by a test");
 }

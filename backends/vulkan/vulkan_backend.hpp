@@ -12,7 +12,10 @@
 //     its timestamp query pool; no other queue touches them, so they need no lock.
 //   * A DeviceBuffer is used by one queue at a time; host mapping happens once at creation and
 //     unmapping at destruction. Each forward/backward is ONE submit followed by a fence wait,
-//     so no work is in flight when a call returns and buffers may be freed right after.
+//     so no kernel is in flight when a call returns. An upload into a device-local buffer is
+//     copied by the queue's next submission (a call, a download, finish()); a buffer destroyed
+//     before then drops that copy, so buffers may still be freed at any time by the thread of
+//     the queue that uses them.
 // Device loss: a VK_ERROR_DEVICE_LOST (or a fence that never signals) marks the backend lost;
 // every later call throws gp::DeviceLost carrying the first failure's call and reason.
 #pragma once
@@ -57,6 +60,8 @@ class VulkanBackend final : public Backend {
     std::size_t pipelines;  // pipelines created so far
   };
   PipelineCacheReport pipeline_cache_report() const;
+  // Command buffers submitted so far by every queue (tests count them).
+  std::uint64_t submissions() const;
   // Test hook: behave as if the device had been lost in `api_call`.
   void mark_device_lost_for_testing(const std::string& api_call);
 
