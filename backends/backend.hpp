@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -78,6 +79,11 @@ class Queue {
                         const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) = 0;
   // Blocks until all enqueued work has finished; rethrows deferred device errors.
   virtual void finish() = 0;
+  // Seconds the device spent on this queue's finished work since the last call, by the API's
+  // own timers (OpenCL profiling events, Vulkan timestamps); nothing where the device has none.
+  // Call it after the work finished (a download or finish()). Never throws: a timer that cannot
+  // be read counts nothing.
+  virtual std::optional<double> take_device_seconds() noexcept { return std::nullopt; }
 };
 
 class Backend {

@@ -17,7 +17,15 @@ Json profile_to_json(const PhaseProfile& p) {
     for (SubjectKind k : kAllSubjectKinds) kinds[std::string(subject_kind_name(k))] = encode_number(p.at(ph, k));
     phases[std::string(phase_name(ph))] = std::move(kinds);
   }
-  return {{"workers", p.workers}, {"phases", std::move(phases)}, {"reports_seconds", encode_number(p.reports_seconds)}};
+  Json out = {
+      {"workers", p.workers}, {"phases", std::move(phases)}, {"reports_seconds", encode_number(p.reports_seconds)}};
+  if (p.device_total() > 0) {  // 1.9
+    Json device = Json::object();
+    for (SubjectKind k : kAllSubjectKinds)
+      device[std::string(subject_kind_name(k))] = encode_number(p.device_seconds[static_cast<std::size_t>(k)]);
+    out["device_seconds"] = std::move(device);
+  }
+  return out;
 }
 
 PhaseProfile profile_from_json(const FieldReader& r) {
@@ -29,6 +37,11 @@ PhaseProfile profile_from_json(const FieldReader& r) {
     if (!phases.has(phase_name(ph))) continue;  // a phase a newer writer split off reads as zero
     const FieldReader kinds = phases.object(phase_name(ph));
     for (SubjectKind k : kAllSubjectKinds) p.at(ph, k) = kinds.number(subject_kind_name(k));
+  }
+  if (r.has("device_seconds")) {
+    const FieldReader device = r.object("device_seconds");
+    for (SubjectKind k : kAllSubjectKinds)
+      p.device_seconds[static_cast<std::size_t>(k)] = device.number(subject_kind_name(k));
   }
   return p;
 }

@@ -340,7 +340,8 @@ std::string report_to_json_text(const RunReport& report) {
   // meta.catalog / meta.interrupted, 1.3 with meta.reference_accuracy, 1.4 with sensitivity, 1.5
   // with composite models (checks' `part`, direction "node", summary.models), 1.6 with training
   // runs' steps (checks' `steps`, summary.training), 1.7 with typed subjects and reasons (checks'
-  // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile.
+  // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile, 1.9 with
+  // the devices' own time in it (meta.profile.device_seconds).
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -354,7 +355,9 @@ std::string report_to_json_text(const RunReport& report) {
   const bool v1_7 = std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) {
     return c.subject != SubjectKind::primitive || c.reason_kind != ReasonKind::none || !c.formulation.empty();
   });
-  const std::string_view version = v1_8                    ? kParitySchemaVersion
+  const bool v1_9 = report.meta.profile.device_total() > 0;
+  const std::string_view version = v1_9                    ? kParitySchemaVersion
+                                   : v1_8                  ? std::string_view("1.8")
                                    : v1_7                  ? std::string_view("1.7")
                                    : v1_6                  ? std::string_view("1.6")
                                    : v1_5                  ? std::string_view("1.5")

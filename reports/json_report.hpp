@@ -15,7 +15,7 @@ inline constexpr int kParitySchemaMajor = 1;
 inline constexpr int kParitySchemaMinor = 7;
 // 1.1 added "stress"; 1.2 meta.catalog and meta.interrupted; 1.3 meta.reference_accuracy; 1.4
 // sensitivity; 1.5 composite models; 1.6 training runs' steps
-inline constexpr std::string_view kParitySchemaVersion = "1.8";
+inline constexpr std::string_view kParitySchemaVersion = "1.9";
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);

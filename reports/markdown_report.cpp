@@ -68,8 +68,12 @@ std::string profile_text(const PhaseProfile& p) {
       phases.push_back(fmt::format("{} {} s ({:.0f}%)", phase_name(ph), g3(s), 100 * s / total));
   for (SubjectKind k : kAllSubjectKinds)
     if (const double s = p.kind_total(k); s > 0) kinds.push_back(fmt::format("{} {} s", subject_kind_name(k), g3(s)));
-  return fmt::format("{} s of {} worker{}: {}; by kind: {}", g3(total), p.workers, p.workers == 1 ? "" : "s",
-                     join(phases, ", "), join(kinds, ", "));
+  const std::string device = p.device_total() > 0
+                                 ? fmt::format("; the devices' own timers: {} s of the {} s of device calls",
+                                               g3(p.device_total()), g3(p.phase_total(Phase::device_calls)))
+                                 : "";
+  return fmt::format("{} s of {} worker{}: {}; by kind: {}{}", g3(total), p.workers, p.workers == 1 ? "" : "s",
+                     join(phases, ", "), join(kinds, ", "), device);
 }
 
 }  // namespace

@@ -31,9 +31,16 @@ double PhaseProfile::total() const {
   return s;
 }
 
+double PhaseProfile::device_total() const {
+  double s = 0;
+  for (double v : device_seconds) s += v;
+  return s;
+}
+
 PhaseProfile& PhaseProfile::operator+=(const PhaseProfile& o) {
   for (std::size_t p = 0; p < kPhaseCount; ++p)
     for (std::size_t k = 0; k < kSubjectKindCount; ++k) seconds[p][k] += o.seconds[p][k];
+  for (std::size_t k = 0; k < kSubjectKindCount; ++k) device_seconds[k] += o.device_seconds[k];
   reports_seconds += o.reports_seconds;
   workers += o.workers;
   return *this;

@@ -34,6 +34,10 @@ std::optional<Phase> parse_phase(std::string_view name);
 
 struct PhaseProfile {
   std::array<std::array<double, kSubjectKindCount>, kPhaseCount> seconds{};
+  // The devices' own time for the checks' calls, per subject kind, by the APIs' timers (OpenCL
+  // profiling events of the kernels, Vulkan timestamps around each submission); devices
+  // without timers (the cpu backend, plugins) add nothing. Part of device_calls' wall time.
+  std::array<double, kSubjectKindCount> device_seconds{};
   int workers = 0;             // the threads that ran the checks (--jobs); 0: not measured
   double reports_seconds = 0;  // writing the reports other than parity.json itself
 
@@ -42,6 +46,7 @@ struct PhaseProfile {
   double phase_total(Phase p) const;
   double kind_total(SubjectKind k) const;
   double total() const;  // every phase and kind, the reports excluded
+  double device_total() const;
   bool empty() const { return workers == 0; }
   PhaseProfile& operator+=(const PhaseProfile& o);
 };

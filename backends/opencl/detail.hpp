@@ -145,6 +145,7 @@ class ClQueue final : public OpenclQueue {
   void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override;
   void finish() override;
+  std::optional<double> take_device_seconds() noexcept override;
   std::uint64_t last_device_time_ns() override;
   void set_canary_checks(bool on) override { canaries_ = on; }
   void copy(const DeviceBuffer& src, DeviceBuffer& dst) override;
@@ -210,6 +211,8 @@ class ClQueue final : public OpenclQueue {
   cl::CommandQueue queue_;
   std::map<std::pair<int, std::string>, cl::Kernel> kernels_;
   std::vector<cl::Event> events_;
+  std::size_t events_taken_ = 0;  // events_ already counted by take_device_seconds()
+  std::vector<cl::Event> timed_;  // kernels of earlier calls not yet counted
   std::vector<std::unique_ptr<PendingGuard>> pending_;
   bool canaries_ = true;
   DType dtype_ = DType::f32;

@@ -20,7 +20,24 @@ ClQueue::~ClQueue() {
 void ClQueue::begin_call(DType dtype, const std::string& case_id) {
   dtype_ = dtype;
   case_id_ = case_id;
+  timed_.insert(timed_.end(), events_.begin() + static_cast<std::ptrdiff_t>(events_taken_), events_.end());
   events_.clear();
+  events_taken_ = 0;
+}
+
+std::optional<double> ClQueue::take_device_seconds() noexcept {
+  std::uint64_t ns = 0;
+  try {
+    timed_.insert(timed_.end(), events_.begin() + static_cast<std::ptrdiff_t>(events_taken_), events_.end());
+    events_taken_ = events_.size();
+    for (cl::Event& ev : timed_) {
+      ev.wait();
+      ns += ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() - ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    }
+  } catch (...) {  // a failed kernel's event: its error surfaces at the next download or finish
+  }
+  timed_.clear();
+  return static_cast<double>(ns) * 1e-9;
 }
 
 cl::Kernel& ClQueue::kernel(const char* name) {

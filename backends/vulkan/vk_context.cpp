@@ -233,6 +233,10 @@ Context::Context(const BackendOptions& opts, std::uint32_t index)
   memory_pool_ = std::make_unique<MemoryPool>(device_, kKeptMemoryBytes);
   const char* staging = std::getenv("GP_VK_STAGING");
   force_staging_ = staging && std::strcmp(staging, "1") == 0;
+  const char* timestamps = std::getenv("GP_VK_TIMESTAMPS");
+  time_submissions_ = facts_.timestamp_valid_bits > 0 &&
+                      (timestamps && *timestamps ? std::strcmp(timestamps, "0") != 0
+                                                 : facts_.props.deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU);
 }
 
 Context::~Context() {

@@ -71,6 +71,11 @@ class Context {
   bool validation_enabled() const { return instance_->validation(); }
   // GP_VK_STAGING=1: tensor buffers are never mapped (tests the discrete-GPU path anywhere).
   bool force_staging() const { return force_staging_; }
+  // Whether each queue times its submissions for the run's profile: where the queue family has
+  // timestamps, by default not on CPU implementations (on lavapipe they cost a fifth of a warm
+  // run's Vulkan calls, and the device's time is the host's anyway); GP_VK_TIMESTAMPS=1 / 0
+  // overrides.
+  bool time_submissions() const { return time_submissions_; }
   ValidationLog& validation_log() { return *log_; }
   MemoryPool& memory_pool() { return *memory_pool_; }
 
@@ -96,6 +101,7 @@ class Context {
   VkQueue queue_ = VK_NULL_HANDLE;
   std::unique_ptr<MemoryPool> memory_pool_;
   bool force_staging_ = false;
+  bool time_submissions_ = false;
   std::mutex submit_mutex_;
   std::atomic<bool> lost_{false};
   std::atomic<std::uint64_t> submissions_{0};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include "core/error.hpp"
 #include "dispatch.hpp"
@@ -90,6 +91,12 @@ VulkanQueue::VulkanQueue(std::shared_ptr<Shared> shared) : shared_(std::move(sha
     VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     ctx_.check(vkCreateFence(dev, &fi, nullptr, &fence_), "vkCreateFence", "");
     dummy_ = std::make_unique<VulkanBuffer>(shared_->ctx, DType::f32, Shape{64}, Placement::host_visible);
+    if (ctx_.time_submissions()) {  // every submission timed: the run's device time
+      VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+      qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      qi.queryCount = 2;
+      ctx_.check(vkCreateQueryPool(dev, &qi, nullptr, &timestamps_), "vkCreateQueryPool", "");
+    }
   } catch (...) {
     release();
     throw;
@@ -207,8 +214,9 @@ void VulkanQueue::run(const std::string& case_id, const std::function<void(Recor
     std::uint32_t bits = ctx_.facts().timestamp_valid_bits;
     std::uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
     std::uint64_t ticks = ((t[1] & mask) - (t[0] & mask)) & mask;
-    last_device_seconds_ =
-        static_cast<double>(ticks) * ctx_.facts().props.limits.timestampPeriod * 1e-9 / static_cast<double>(reps);
+    const double seconds = static_cast<double>(ticks) * ctx_.facts().props.limits.timestampPeriod * 1e-9;
+    last_device_seconds_ = seconds / static_cast<double>(reps);
+    device_seconds_ += seconds;
   }
 
   std::vector<const VulkanBuffer*> seen;
@@ -311,6 +319,11 @@ void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* con
         record_backward(rec, call, in, as_vulkan(out), as_vulkan(dout), g);
       },
       {}, repeat_);
+}
+
+std::optional<double> VulkanQueue::take_device_seconds() noexcept {
+  if (!timestamps_) return std::nullopt;
+  return std::exchange(device_seconds_, 0.0);
 }
 
 void VulkanQueue::finish() {

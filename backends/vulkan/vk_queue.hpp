@@ -1,5 +1,6 @@
 // gp::Queue for Vulkan. Each VulkanQueue owns its command pool, one command buffer, a
-// descriptor pool, a fence, a dummy buffer and (when asked) a timestamp query pool; none of
+// descriptor pool, a fence, a dummy buffer and a timestamp query pool (where the context times
+// submissions, Context::time_submissions: every submission is timed); none of
 // them is touched by another queue, so the only cross-thread synchronisation is the VkQueue
 // submission mutex in Context. forward() and backward() record every dispatch of the call into
 // the one command buffer and submit it once, then wait for the fence: work of a queue is done
@@ -37,6 +38,7 @@ class VulkanQueue final : public Queue, private PendingUploads {
   void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override;
   void finish() override;
+  std::optional<double> take_device_seconds() noexcept override;
 
   void set_timestamps(bool on);
   // Benchmarks: record each forward/backward/copy `n` times into its one command buffer (with
@@ -80,6 +82,7 @@ class VulkanQueue final : public Queue, private PendingUploads {
   std::unique_ptr<VulkanBuffer> dummy_;
   std::unique_ptr<VulkanBuffer> readback_;  // canaries of device-local outputs, host-visible
   double last_device_seconds_ = 0;
+  double device_seconds_ = 0;  // every submission's, since take_device_seconds()
   std::uint32_t repeat_ = 1;
 };
 

@@ -52,6 +52,7 @@ class FaultyQueue : public Queue {
   void upload(DeviceBuffer& dst, const HostTensor& src) override { inner_->upload(dst, src); }
   HostTensor download(const DeviceBuffer& src) override { return inner_->download(src); }
   void finish() override { inner_->finish(); }
+  std::optional<double> take_device_seconds() noexcept override { return inner_->take_device_seconds(); }
 
   void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) override {
     inner_->forward(call, inputs, out);

@@ -41,12 +41,12 @@ HostTensor DeviceCalls::run_forward(const std::vector<HostTensor>& inputs, int k
 }
 
 HostTensor DeviceCalls::forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement) {
-  PhaseTimer timer(Phase::device_calls);
+  DeviceCallsTimer timer(queue_);
   return run_forward(inputs, k, &replacement);
 }
 
 DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent) {
-  PhaseTimer timer(Phase::device_calls);
+  DeviceCallsTimer timer(queue_);
   auto in = upload_all(inputs);
   auto in_views = views(in);
   auto out = poisoned(c_.dtype, c_.call.output_shape);

@@ -22,12 +22,25 @@ void PhaseRecorder::add(Phase p, SubjectKind k, std::chrono::nanoseconds t) {
   ns_[slot(p, k)].fetch_add(t.count(), std::memory_order_relaxed);
 }
 
+void PhaseRecorder::add_device(SubjectKind k, std::chrono::nanoseconds t) {
+  device_ns_[static_cast<std::size_t>(k)].fetch_add(t.count(), std::memory_order_relaxed);
+}
+
 PhaseProfile PhaseRecorder::profile() const {
   PhaseProfile out;
   for (Phase p : kAllPhases)
     for (SubjectKind k : kAllSubjectKinds)
       out.at(p, k) = static_cast<double>(ns_[slot(p, k)].load(std::memory_order_relaxed)) * 1e-9;
+  for (SubjectKind k : kAllSubjectKinds)
+    out.device_seconds[static_cast<std::size_t>(k)] =
+        static_cast<double>(device_ns_[static_cast<std::size_t>(k)].load(std::memory_order_relaxed)) * 1e-9;
   return out;
+}
+
+DeviceCallsTimer::~DeviceCallsTimer() {
+  const std::optional<double> seconds = queue_.take_device_seconds();  // taken bound or not: a fresh count next
+  if (seconds && t_phases.recorder)
+    t_phases.recorder->add_device(t_phases.kind, std::chrono::nanoseconds(static_cast<std::int64_t>(*seconds * 1e9)));
 }
 
 PhaseTimer::PhaseTimer(Phase p) : phase_(p) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "backends/backend.hpp"
 #include "results/profile.hpp"
 
 namespace gp {
@@ -17,10 +18,12 @@ namespace gp {
 class PhaseRecorder {
  public:
   void add(Phase p, SubjectKind k, std::chrono::nanoseconds t);
+  void add_device(SubjectKind k, std::chrono::nanoseconds t);  // the devices' own timers
   PhaseProfile profile() const;
 
  private:
   std::array<std::atomic<std::int64_t>, kPhaseCount * kSubjectKindCount> ns_{};
+  std::array<std::atomic<std::int64_t>, kSubjectKindCount> device_ns_{};
 };
 
 class PhaseTimer {
@@ -40,6 +43,21 @@ class PhaseTimer {
   PhaseTimer* outer_ = nullptr;
   Clock::time_point since_;
   Clock::duration spent_{};
+};
+
+// A block of device calls on one queue: Phase::device_calls (host wall), and at its end the
+// device time the queue's timers measured in it (Queue::take_device_seconds), for the same
+// subject kind. The block must end with its work finished (a download, finish()).
+class DeviceCallsTimer {
+ public:
+  explicit DeviceCallsTimer(Queue& queue) : timer_(Phase::device_calls), queue_(queue) {}
+  ~DeviceCallsTimer();
+  DeviceCallsTimer(const DeviceCallsTimer&) = delete;
+  DeviceCallsTimer& operator=(const DeviceCallsTimer&) = delete;
+
+ private:
+  PhaseTimer timer_;
+  Queue& queue_;
 };
 
 // While it lives, this thread's phases count for `kind` in `recorder` (null: nothing is timed);

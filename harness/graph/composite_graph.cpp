@@ -107,7 +107,7 @@ DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, c
 
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
                                    std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, const GraphRun& how) {
-  PhaseTimer timer(Phase::device_calls);
+  DeviceCallsTimer timer(queue);
   auto allocate = [&](DType dtype, const Shape& s) {
     pool.push_back(backend.allocate(dtype, s));
     return pool.back().get();
@@ -156,7 +156,7 @@ DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& 
 
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
                                 const std::vector<HostTensor>& leaves, const GraphRun& how) {
-  PhaseTimer timer(Phase::device_calls);
+  DeviceCallsTimer timer(queue);
   // Every buffer lives until the queue has finished (a buffer may not die while work that uses
   // it is in flight); the maps point into the pool.
   DevicePool pool;

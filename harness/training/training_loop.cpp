@@ -97,7 +97,7 @@ Trajectory train_on_reference(const Composite& c, std::vector<ref::RefTensor> le
 
 DeviceTrajectory train_on_device(const Composite& c, Backend& backend, Queue& queue,
                                  const std::vector<HostTensor>& leaves) {
-  PhaseTimer timer(Phase::device_calls);
+  DeviceCallsTimer timer(queue);
   DevicePool pool;
   auto upload = [&](const HostTensor& h) { return upload_to_pool(backend, queue, pool, h); };
   std::map<std::string, DeviceBuffer*> values;

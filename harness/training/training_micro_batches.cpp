@@ -84,7 +84,7 @@ std::vector<long double> accumulate_on_reference(const Composite& c, const Micro
 
 std::map<std::string, HostTensor> accumulate_on_device(const Composite& c, const MicroBatches& m, Backend& backend,
                                                        Queue& queue) {
-  PhaseTimer timer(Phase::device_calls);
+  DeviceCallsTimer timer(queue);
   DevicePool pool;
   auto upload = [&](const HostTensor& h) { return upload_to_pool(backend, queue, pool, h); };
   // The parameters are uploaded once and read by every micro-batch.

@@ -57,6 +57,41 @@ TEST(PhaseClock, UnboundTimersRecordNothing) {
   EXPECT_EQ(recorder.profile().total(), 0.0);
 }
 
+// A queue whose device says it spent 0.25 s on each block of calls.
+class TimedQueue final : public Queue {
+ public:
+  void upload(DeviceBuffer&, const HostTensor&) override {}
+  HostTensor download(const DeviceBuffer& b) override { return HostTensor(b.dtype(), b.shape()); }
+  void forward(const OpCall&, std::span<const DeviceBuffer* const>, DeviceBuffer&) override {}
+  void backward(const OpCall&, std::span<const DeviceBuffer* const>, const DeviceBuffer&, const DeviceBuffer&,
+                std::span<DeviceBuffer* const>) override {}
+  void finish() override {}
+  std::optional<double> take_device_seconds() noexcept override {
+    ++taken;
+    return timed ? std::optional<double>(0.25) : std::nullopt;
+  }
+  bool timed = true;
+  int taken = 0;
+};
+
+TEST(PhaseClock, DeviceCallsCountTheDevicesOwnTimeForTheBoundKind) {
+  PhaseRecorder recorder;
+  TimedQueue queue;
+  {
+    const PhaseBinding bound(&recorder, SubjectKind::training);
+    { const DeviceCallsTimer calls(queue); }
+    { const DeviceCallsTimer calls(queue); }
+    queue.timed = false;  // a device without timers adds nothing
+    { const DeviceCallsTimer calls(queue); }
+  }
+  { const DeviceCallsTimer unbound(queue); }  // taken (a fresh count next), recorded nowhere
+  const PhaseProfile p = recorder.profile();
+  EXPECT_EQ(p.device_seconds[static_cast<std::size_t>(SubjectKind::training)], 0.5);
+  EXPECT_EQ(p.device_total(), 0.5);
+  EXPECT_EQ(queue.taken, 4);
+  EXPECT_GT(p.at(Phase::device_calls, SubjectKind::training), 0.0);
+}
+
 PhaseProfile sample_profile() {
   PhaseProfile p;
   p.workers = 2;
@@ -65,6 +100,22 @@ PhaseProfile sample_profile() {
   p.at(Phase::reference, SubjectKind::training) = 1.0;
   p.reports_seconds = 0.5;
   return p;
+}
+
+TEST(ParityJsonProfile, DeviceSecondsRoundTripAsSchema19AndMergeAdds) {
+  RunReport r = synthetic_report();
+  r.meta.profile = sample_profile();
+  r.meta.profile.device_seconds[static_cast<std::size_t>(SubjectKind::model)] = 2.5;
+  const std::string text = report_to_json_text(r);
+  EXPECT_NE(text.find("\"schema_version\": \"1.9\""), std::string::npos);
+  const RunReport back = report_from_json_text(text, "test");
+  EXPECT_EQ(back.meta.profile.device_seconds, r.meta.profile.device_seconds);
+  EXPECT_NE(report_to_markdown(r).find("the devices' own timers: 2.5 s of the 0.25 s of device calls"),
+            std::string::npos);
+  RunReport shard = back;
+  shard.meta.shard = "2/2";
+  shard.checks.clear();
+  EXPECT_EQ(merge_reports({r, shard}).meta.profile.device_total(), 5.0);
 }
 
 TEST(ParityJsonProfile, RoundTripsAsSchema18) {

@@ -272,6 +272,29 @@ TEST_F(OpenclTest, DeviceTimersReportTheLastCall) {
   EXPECT_GT(oq->last_device_time_ns(), 0u);
 }
 
+// The run's profile: every kernel of every call since the last take, each counted once.
+TEST_F(OpenclTest, DeviceSecondsCountEveryCallOnce) {
+  auto c = call(OpKind::exp, DType::f32, {Shape{4096}});
+  auto x = make_tensor(DType::f32, {4096}, [](auto i) { return 0.001 * i; });
+  auto in = backend->allocate(DType::f32, Shape{4096});
+  auto out = backend->allocate(DType::f32, Shape{4096});
+  queue->upload(*in, x);
+  std::vector<const DeviceBuffer*> ins{in.get()};
+  queue->take_device_seconds();
+  queue->forward(c, ins, *out);
+  auto* oq = dynamic_cast<opencl::OpenclQueue*>(queue.get());
+  ASSERT_NE(oq, nullptr);
+  const double one = static_cast<double>(oq->last_device_time_ns()) * 1e-9;
+  queue->forward(c, ins, *out);  // the first call's kernels move to the pending count here
+  const double two = one + static_cast<double>(oq->last_device_time_ns()) * 1e-9;
+  queue->download(*out);
+  const std::optional<double> taken = queue->take_device_seconds();
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_GT(*taken, 0.0);
+  EXPECT_NEAR(*taken, two, 1e-9);
+  EXPECT_EQ(queue->take_device_seconds(), 0.0);  // nothing ran since
+}
+
 TEST_F(OpenclTest, QueuesOnManyThreadsAgree) {
   // One backend, one queue per thread: results must be bitwise those of a single thread.
   auto c = call(OpKind::softmax, DType::f32, {Shape{16, 33}});

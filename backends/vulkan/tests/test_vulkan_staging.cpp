@@ -1,7 +1,7 @@
 // The discrete-GPU path on any device (GP_VK_STAGING=1: every tensor buffer device-local, uploads
-// and downloads through staging buffers), validation on: an upload rides in the next
-// submission instead of one of its own, reads back what was uploaded, and a buffer destroyed
-// before its upload was submitted drops it cleanly.
+// and downloads through staging buffers; GP_VK_TIMESTAMPS=1: every submission timed), validation on: an upload rides in
+// the next submission instead of one of its own, reads back what was uploaded, and a buffer destroyed before its upload
+// was submitted drops it cleanly.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -19,9 +19,11 @@ class VulkanStagingTest : public ::testing::Test {
   void SetUp() override {
     cache_dir_ = vktest::temp_cache_dir("staging");
     ::setenv("GP_VK_STAGING", "1", 1);
+    ::setenv("GP_VK_TIMESTAMPS", "1", 1);  // a discrete GPU's default, here on lavapipe too
     std::string why;
     backend_ = vktest::make_backend(cache_dir_, why);
     ::unsetenv("GP_VK_STAGING");
+    ::unsetenv("GP_VK_TIMESTAMPS");
     if (!backend_) GTEST_SKIP() << why;
     queue_ = backend_->create_queue();
   }
@@ -56,6 +58,24 @@ TEST_F(VulkanStagingTest, UploadsRideInTheNextSubmission) {
   const HostTensor sum = queue_->download(*out);
   EXPECT_EQ(backend_->submissions(), before + 2);
   for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(sum.get(i), 11.0 * static_cast<double>(i + 1));
+}
+
+// The run's profile: the device's own time of each submission since the last take, once.
+TEST_F(VulkanStagingTest, DeviceSecondsCountEverySubmissionOnce) {
+  const OpCall exp = make_call(OpKind::exp, {}, DType::f32, {Shape{4096}}, "exp");
+  auto in = uploaded(tensor(DType::f32, Shape{4096}, std::vector<double>(4096, 0.5)));
+  auto out = backend_->allocate(DType::f32, Shape{4096});
+  queue_->take_device_seconds();
+  const DeviceBuffer* ins[] = {in.get()};
+  queue_->forward(exp, ins, *out);
+  const double one = vulkan_last_device_seconds(*queue_);
+  queue_->forward(exp, ins, *out);
+  const double two = one + vulkan_last_device_seconds(*queue_);
+  const std::optional<double> taken = queue_->take_device_seconds();
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_GT(*taken, 0.0);
+  EXPECT_NEAR(*taken, two, 1e-12);
+  EXPECT_EQ(queue_->take_device_seconds(), 0.0);
 }
 
 TEST_F(VulkanStagingTest, ADownloadOrFinishSubmitsWhatWasUploaded) {
