@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/backend.hpp"
 #include "vk_context.hpp"
@@ -93,6 +94,13 @@ class VulkanBuffer final : public DeviceBuffer {
   std::atomic<bool> armed_{false};
   PendingUploads* pending_in_ = nullptr;  // used by the one queue that uses the buffer
 };
+
+// Memory type indices to try for a buffer, best first: on discrete GPUs device-local memory the
+// host cannot see for tensors, and system memory the CPU caches for what it writes and reads
+// (staging, canary read-back); elsewhere host-visible memory, device-local first.
+std::vector<std::uint32_t> candidate_memory_types(const VkPhysicalDeviceMemoryProperties& props,
+                                                  VkPhysicalDeviceType type, std::uint32_t allowed,
+                                                  Placement placement);
 
 VulkanBuffer& as_vulkan(DeviceBuffer& b);
 const VulkanBuffer& as_vulkan(const DeviceBuffer& b);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "backends/vulkan/vk_memory.hpp"
 #include "vulkan_test_util.hpp"
 
 namespace gp {
@@ -104,6 +105,30 @@ TEST_F(VulkanStagingTest, ABufferDestroyedBeforeItsUploadIsSubmittedDropsIt) {
   queue_->upload(*kept, tensor(DType::f32, Shape{2}, {6, 7}));
   queue_ = backend_->create_queue();
   kept.reset();
+}
+
+// The memory types of an H100's driver: device-local, system memory (uncached and cached), and
+// device-local memory the host can map through the PCIe BAR. What the host reads back must not
+// land in the BAR (a download's memcpy there read uncached, 0.6 ms a call).
+TEST(VulkanMemoryTypes, HostBuffersOfADiscreteGpuLiveInCachedSystemMemory) {
+  VkPhysicalDeviceMemoryProperties props{};
+  const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                              host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                              cached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+  props.memoryTypeCount = 4;
+  props.memoryTypes[0].propertyFlags = local;
+  props.memoryTypes[1].propertyFlags = host;
+  props.memoryTypes[2].propertyFlags = host | cached;
+  props.memoryTypes[3].propertyFlags = local | host;
+  const auto gpu = VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  EXPECT_EQ(vk::candidate_memory_types(props, gpu, 0xF, vk::Placement::host_visible).front(), 2u);
+  EXPECT_EQ(vk::candidate_memory_types(props, gpu, 0xB, vk::Placement::host_visible).front(), 1u);  // no cached
+  EXPECT_EQ(vk::candidate_memory_types(props, gpu, 0xF, vk::Placement::device_preferred).front(), 0u);
+  // A CPU implementation (lavapipe) has one type, device-local and host-visible alike.
+  props.memoryTypeCount = 1;
+  props.memoryTypes[0].propertyFlags = local | host | cached;
+  EXPECT_EQ(vk::candidate_memory_types(props, VK_PHYSICAL_DEVICE_TYPE_CPU, 0x1, vk::Placement::host_visible),
+            std::vector<std::uint32_t>{0});
 }
 
 }  // namespace
