@@ -11,47 +11,12 @@
 #include "harness/check/cached_reference_checks.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "harness/run/subjects.hpp"
+#include "support/same_check.hpp"
 
 namespace gp {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Every field of a result, time aside (a result read back carries the read's time).
-void expect_same(const CheckResult& a, const CheckResult& b) {
-  EXPECT_EQ(a.case_id, b.case_id);
-  EXPECT_EQ(a.op, b.op);
-  EXPECT_EQ(a.family, b.family);
-  EXPECT_EQ(a.backend, b.backend);
-  EXPECT_EQ(a.dtype, b.dtype);
-  EXPECT_EQ(a.direction, b.direction);
-  EXPECT_EQ(a.input, b.input);
-  EXPECT_EQ(a.part, b.part);
-  EXPECT_EQ(a.subject, b.subject);
-  EXPECT_EQ(a.verdict, b.verdict);
-  EXPECT_EQ(a.reason_kind, b.reason_kind);
-  EXPECT_EQ(a.reason, b.reason);
-  EXPECT_EQ(a.formulation, b.formulation);
-  EXPECT_EQ(a.tolerance, b.tolerance);
-  const Metrics &m = a.metrics, &n = b.metrics;
-  for (auto f : {&Metrics::max_abs, &Metrics::max_rel, &Metrics::max_ulp, &Metrics::nmse, &Metrics::bound,
-                 &Metrics::margin, &Metrics::sensitivity_ulp, &Metrics::budget_ulp})
-    EXPECT_TRUE(m.*f == n.*f || (std::isnan(m.*f) && std::isnan(n.*f))) << m.*f << " vs " << n.*f;
-  EXPECT_EQ(m.elements, n.elements);
-  EXPECT_EQ(m.nonfinite, n.nonfinite);
-  EXPECT_EQ(m.worst.index, n.worst.index);
-  EXPECT_EQ(m.worst.inputs, n.worst.inputs);
-  EXPECT_EQ(m.worst.expected, n.worst.expected);
-  EXPECT_EQ(m.worst.got, n.worst.got);
-  EXPECT_EQ(m.worst.bound, n.worst.bound);
-  EXPECT_EQ(a.seed, b.seed);
-  EXPECT_EQ(a.repro, b.repro);
-  EXPECT_EQ(a.steps.first_out, b.steps.first_out);
-  EXPECT_EQ(a.steps.loss, b.steps.loss);
-  EXPECT_EQ(a.steps.reference, b.steps.reference);
-  EXPECT_EQ(a.steps.bound, b.steps.bound);
-  EXPECT_EQ(a.steps.amplification, b.steps.amplification);
-}
 
 TEST(CachedReferenceChecks, EveryFieldOfAResultSurvivesItsEntry) {
   CheckResult c;
@@ -80,7 +45,7 @@ TEST(CachedReferenceChecks, EveryFieldOfAResultSurvivesItsEntry) {
   CheckResult back;
   decode(r, back);
   r.expect_end();
-  expect_same(c, back);
+  expect_same_check(c, back);
   EXPECT_EQ(back.time_ms, 17);
 }
 
@@ -107,7 +72,7 @@ class CachedChecksTest : public ::testing::Test {
     const std::vector<CheckResult> read = reference_checks(*s, *s->prepare(with_cache), with_cache);
     EXPECT_EQ(cache.counts().hits, stored.hits + 1) << id;
     ASSERT_EQ(read.size(), fresh.size());
-    for (std::size_t i = 0; i < read.size(); ++i) expect_same(read[i], fresh[i]);
+    for (std::size_t i = 0; i < read.size(); ++i) expect_same_check(read[i], fresh[i], false);
     // Another seed is another entry.
     const RunContext other{seed + 1, {}, &cache};
     reference_checks(*s, *s->prepare(other), other);

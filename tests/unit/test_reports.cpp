@@ -18,6 +18,7 @@
 #include "reports/npy.hpp"
 #include "reports/summary.hpp"
 #include "results/result_names.hpp"
+#include "support/same_check.hpp"
 #include "support/synthetic_report.hpp"
 
 namespace gp {
@@ -25,48 +26,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// NaN equals NaN here: a round trip must give back exactly what went in, NaN included.
-bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
-
-void expect_same_check(const CheckResult& a, const CheckResult& b) {
-  SCOPED_TRACE(a.case_id + " " + a.backend);
-  EXPECT_EQ(a.case_id, b.case_id);
-  EXPECT_EQ(a.op, b.op);
-  EXPECT_EQ(a.family, b.family);
-  EXPECT_EQ(a.backend, b.backend);
-  EXPECT_EQ(a.dtype, b.dtype);
-  EXPECT_EQ(a.direction, b.direction);
-  EXPECT_EQ(a.input, b.input);
-  EXPECT_EQ(a.verdict, b.verdict);
-  EXPECT_EQ(a.subject, b.subject);
-  EXPECT_EQ(a.reason_kind, b.reason_kind);
-  EXPECT_EQ(a.reason, b.reason);
-  EXPECT_EQ(a.formulation, b.formulation);
-  EXPECT_EQ(a.tolerance, b.tolerance);
-  const Metrics &m = a.metrics, &n = b.metrics;
-  for (auto [x, y] : {std::pair{m.max_abs, n.max_abs},
-                      {m.max_rel, n.max_rel},
-                      {m.max_ulp, n.max_ulp},
-                      {m.nmse, n.nmse},
-                      {m.bound, n.bound},
-                      {m.margin, n.margin},
-                      {m.worst.expected, n.worst.expected},
-                      {m.worst.got, n.worst.got},
-                      {m.worst.bound, n.worst.bound},
-                      {m.sensitivity_ulp, n.sensitivity_ulp},
-                      {m.budget_ulp, n.budget_ulp},
-                      {a.time_ms, b.time_ms}})
-    EXPECT_TRUE(same_double(x, y)) << x << " vs " << y;
-  EXPECT_EQ(m.elements, n.elements);
-  EXPECT_EQ(m.nonfinite, n.nonfinite);
-  EXPECT_EQ(m.worst.index, n.worst.index);
-  ASSERT_EQ(m.worst.inputs.size(), n.worst.inputs.size());
-  for (std::size_t i = 0; i < m.worst.inputs.size(); ++i)
-    EXPECT_TRUE(same_double(m.worst.inputs[i], n.worst.inputs[i]));
-  EXPECT_EQ(a.seed, b.seed);
-  EXPECT_EQ(a.repro, b.repro);
-}
 
 // A fresh directory under the system temp dir, removed afterwards.
 class TempDir {
