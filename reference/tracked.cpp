@@ -97,13 +97,11 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
   return r;
 }
 
-}  // namespace
-
-namespace {
 // kLongDouble's unit as constants, so that the thread's default is constant-initialised (no TLS
 // wrapper): 2^-64, 2^-16382, and half of 2^-16445, which rounds to zero (tests/unit/test_tracked
 // checks them against rounding_unit_of).
 constexpr ActiveTracking kLongDoubleTracking{kLongDouble, {0x1p-64L, 0x1p-16382L, 0.0L, false}};
+
 }  // namespace
 
 namespace detail {

@@ -196,6 +196,7 @@ class ClQueue final : public OpenclQueue {
   void set_arg(cl::Kernel& k, cl_uint i, const cl_int4& v) { k.setArg(i, v); }
   void set_arg(cl::Kernel& k, cl_uint i, RealArg v);
   void begin_call(DType dtype, const std::string& case_id);
+  void count_finished(bool wait) noexcept;
   void watch_guards(const ClBuffer& buffer);
   void check_guards();
 
@@ -212,7 +213,8 @@ class ClQueue final : public OpenclQueue {
   std::map<std::pair<int, std::string>, cl::Kernel> kernels_;
   std::vector<cl::Event> events_;
   std::size_t events_taken_ = 0;  // events_ already counted by take_device_seconds()
-  std::vector<cl::Event> timed_;  // kernels of earlier calls not yet counted
+  std::vector<cl::Event> timed_;  // kernels of earlier calls not yet finished and counted
+  std::uint64_t timed_ns_ = 0;    // their device time once finished, until taken
   std::vector<std::unique_ptr<PendingGuard>> pending_;
   bool canaries_ = true;
   DType dtype_ = DType::f32;

@@ -1,6 +1,7 @@
 // The per-thread queue: its own command queue (with profiling) and its own kernel objects;
 // upload / download, family dispatch, device timings and canary checks.
 #include <limits>
+#include <utility>
 
 #include "backends/opencl/detail.hpp"
 
@@ -20,24 +21,31 @@ ClQueue::~ClQueue() {
 void ClQueue::begin_call(DType dtype, const std::string& case_id) {
   dtype_ = dtype;
   case_id_ = case_id;
-  timed_.insert(timed_.end(), events_.begin() + static_cast<std::ptrdiff_t>(events_taken_), events_.end());
+  count_finished(false);
   events_.clear();
   events_taken_ = 0;
 }
 
-std::optional<double> ClQueue::take_device_seconds() noexcept {
-  std::uint64_t ns = 0;
-  try {
-    timed_.insert(timed_.end(), events_.begin() + static_cast<std::ptrdiff_t>(events_taken_), events_.end());
-    events_taken_ = events_.size();
-    for (cl::Event& ev : timed_) {
+// An event is kept only until its kernel has finished and its time is added to timed_ns_: a queue
+// whose time nobody takes (a benchmark's) holds the events of the calls still running, not of
+// every call it made.
+void ClQueue::count_finished(bool wait) noexcept {
+  timed_.insert(timed_.end(), events_.begin() + static_cast<std::ptrdiff_t>(events_taken_), events_.end());
+  events_taken_ = events_.size();
+  std::erase_if(timed_, [&](cl::Event& ev) {
+    try {
+      if (!wait && ev.getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() > CL_COMPLETE) return false;  // still running
       ev.wait();
-      ns += ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() - ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      timed_ns_ += ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() - ev.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    } catch (...) {  // a failed kernel counts nothing: its error surfaces at the next download or finish
     }
-  } catch (...) {  // a failed kernel's event: its error surfaces at the next download or finish
-  }
-  timed_.clear();
-  return static_cast<double>(ns) * 1e-9;
+    return true;
+  });
+}
+
+std::optional<double> ClQueue::take_device_seconds() noexcept {
+  count_finished(true);
+  return static_cast<double>(std::exchange(timed_ns_, 0)) * 1e-9;
 }
 
 cl::Kernel& ClQueue::kernel(const char* name) {
