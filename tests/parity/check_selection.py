@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Checks that every registered parity ctest entry runs exactly the case its name says.
+"""Checks that every registered parity ctest entry runs exactly the subjects its name says, and that
+the entries together run the parity program's whole table once.
 
 Usage: check_selection.py CTEST BUILD_DIR GP_PARITY_TESTS
 
 Reads the commands of every ctest entry labelled `parity` (ctest --show-only=json-v1), writes
 them one entry a line (name, then the arguments, tab-separated), and has the parity program
-replay them through its own argument parsing and case selection (--gp-check-selection). An
-entry that would select no case, several, or leave arguments to gtest's filter fails it.
+replay them through its own argument parsing and selection (--gp-check-selection). An entry that
+would select other than its op's cases or its one subject, or leave arguments to gtest's filter,
+fails it, and so does an entry of the table that is not registered exactly once.
 """
 import json
 import subprocess

@@ -1,22 +1,30 @@
-// The parity suite: one gtest per (device, case), registered at run time from the case
-// registry. `--gp-backend=LIST` picks the devices (default: every provider), `--gp-seed=N` the
-// seed, `--gp-case=ID` the one case whose id equals ID (ctest entries use it: gtest filters read
-// '-' and ':' as operators, so ids like `softmax(axis=-1,...)` selected nothing through them),
-// `--gp-no-reference-cache` computes every bound instead of reading the reference cache (the
-// cache folder's `reference/`, shared by the entries: a case's bounds are the same on every device
-// of one math profile, and each entry is a process of its own), `--gp-list-ctest` prints the table that
-// tests/parity/register.cmake turns into ctest entries, and `--gp-check-selection=FILE` replays the registered entries'
-// arguments (one entry a line: name, then arguments, tab-separated; tests/parity/check_selection.py writes it from
-// ctest) and proves that each selects exactly its own case on its own device. A composite's reference checks (its
-// bound, the reference's own finite differences) are the same whatever the device: they are one entry of their own,
-// `reference/ID` (`--gp-backend=reference`), rather than a part of every device's entry, which took them about half of
-// each entry's time. Verdicts map onto gtest: FAIL, ERROR and MISTRUSTED fail the test (a check that proves nothing
-// must not pass), SKIP is GTEST_SKIP.
+// The parity suite: one gtest per (device, subject), registered at run time from the registry.
+// `--gp-backend=LIST` picks the devices (default: every provider), `--gp-seed=N` the seed,
+// `--gp-op=NAME` every primitive case of one op, `--gp-case=ID` the one subject whose id equals ID
+// (gtest filters read '-' and ':' as operators, so ids like `softmax(axis=-1,...)` selected nothing
+// through them), `--gp-no-reference-cache` computes every bound instead of reading the reference
+// cache (the cache folder's `reference/`, shared by the entries: a case's bounds are the same on
+// every device of one math profile, and each entry is a process of its own).
+//
+// ctest entries (tests/parity/register.cmake turns `--gp-list-ctest`'s table into them): one per
+// device and op for the primitive cases, one per device and subject for models and training runs.
+// A process per primitive case cost more than its checks (a lavapipe entry's set-up under
+// validation about 0.13 s, a PoCL one's 0.08 s, against a few milliseconds of device calls), so an
+// op's cases share one process; models take seconds each and keep an entry of their own. A
+// composite's reference checks (its bound, the reference's own finite differences) are the same
+// whatever the device: they are one entry of their own, `reference/ID` (`--gp-backend=reference`).
+// `--gp-check-selection=FILE` replays the registered entries' arguments (one entry a line: name,
+// then arguments, tab-separated; tests/parity/check_selection.py writes it from ctest) and proves
+// that each selects exactly what its name says and that together they run every (device, subject)
+// of the table once. Verdicts map onto gtest: FAIL, ERROR and MISTRUSTED fail the test (a check that
+// proves nothing must not pass), SKIP is GTEST_SKIP; a process whose every test skipped prints
+// kAllSkipped, which is what ctest reads as a skipped entry.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -31,11 +39,14 @@ namespace {
 
 // The pseudo-device of the entries that run a composite's reference checks alone.
 constexpr const char* kReferenceDevice = "reference";
+// Printed when every test of the process skipped; register.cmake's SKIP_REGULAR_EXPRESSION.
+constexpr const char* kAllSkipped = "gp_parity_tests: every selected test skipped";
 
 struct Options {
   std::vector<std::string> backends;
   std::uint64_t seed = 1;
   std::optional<std::string> case_id;  // --gp-case: exact id
+  std::optional<std::string> op;       // --gp-op: every primitive case of this op
   bool list_ctest = false;
   bool reference_cache = true;  // !--gp-no-reference-cache
   std::string check_selection;  // --gp-check-selection=FILE
@@ -65,6 +76,8 @@ Options take_options(int& argc, char** argv) {
       o.seed = std::stoull(a.substr(10));
     else if (a.rfind("--gp-case=", 0) == 0)
       o.case_id = a.substr(10);
+    else if (a.rfind("--gp-op=", 0) == 0)
+      o.op = a.substr(8);
     else if (a == "--gp-no-reference-cache")
       o.reference_cache = false;
     else if (a == "--gp-list-ctest")
@@ -155,12 +168,53 @@ class SubjectTest : public ::testing::Test {
   gp::RunContext run_;
 };
 
-// The subjects a run registers: every one, or exactly the one whose id equals --gp-case.
+// The subjects a run registers: every one, the one whose id equals --gp-case, or the primitive
+// cases of the op --gp-op names.
 std::vector<const gp::Subject*> subjects_to_register(const Options& o) {
   std::vector<const gp::Subject*> out;
-  for (const auto& s : gp::all_subjects())
-    if (!o.case_id || s->id() == *o.case_id) out.push_back(s.get());
+  for (const auto& s : gp::all_subjects()) {
+    if (o.case_id && s->id() != *o.case_id) continue;
+    if (o.op && (s->kind() != gp::SubjectKind::primitive || s->op_name() != *o.op)) continue;
+    out.push_back(s.get());
+  }
   return out;
+}
+
+// One ctest entry: DEVICE/LABEL runs `selector` (--gp-op=OP or --gp-case=ID) on DEVICE.
+struct CtestEntry {
+  std::string device, label, selector, family, op;
+  std::vector<const gp::Subject*> subjects;
+  std::string name() const { return device + "/" + label; }
+};
+
+// The entries of the devices this process selected, in the order ctest runs them: primitives per
+// op, then the composites' reference entries, then the composites per device.
+std::vector<CtestEntry> ctest_table(const std::vector<gp::SelectedDevice>& devices) {
+  std::vector<std::string> ops;  // in registry order
+  std::map<std::string, std::vector<const gp::Subject*>> cases_of_op;
+  std::vector<const gp::Subject*> composites;
+  for (const auto& s : gp::all_subjects()) {
+    if (s->kind() != gp::SubjectKind::primitive) {
+      composites.push_back(s.get());
+      continue;
+    }
+    auto& cases = cases_of_op[std::string(s->op_name())];
+    if (cases.empty()) ops.emplace_back(s->op_name());
+    cases.push_back(s.get());
+  }
+  std::vector<CtestEntry> table;
+  for (const auto& d : devices)
+    for (const auto& op : ops) {
+      const auto& cases = cases_of_op[op];
+      table.push_back({d.id, op, "--gp-op=" + op, cases.front()->primitive_case()->family(), op, cases});
+    }
+  auto one = [&](const std::string& device, const gp::Subject* s) {
+    table.push_back({device, s->id(), "--gp-case=" + s->id(), "model", std::string(s->op_name()), {s}});
+  };
+  for (const gp::Subject* s : composites) one(kReferenceDevice, s);
+  for (const auto& d : devices)
+    for (const gp::Subject* s : composites) one(d.id, s);
+  return table;
 }
 
 std::vector<std::string> split_tabs(const std::string& line) {
@@ -172,15 +226,19 @@ std::vector<std::string> split_tabs(const std::string& line) {
   return out;
 }
 
-// Replays each registered entry's arguments through the same parsing and case selection as a
-// real run. An entry passes when nothing is left over for gtest (a --gtest_filter would be) and
-// it selects one device and one case, those its name says.
-int check_selection(const std::string& file) {
+// Replays each registered entry's arguments through the same parsing and selection as a real run.
+// An entry passes when nothing is left over for gtest (a --gtest_filter would be) and it selects
+// one device and exactly the subjects of the table's entry of its name; the table passes when
+// every one of its entries was registered once.
+int check_selection(const std::string& file, const std::vector<gp::SelectedDevice>& devices) {
   std::ifstream in(file);
   if (!in) {
     std::fprintf(stderr, "gp_parity_tests: cannot read %s\n", file.c_str());
     return 2;
   }
+  std::map<std::string, CtestEntry> expected;
+  std::map<std::string, int> registered;
+  for (auto& e : ctest_table(devices)) expected.emplace(e.name(), std::move(e));
   std::int64_t entries = 0, wrong = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
@@ -190,21 +248,27 @@ int check_selection(const std::string& file) {
     for (auto& a : args) argv.push_back(a.data());
     int argc = static_cast<int>(argv.size());
     Options o = take_options(argc, argv.data());
-    const std::size_t slash = name.find('/');
-    const std::string device = name.substr(0, slash), case_id = name.substr(slash + 1);
     const auto subjects = subjects_to_register(o);
-    const bool one = subjects.size() == 1 && subjects[0]->id() == case_id;
-    const bool ok = argc == 1 && o.backends == std::vector<std::string>{device} && one &&
-                    (device != kReferenceDevice || SubjectTest::has_reference_entry(*subjects[0]));
+    const auto it = expected.find(name);
+    const bool ok = it != expected.end() && argc == 1 && o.backends == std::vector<std::string>{it->second.device} &&
+                    subjects == it->second.subjects;
     ++entries;
+    ++registered[name];
     if (!ok) {
       ++wrong;
-      std::fprintf(stderr, "%s: selects %zu case(s) on %zu device(s), %d argument(s) left for gtest\n", name.c_str(),
-                   subjects.size(), o.backends.size(), argc - 1);
+      std::fprintf(stderr, "%s: selects %zu subject(s) on %zu device(s), %d argument(s) left for gtest%s\n",
+                   name.c_str(), subjects.size(), o.backends.size(), argc - 1,
+                   it == expected.end() ? "; no such entry in the table" : "");
     }
   }
-  std::printf("%lld ctest entries replayed, %lld select other than exactly their own case\n",
-              static_cast<long long>(entries), static_cast<long long>(wrong));
+  for (const auto& [name, e] : expected)
+    if (registered[name] != 1) {
+      ++wrong;
+      std::fprintf(stderr, "%s: registered %d times, not once\n", name.c_str(), registered[name]);
+    }
+  std::printf(
+      "%lld ctest entries replayed, %lld select other than exactly their own subjects or are not registered once\n",
+      static_cast<long long>(entries), static_cast<long long>(wrong));
   return wrong == 0 && entries > 0 ? 0 : 1;
 }
 
@@ -223,29 +287,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (opts.list_ctest) {
-    // device <TAB> case id <TAB> family <TAB> op
-    auto family = [](const gp::Subject& s) {
-      return s.primitive_case() ? s.primitive_case()->family() : std::string("model");
-    };
-    auto print = [&](const std::string& device, const gp::Subject& s) {
-      std::printf("%s\t%s\t%s\t%s\n", device.c_str(), s.id().c_str(), family(s).c_str(),
-                  std::string(s.op_name()).c_str());
-    };
-    for (const auto& d : selected)
-      for (const auto& s : gp::all_subjects())
-        if (s->kind() == gp::SubjectKind::primitive) print(d.id, *s);
-    for (const auto& s : gp::all_subjects())
-      if (SubjectTest::has_reference_entry(*s)) print(kReferenceDevice, *s);
-    for (const auto& d : selected)
-      for (const auto& s : gp::all_subjects())
-        if (s->kind() != gp::SubjectKind::primitive) print(d.id, *s);
+    // device <TAB> label <TAB> selector <TAB> family <TAB> op
+    for (const auto& e : ctest_table(selected))
+      std::printf("%s\t%s\t%s\t%s\t%s\n", e.device.c_str(), e.label.c_str(), e.selector.c_str(), e.family.c_str(),
+                  e.op.c_str());
     return 0;
   }
-  if (!opts.check_selection.empty()) return check_selection(opts.check_selection);
+  if (!opts.check_selection.empty()) return check_selection(opts.check_selection, selected);
+  if (opts.case_id && opts.op) {
+    std::fprintf(stderr, "gp_parity_tests: --gp-case and --gp-op select apart; give one\n");
+    return 2;
+  }
   const std::vector<const gp::Subject*> subjects = subjects_to_register(opts);
-  if (opts.case_id && subjects.size() != 1) {
-    std::fprintf(stderr, "gp_parity_tests: --gp-case=%s matches %zu cases, not exactly one\n", opts.case_id->c_str(),
-                 subjects.size());
+  if ((opts.case_id && subjects.size() != 1) || (opts.op && subjects.empty())) {
+    std::fprintf(stderr, "gp_parity_tests: %s matches %zu cases\n",
+                 (opts.case_id ? "--gp-case=" + *opts.case_id : "--gp-op=" + *opts.op).c_str(), subjects.size());
     return 1;
   }
   static std::vector<std::unique_ptr<Device>> devices;
@@ -259,7 +315,9 @@ int main(int argc, char** argv) {
     cache =
         std::make_unique<gp::ReferenceCache>(gp::reference_cache_dir(bopts.cache_dir), gp::kDefaultReferenceCacheCap);
   const gp::RunContext run{opts.seed, {}, cache.get()};
+  int registered = 0;
   auto add = [&](const std::string& suite, Device* dev, const gp::Subject* s) {
+    ++registered;
     ::testing::RegisterTest(suite.c_str(), s->id().c_str(), nullptr, nullptr, __FILE__, __LINE__,
                             [=]() -> ::testing::Test* { return new SubjectTest(dev, s, run); });
   };
@@ -269,12 +327,15 @@ int main(int argc, char** argv) {
   for (auto& d : devices)
     for (const gp::Subject* s : subjects) add(suite_name(d->selected.id), d.get(), s);
   const int status = RUN_ALL_TESTS();
-  // A ctest entry names one case on one device: anything else (a --gtest_filter that deselects
-  // it, a device list of two) must not pass as an empty run.
-  const int ran = ::testing::UnitTest::GetInstance()->test_to_run_count();
-  if (opts.case_id && ran != 1) {
-    std::fprintf(stderr, "gp_parity_tests: --gp-case=%s ran %d tests, not exactly one\n", opts.case_id->c_str(), ran);
+  // An entry that names its subjects runs them all: a --gtest_filter that deselects some must not
+  // pass as a smaller run.
+  const auto& unit = *::testing::UnitTest::GetInstance();
+  const int ran = unit.test_to_run_count();
+  if ((opts.case_id || opts.op) && ran != registered) {
+    std::fprintf(stderr, "gp_parity_tests: %s ran %d tests, not the %d registered\n",
+                 (opts.case_id ? "--gp-case=" + *opts.case_id : "--gp-op=" + *opts.op).c_str(), ran, registered);
     return 1;
   }
+  if (ran > 0 && unit.skipped_test_count() == ran) std::printf("%s\n", kAllSkipped);
   return status;
 }
