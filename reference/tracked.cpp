@@ -82,6 +82,7 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
   Tracked r;
   r.v = y;
   propagate(r.e, x.e, d);
+  if (ctx.profile) note_profile_read();
   const FnBudget b = ctx.profile ? ctx.profile->budget(fn, ctx.compute, x.v, y, x2) : long_double_budget(fn);
   // A correctly rounded operation (IEEE division and square root) is a rounding like any other,
   // in the standard model (a kernel may multiply by a rounded reciprocal instead); budgets beyond
@@ -107,6 +108,14 @@ constexpr ActiveTracking kLongDoubleTracking{kLongDouble, {0x1p-64L, 0x1p-16382L
 namespace detail {
 constinit thread_local const ActiveTracking* t_active = &kLongDoubleTracking;
 }  // namespace detail
+
+namespace {
+constinit thread_local std::uint64_t t_profile_reads = 0;
+}  // namespace
+
+ProfileReads::ProfileReads() : start_(t_profile_reads) {}
+bool ProfileReads::any() const { return t_profile_reads != start_; }
+void note_profile_read() { ++t_profile_reads; }
 
 RoundingUnit rounding_unit_of(const TrackingContext& ctx) {
   RoundingUnit unit;

@@ -71,6 +71,22 @@ class TrackingScope {
   ActiveTracking active_;
 };
 
+// Whether this thread's evaluations read a device profile while it lives. A Tracked evaluation
+// reads its profile in one place, the budget of a library function (and whether there is a
+// profile at all), so one that charged no budget is the same under every profile of its dtype
+// and flush mode: a matmul's bounds are the same for cpu, OpenCL and Vulkan, an exp's are not.
+// A value computed earlier under a profile and read back (a cache, a memo) counts as a read
+// through note_profile_read().
+class ProfileReads {
+ public:
+  ProfileReads();
+  bool any() const;
+
+ private:
+  std::uint64_t start_;
+};
+void note_profile_read();
+
 // The context of a case dtype on a device profile; the long-double reference itself when
 // profile is null.
 TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush);

@@ -59,6 +59,20 @@ void record_transpose(Recorder& rec, DType dtype, const VulkanBuffer& src, const
   rec.dispatch_groups("layout", dtype, {{0, &src}, {1, &dst}}, p, static_cast<std::uint64_t>(b * tiles));
 }
 
+// Calls f(k, part, total, offset) for each input k of a concat: its extent along the axis and
+// where it starts in the output's `total`; the forward copies in, the backward copies out.
+template <class F>
+void for_each_concat_part(const OpCall& call, F&& f) {
+  const int axis = call.output_shape.axis(call.attrs.axis);
+  const std::int64_t total = call.output_shape[axis];
+  std::int64_t offset = 0;
+  for (std::size_t k = 0; k < call.input_shapes.size(); ++k) {
+    const AxisSplit part = split_at_axis(call.input_shapes[k], axis);
+    f(k, part, total, offset);
+    offset += part.n;
+  }
+}
+
 }  // namespace
 
 CopyPlan flat_plan(std::int64_t n) {
@@ -98,16 +112,11 @@ void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
     case OpKind::reshape:
       record_copy(rec, dt, *in[0], out, flat_plan(call.output_shape.numel()));
       return;
-    case OpKind::concat: {
-      int axis = call.output_shape.axis(call.attrs.axis);
-      std::int64_t total = call.output_shape[axis], offset = 0;
-      for (std::size_t k = 0; k < in.size(); ++k) {
-        AxisSplit part = split_at_axis(call.input_shapes[k], axis);
+    case OpKind::concat:
+      for_each_concat_part(call, [&](std::size_t k, const AxisSplit& part, std::int64_t total, std::int64_t offset) {
         record_copy(rec, dt, *in[k], out, axis_plan(part, total, offset, 1, false));
-        offset += part.n;
-      }
+      });
       return;
-    }
     case OpKind::slice: {
       AxisSplit whole = split_at_axis(call.input_shapes[0], call.attrs.axis);
       AxisSplit part = split_at_axis(call.output_shape, call.attrs.axis);
@@ -128,16 +137,11 @@ void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
     case OpKind::reshape:
       if (grads[0]) record_copy(rec, dt, dout, *grads[0], flat_plan(call.output_shape.numel()));
       return;
-    case OpKind::concat: {
-      int axis = call.output_shape.axis(call.attrs.axis);
-      std::int64_t total = call.output_shape[axis], offset = 0;
-      for (std::size_t k = 0; k < in.size(); ++k) {
-        AxisSplit part = split_at_axis(call.input_shapes[k], axis);
+    case OpKind::concat:
+      for_each_concat_part(call, [&](std::size_t k, const AxisSplit& part, std::int64_t total, std::int64_t offset) {
         if (grads[k]) record_copy(rec, dt, dout, *grads[k], axis_plan(part, total, offset, 1, true));
-        offset += part.n;
-      }
+      });
       return;
-    }
     case OpKind::slice: {  // zeros, then the slice of g scattered back
       if (!grads[0]) return;
       AxisSplit whole = split_at_axis(call.input_shapes[0], call.attrs.axis);

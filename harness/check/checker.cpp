@@ -44,22 +44,20 @@ ReferenceData prepare_reference(const Case& c, std::uint64_t seed, ReferenceCach
 }
 
 const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flush) const {
-  auto key = std::make_pair(profile, flush);
-  auto it = bounded_.find(key);
-  if (it == bounded_.end())
-    it = bounded_.emplace(key, bounded_for_cotangent(*this, ref_cotangent, profile, flush)).first;
-  return it->second;
+  return bounded_.get(profile, flush, [&](bool* reads_profile) {
+    return bounded_for_cotangent(*this, ref_cotangent, profile, flush, reads_profile);
+  });
 }
 
 ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
-                                   const MathProfile* profile, bool flush) {
+                                   const MathProfile* profile, bool flush, bool* reads_profile) {
   CacheKeyBuilder key("bounded");
   key.add(data.cache_id);
   for (const HostTensor& t : data.inputs) key.add(t);
-  key.add(cotangent).add(profile, flush);
-  return cached<ref::Bounded>(data.cache, key, Phase::bounds, [&] {
-    return ref::bounded_evaluate(data.call, data.ref_inputs, cotangent, profile, flush);
-  });
+  key.add(cotangent);
+  return cached_bounds<ref::Bounded>(
+      data.cache, key, profile, flush,
+      [&] { return ref::bounded_evaluate(data.call, data.ref_inputs, cotangent, profile, flush); }, reads_profile);
 }
 
 }  // namespace gp

@@ -10,6 +10,7 @@
 #include "backends/backend.hpp"
 #include "cases/case.hpp"
 #include "harness/check/context.hpp"
+#include "harness/check/profile_memo.hpp"
 #include "reference/reference.hpp"
 #include "results/result.hpp"
 
@@ -37,14 +38,15 @@ struct ReferenceData {
   const ref::Bounded& bounded(const MathProfile* profile, bool flush = false) const;
 
  private:
-  mutable std::map<std::pair<const MathProfile*, bool>, ref::Bounded> bounded_;
+  ProfileMemo<ref::Bounded> bounded_;
 };
 
 ReferenceData prepare_reference(const Case& c, std::uint64_t seed, ReferenceCache* cache = nullptr);
 
 // ref::bounded_evaluate at the data's inputs for `cotangent`, through the data's cache.
+// `reads_profile`: see cached_bounds.
 ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
-                                   const MathProfile* profile, bool flush = false);
+                                   const MathProfile* profile, bool flush = false, bool* reads_profile = nullptr);
 
 // Counts reference / backend forward evaluations spent in numerical checks (benchmarks).
 struct EvalCounter {

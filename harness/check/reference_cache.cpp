@@ -87,6 +87,18 @@ CacheKeyBuilder& CacheKeyBuilder::add(const MathProfile* profile, bool flush) {
   return add(std::uint64_t{flush});
 }
 
+CacheKeyBuilder& CacheKeyBuilder::add_any_profile(bool flush) {
+  add(std::string_view("any device profile"));
+  return add(std::uint64_t{flush});
+}
+
+CacheKeyBuilder CacheKeyBuilder::copy() const {
+  CacheKeyBuilder c;
+  c.state_ = XXH3_createState();
+  XXH3_copyState(state(c.state_), state(state_));
+  return c;
+}
+
 CacheKey CacheKeyBuilder::key() const {
   const XXH128_hash_t h = XXH3_128bits_digest(state(state_));
   return {h.high64, h.low64};
@@ -115,11 +127,11 @@ fs::path ReferenceCache::path_of(const CacheKey& key) const {
   return dir_ / hex.substr(0, 2) / (hex.substr(2) + ".bin");
 }
 
-std::optional<std::string> ReferenceCache::load(const CacheKey& key) {
+std::optional<std::string> ReferenceCache::load(const CacheKey& key, bool count_miss) {
   const fs::path path = path_of(key);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    ++misses_;
+    if (count_miss) ++misses_;
     return std::nullopt;
   }
   const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -3,8 +3,8 @@
 // training run's probed trajectory) and the reference's own verdicts (its finite-difference
 // checks, the oracle's sample). An entry is addressed by its content: a hash of the sources
 // that decide the reference's results (kReferenceSourcesHash), what is computed, the subject, the
-// bytes of every input and cotangent, and the math profile. A warm run then costs device calls
-// and comparisons.
+// bytes of every input and cotangent, and the math profile, or none where the evaluation read no
+// budget of its profile (cached_bounds). A warm run then costs device calls and comparisons.
 //
 // Faults cost time, never results: an entry that is truncated, fails its checksum or comes from
 // other sources is recomputed and said so in one line; a folder that cannot be written is said so
@@ -27,6 +27,7 @@
 #include "core/tensor.hpp"
 #include "harness/check/cache_blob.hpp"
 #include "harness/check/phase_clock.hpp"
+#include "reference/tracked.hpp"
 
 namespace gp {
 
@@ -49,10 +50,14 @@ class CacheKeyBuilder {
   CacheKeyBuilder& add(const HostTensor& t);      // dtype, shape and bytes
   CacheKeyBuilder& add(const ref::RefTensor& t);  // shape, values and their errors
   CacheKeyBuilder& add(const MathProfile* profile, bool flush);
+  // In place of a profile: what every device profile of this flush mode shares (cached_bounds).
+  CacheKeyBuilder& add_any_profile(bool flush);
+  CacheKeyBuilder copy() const;  // the same state, to go on two ways
   CacheKey key() const;
 
  private:
-  void* state_;  // XXH3_state_t
+  CacheKeyBuilder() = default;
+  void* state_ = nullptr;  // XXH3_state_t
 };
 
 class ReferenceCache {
@@ -60,8 +65,10 @@ class ReferenceCache {
   // `dir`: the folder of entries (created when missing); `cap_bytes`: its size limit.
   ReferenceCache(std::filesystem::path dir, std::uint64_t cap_bytes);
 
-  // The entry's payload, or nothing (absent, or faulty: said on stderr, then recomputed).
-  std::optional<std::string> load(const CacheKey& key);
+  // The entry's payload, or nothing (absent, or faulty: said on stderr, then recomputed). An
+  // absent entry counts as a miss unless `count_miss` is false (a look-up that has another key
+  // to try, cached_bounds).
+  std::optional<std::string> load(const CacheKey& key, bool count_miss = true);
   void store(const CacheKey& key, std::string_view payload);
   // An entry whose payload did not decode: said, and overwritten by the caller's store.
   void reject(const CacheKey& key, const std::string& why);
@@ -88,6 +95,30 @@ class ReferenceCache {
 std::filesystem::path reference_cache_dir(const std::string& configured);
 inline constexpr std::uint64_t kDefaultReferenceCacheCap = std::uint64_t{2} << 30;  // 2 GiB
 
+// The entry of `key` decoded, or nothing (absent or faulty: a faulty one is said and rejected).
+template <class T>
+std::optional<T> read_entry(ReferenceCache& cache, const CacheKey& key, bool count_miss = true) {
+  std::optional<std::string> bytes = cache.load(key, count_miss);
+  if (!bytes) return std::nullopt;
+  try {
+    BlobReader r(*bytes);
+    T value;
+    decode(r, value);
+    r.expect_end();
+    return value;
+  } catch (const BlobError& e) {
+    cache.reject(key, e.what());
+    return std::nullopt;
+  }
+}
+
+template <class T>
+void store_entry(ReferenceCache& cache, const CacheKey& key, const T& value) {
+  BlobWriter w;
+  encode(w, value);
+  cache.store(key, w.bytes());
+}
+
 // `compute()` once per key: read back from the cache when it holds the entry, else computed and
 // stored. Without a cache, computed. Either way the profile counts it in `phase` (the bounds, or
 // the reference's own checks). `read`, when given, says whether the value came from the cache.
@@ -98,23 +129,47 @@ T cached(ReferenceCache* cache, const CacheKeyBuilder& key, Phase phase, const s
   if (read) *read = false;
   if (!cache) return compute();
   const CacheKey k = key.key();
-  if (std::optional<std::string> bytes = cache->load(k)) {
-    try {
-      BlobReader r(*bytes);
-      T value;
-      decode(r, value);
-      r.expect_end();
-      if (read) *read = true;
-      return value;
-    } catch (const BlobError& e) {
-      cache->reject(k, e.what());
-    }
+  if (std::optional<T> value = read_entry<T>(*cache, k)) {
+    if (read) *read = true;
+    return std::move(*value);
   }
   T value = compute();
-  BlobWriter w;
-  encode(w, value);
-  cache->store(k, w.bytes());
+  store_entry(*cache, k, value);
   return value;
+}
+
+// Bounds under a device profile, `key` naming all else that decides them. An evaluation that read
+// no budget of its profile (ref::ProfileReads) is the same under every profile of its flush mode:
+// it is stored under a key that names none, where every device's look-up finds it first, so a
+// matmul's bounds are computed once for cpu, OpenCL and Vulkan instead of three times. Bit for
+// bit what each profile would compute. `reads_profile`, when given, says which it was; an entry
+// of the profile's own read back counts as a read (ref::note_profile_read) for an evaluation
+// that encloses this one.
+template <class T>
+T cached_bounds(ReferenceCache* cache, CacheKeyBuilder& key, const MathProfile* profile, bool flush,
+                const std::function<T()>& compute, bool* reads_profile = nullptr) {
+  if (!profile) {  // the long-double reference's own bounds
+    if (reads_profile) *reads_profile = false;
+    return cached<T>(cache, key.add(profile, flush), Phase::bounds, compute);
+  }
+  PhaseTimer timer(Phase::bounds);
+  const ref::ProfileReads reads;
+  auto finish = [&](T value) {
+    if (reads_profile) *reads_profile = reads.any();
+    return value;
+  };
+  if (!cache) return finish(compute());
+  CacheKeyBuilder any = key.copy();
+  const CacheKey shared = any.add_any_profile(flush).key();
+  const CacheKey own = key.add(profile, flush).key();
+  if (std::optional<T> value = read_entry<T>(*cache, shared, false)) return finish(std::move(*value));
+  if (std::optional<T> value = read_entry<T>(*cache, own)) {
+    ref::note_profile_read();
+    return finish(std::move(*value));
+  }
+  T value = compute();
+  store_entry(*cache, reads.any() ? own : shared, value);
+  return finish(std::move(value));
 }
 
 }  // namespace gp

@@ -16,6 +16,7 @@
 
 #include "backends/backend.hpp"
 #include "cases/composite.hpp"
+#include "harness/check/profile_memo.hpp"
 #include "reference/reference.hpp"
 #include "results/result.hpp"
 
@@ -45,7 +46,7 @@ struct CompositeReference {
   const GraphTensors& bounded(const Composite& c, const MathProfile* profile, bool flush) const;
 
  private:
-  mutable std::map<std::pair<const MathProfile*, bool>, GraphTensors> bounded_;
+  ProfileMemo<GraphTensors> bounded_;
 };
 
 // Writes leaves that are not drawn but derived from the drawn ones (a training run's targets).

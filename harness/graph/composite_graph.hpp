@@ -66,10 +66,9 @@ std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* prof
 // zero, the bound is (1 + r) min(kFormulation acc, lambda prob). `worst` may be infinite.
 ref::ErrorBound probe_error_bound(long double worst, long double rms, double safety);
 
-// The reference cache's address of `what` a composite's reference computes for a device profile:
-// the composite, its leaves' bytes, the profile.
-CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r,
-                                    const MathProfile* profile, bool flush);
+// The reference cache's address of `what` a composite's reference computes, but for the device
+// profile that cached_bounds adds: the composite, its leaves' bytes.
+CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r);
 // A graph evaluation as a reference cache entry holds it (harness/check/cache_blob.hpp).
 void encode(BlobWriter& w, const GraphTensors& t);
 void decode(BlobReader& r, GraphTensors& t);

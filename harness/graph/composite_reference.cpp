@@ -105,12 +105,10 @@ GraphTensors checked_part(const Composite& c, GraphTensors t) {
 
 }  // namespace
 
-CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r,
-                                    const MathProfile* profile, bool flush) {
+CacheKeyBuilder composite_cache_key(std::string_view what, const Composite& c, const CompositeReference& r) {
   CacheKeyBuilder key(what);
   key.add(c.id);
   for (const HostTensor& l : r.leaves) key.add(l);
-  key.add(profile, flush);
   return key;
 }
 
@@ -118,20 +116,19 @@ void encode(BlobWriter& w, const GraphTensors& t) { encode_fields(w, t.value, t.
 void decode(BlobReader& r, GraphTensors& t) { decode_fields(r, t.value, t.grad, t.loss_err); }
 
 const GraphTensors& CompositeReference::bounded(const Composite& c, const MathProfile* profile, bool flush) const {
-  auto key = std::make_pair(profile, flush);
-  auto it = bounded_.find(key);
-  if (it == bounded_.end()) {
-    GraphTensors b =
-        cached<GraphTensors>(cache, composite_cache_key("bounded", c, *this, profile, flush), Phase::bounds, [&] {
+  return bounded_.get(profile, flush, [&](bool* reads_profile) {
+    CacheKeyBuilder key = composite_cache_key("bounded", c, *this);
+    return cached_bounds<GraphTensors>(
+        cache, key, profile, flush,
+        [&] {
           GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
           tighten_end_to_end_bounds(c, *this, t, profile, flush, [&](const NodeForwardBounds& own) {
             return gradient_weighted_loss_error(c, exact, t, own);
           });
           return checked_part(c, std::move(t));
-        });
-    it = bounded_.emplace(key, std::move(b)).first;
-  }
-  return it->second;
+        },
+        reads_profile);
+  });
 }
 
 }  // namespace gp

@@ -160,9 +160,9 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
   }();
   const MathProfile* profile = backend.info().math;
   const bool flush = backend.info().may_flush_subnormals;
-  const TrajectoryBound b =
-      cached<TrajectoryBound>(r.cache, composite_cache_key("training-bound", c, r, profile, flush), Phase::bounds,
-                              [&] { return bound_trajectory(c, leaves, exact, profile, flush); });
+  CacheKeyBuilder key = composite_cache_key("training-bound", c, r);
+  const TrajectoryBound b = cached_bounds<TrajectoryBound>(
+      r.cache, key, profile, flush, [&] { return bound_trajectory(c, leaves, exact, profile, flush); });
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);
   const std::string how =

@@ -130,11 +130,11 @@ std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceCon
   const MicroBatches m = split(c, r.leaves);
   const MathProfile* profile = backend.info().math;
   const bool flush = backend.info().may_flush_subnormals;
-  const std::vector<long double> rms = cached<std::vector<long double>>(
-      r.cache, composite_cache_key("micro-batch-bound", c, r, profile, flush), Phase::bounds, [&] {
-        return probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, profile, flush,
-                         kTrainingProbes, {c.id, "micro-batch probe "});
-      });
+  CacheKeyBuilder key = composite_cache_key("micro-batch-bound", c, r);
+  const std::vector<long double> rms = cached_bounds<std::vector<long double>>(r.cache, key, profile, flush, [&] {
+    return probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); }, profile, flush,
+                     kTrainingProbes, {c.id, "micro-batch probe "});
+  });
   const std::map<std::string, HostTensor> got = accumulate_on_device(c, m, backend, *device.queue);
   const std::string how = "bound through the " + std::to_string(m.leaves.size()) +
                           " micro-batches and their sums: " + training_bound_text();

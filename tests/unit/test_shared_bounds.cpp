@@ -1,0 +1,114 @@
+// Bounds that read no budget of their device profile are computed once for every profile
+// (cached_bounds): bit for bit what each profile computes alone. Bounds that read one are not
+// shared, nor is an evaluation built on them, whether they come from the memo of the subject's
+// reference data or from the cache folder.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cases/registry.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/check/reference_cache.hpp"
+
+namespace gp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A second profile beside correctly_rounded_profile(): four ULPs for every library function.
+class FourUlps final : public MathProfile {
+ public:
+  std::string source() const override { return "four ULPs everywhere (test)"; }
+  FnBudget budget(MathFn, DType, long double, long double, long double) const override { return {4, 0}; }
+};
+const FourUlps kFourUlps;
+const MathProfile* const kExact = &correctly_rounded_profile();
+
+const Case& case_named(const std::string& id) {
+  const Case* c = find_case(id);
+  if (!c) throw Error("missing case " + id);
+  return *c;
+}
+
+constexpr const char* kMatmul = "matmul(shape=16x33|33x9,dtype=f32)";  // reads no budget
+constexpr const char* kExp = "exp(shape=16x33,dtype=f32)";             // reads exp's
+
+class SharedBounds : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gp-shared-bounds-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+std::vector<long double> flat_errors(const ref::Bounded& b) {
+  std::vector<long double> out;
+  auto add = [&](const ref::RefTensor& t) {
+    for (const auto& e : t.err) out.insert(out.end(), {e.det, e.acc, e.prob, e.spec});
+  };
+  add(b.output);
+  for (const auto& g : b.grads) add(g);
+  return out;
+}
+
+// The bounds of `id` under `profile` with no cache: what a run without sharing computes.
+std::vector<long double> alone(const char* id, const MathProfile* profile) {
+  const ReferenceData d = prepare_reference(case_named(id), 1);
+  return flat_errors(d.bounded(profile));
+}
+
+TEST_F(SharedBounds, AProfileFreeEvaluationIsComputedOnceForEveryProfile) {
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  const ReferenceData cpu = prepare_reference(case_named(kMatmul), 1, &cache);
+  const auto first = flat_errors(cpu.bounded(kExact));
+  EXPECT_EQ(cache.counts().stored, 1);
+  const ReferenceData gpu = prepare_reference(case_named(kMatmul), 1, &cache);
+  const auto second = flat_errors(gpu.bounded(&kFourUlps));
+  EXPECT_EQ(cache.counts().stored, 1) << "the second profile computed the bounds again";
+  EXPECT_EQ(cache.counts().hits, 1);
+  EXPECT_EQ(cache.counts().misses, 1) << "the shared key's look-up counted as a miss";
+  EXPECT_EQ(second, alone(kMatmul, &kFourUlps));
+  EXPECT_EQ(first, second);
+}
+
+TEST_F(SharedBounds, AnEvaluationThatReadsItsProfileIsNotShared) {
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  const ReferenceData cpu = prepare_reference(case_named(kExp), 1, &cache);
+  const auto first = flat_errors(cpu.bounded(kExact));
+  const ReferenceData gpu = prepare_reference(case_named(kExp), 1, &cache);
+  const auto second = flat_errors(gpu.bounded(&kFourUlps));
+  EXPECT_EQ(cache.counts().stored, 2);
+  EXPECT_EQ(second, alone(kExp, &kFourUlps));
+  EXPECT_NE(first, second);
+  // Read back under its own profile, from its own entry.
+  const ReferenceData again = prepare_reference(case_named(kExp), 1, &cache);
+  EXPECT_EQ(flat_errors(again.bounded(&kFourUlps)), second);
+  EXPECT_EQ(cache.counts().stored, 2);
+}
+
+// Whether an evaluation that uses `inner`'s bounds under kFourUlps is taken to read its profile.
+bool outer_reads_profile(ReferenceCache& cache, const ReferenceData& inner, const char* what) {
+  bool reads = false;
+  CacheKeyBuilder key(what);
+  cached_bounds<std::uint64_t>(
+      &cache, key, &kFourUlps, false, [&] { return inner.bounded(&kFourUlps).output.err.size(); }, &reads);
+  return reads;
+}
+
+TEST_F(SharedBounds, AnEvaluationBuiltOnBoundsThatReadTheProfileReadsItToo) {
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  const ReferenceData exp = prepare_reference(case_named(kExp), 1, &cache);
+  exp.bounded(&kFourUlps);  // computed now: the outer evaluations below find it in the memo
+  EXPECT_TRUE(outer_reads_profile(cache, exp, "outer, memo"));
+  const ReferenceData fresh = prepare_reference(case_named(kExp), 1, &cache);  // reads the folder's entry
+  EXPECT_TRUE(outer_reads_profile(cache, fresh, "outer, folder"));
+  const ReferenceData matmul = prepare_reference(case_named(kMatmul), 1, &cache);
+  matmul.bounded(&kFourUlps);
+  EXPECT_FALSE(outer_reads_profile(cache, matmul, "outer, profile-free"));
+}
+
+}  // namespace
+}  // namespace gp
