@@ -76,7 +76,8 @@ class TrackingScope {
 // profile at all), so one that charged no budget is the same under every profile of its dtype
 // and flush mode: a matmul's bounds are the same for cpu, OpenCL and Vulkan, an exp's are not.
 // A value computed earlier under a profile and read back (a cache, a memo) counts as a read
-// through note_profile_read().
+// through note_profile_read(). ctest architecture/profile-reads fails on a profile read
+// elsewhere.
 class ProfileReads {
  public:
   ProfileReads();
