@@ -12,6 +12,7 @@
 #include "harness/check/reference_cache.hpp"
 #include "harness/run/subjects.hpp"
 #include "support/same_check.hpp"
+#include "support/temp_folder_test.hpp"
 
 namespace gp {
 namespace {
@@ -49,15 +50,8 @@ TEST(CachedReferenceChecks, EveryFieldOfAResultSurvivesItsEntry) {
   EXPECT_EQ(back.time_ms, 17);
 }
 
-class CachedChecksTest : public ::testing::Test {
+class CachedChecksTest : public TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gp-cached-checks-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // The reference's checks of `id` at `seed`, computed without a cache and then twice through
   // one: the second call reads what the first stored.
   void expect_read_back(const std::string& id, std::uint64_t seed) {
@@ -78,8 +72,6 @@ class CachedChecksTest : public ::testing::Test {
     reference_checks(*s, *s->prepare(other), other);
     EXPECT_EQ(cache.counts().hits, stored.hits + 1) << id;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(CachedChecksTest, APrimitivesChecksAreReadBackWhole) {

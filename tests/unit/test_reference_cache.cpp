@@ -10,6 +10,7 @@
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/reference_cache.hpp"
+#include "support/temp_folder_test.hpp"
 
 namespace gp {
 namespace {
@@ -22,15 +23,8 @@ const Case& case_named(const std::string& id) {
   return *c;
 }
 
-class ReferenceCacheTest : public ::testing::Test {
+class ReferenceCacheTest : public TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gp-refcache-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // One bounded evaluation through `cache`; `computed` counts the evaluations it made.
   ref::Bounded bounds(ReferenceCache* cache, int& computed) const {
     CacheKeyBuilder key("test bounded");
@@ -53,7 +47,6 @@ class ReferenceCacheTest : public ::testing::Test {
   }
   void write(const fs::path& p, const std::string& bytes) const { std::ofstream(p, std::ios::binary) << bytes; }
 
-  fs::path dir_;
   ReferenceData data_ = prepare_reference(case_named("layer_norm(eps=1e-05,shape=16x33|33|33,dtype=f32)"), 1);
 };
 

@@ -4,16 +4,13 @@
 // reference data or from the cache folder.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/reference_cache.hpp"
+#include "support/temp_folder_test.hpp"
 
 namespace gp {
 namespace {
-
-namespace fs = std::filesystem;
 
 // A second profile beside correctly_rounded_profile(): four ULPs for every library function.
 class FourUlps final : public MathProfile {
@@ -33,16 +30,7 @@ const Case& case_named(const std::string& id) {
 constexpr const char* kMatmul = "matmul(shape=16x33|33x9,dtype=f32)";  // reads no budget
 constexpr const char* kExp = "exp(shape=16x33,dtype=f32)";             // reads exp's
 
-class SharedBounds : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("gp-shared-bounds-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  fs::path dir_;
-};
+using SharedBounds = TempFolderTest;
 
 std::vector<long double> flat_errors(const ref::Bounded& b) {
   std::vector<long double> out;
