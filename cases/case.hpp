@@ -84,9 +84,6 @@ struct ToleranceKnobs {
   std::string reason;     // required when extra_ulps > 0
 };
 
-// The gradient a straight-through op declares, as a formula of (x, dy) per element.
-using SurrogateGradient = std::function<double(double x, double dy)>;
-
 struct CaseDecl {
   CaseDecl();  // out of line: GCC 12 warns falsely about the dtypes' initializer list when inlined
   OpKind op{};
@@ -96,9 +93,7 @@ struct CaseDecl {
   ToleranceKnobs tolerance;
   // Largest allowed finite-difference perturbation per element (kinks, argmax gaps); 0 = none.
   double fd_max_step = 0;
-  SurrogateGradient surrogate;  // set for straight-through ops
-  std::string surrogate_note;   // printed in the report instead of a finite-difference check
-  std::string variant;          // extra id text to tell apart same-shape cases ("wide")
+  std::string variant;  // extra id text to tell apart same-shape cases ("wide")
 };
 
 // One runnable case: a declaration at one dtype, with its stable id and its OpCall.

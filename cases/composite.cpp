@@ -7,7 +7,7 @@
 
 namespace gp {
 
-void declare_models(std::vector<CompositeDecl>& out);  // cases/models.cpp
+void declare_generated_models(std::vector<CompositeDecl>& out);  // from GP_MODEL_FILES (cases/CMakeLists.txt)
 
 const LeafDecl* Composite::leaf(const std::string& name) const {
   for (const auto& l : decl.leaves)
@@ -63,7 +63,7 @@ Composite make_composite(const CompositeDecl& decl, DType dtype) {
       if (const LeafDecl* l = c.leaf(n.inputs[k]); l && l->integral) c.calls.back().input_dtypes[k] = DType::i32;
     if (!c.shapes.emplace(n.output, c.calls.back().output_shape).second)
       throw Error(where + ": tensor '" + n.output + "' written twice");
-    if (op_gradient(n.op) == GradientKind::surrogate &&
+    if (op_is_straight_through(n.op) &&
         std::count(c.surrogates.begin(), c.surrogates.end(), std::string(op_name(n.op))) == 0)
       c.surrogates.emplace_back(op_name(n.op));
   }
@@ -78,7 +78,7 @@ namespace {
 
 std::vector<Composite> expand() {
   std::vector<CompositeDecl> decls;
-  declare_models(decls);
+  declare_generated_models(decls);
   std::vector<Composite> out;
   std::unordered_set<std::string> seen;
   for (const auto& d : decls)

@@ -208,9 +208,6 @@ CompositeDecl gru_declaration(std::int64_t seq, std::int64_t batch, std::int64_t
   return gru_model(seq, batch, input, hidden, reset);
 }
 
-void declare_tt_models(std::vector<CompositeDecl>& out);  // cases/tt_models.cpp
-void declare_training(std::vector<CompositeDecl>& out);   // cases/training.cpp
-
 void declare_models(std::vector<CompositeDecl>& out) {
   for (std::int64_t batch : {1, 7, 16, 64, 128}) {
     // One layer: the input gradient comes straight from the only linear layer (the KAN incident
@@ -227,8 +224,6 @@ void declare_models(std::vector<CompositeDecl>& out) {
   out.push_back(kan_model({32, 256}, 3, 64));
   for (OpKind gate : {OpKind::sigmoid, OpKind::ste_hardtanh_gate, OpKind::gumbel_softmax})
     out.push_back(gated_model(gate, 8));
-  declare_tt_models(out);
-  declare_training(out);
 }
 
 }  // namespace gp

@@ -87,8 +87,8 @@ void declare_unary_cases(CaseList& list) {
       list.add(std::move(c));
     }
   }
-  // Straight-through ops (surrogate gradients): the harness checks the backend against the
-  // declared surrogate instead of against finite differences (zero almost everywhere for a
+  // Straight-through ops: the harness checks the backend against the surrogate their catalog row
+  // declares (core/op.cpp) instead of against finite differences (zero almost everywhere for a
   // step function) and the report prints why.
   for (const Shape& s : elementwise_shapes()) {
     CaseDecl r;
@@ -99,20 +99,12 @@ void declare_unary_cases(CaseList& list) {
     r.inputs = {{s, away_from_halves}};
     const std::vector<DType> all_dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
     r.dtypes = all_dtypes;
-    r.surrogate = [](double, double dy) { return dy; };
-    r.surrogate_note =
-        "straight-through: round() has zero derivative almost everywhere; checked against the "
-        "declared identity surrogate dy";
     list.add(std::move(r));
 
     CaseDecl g;
     g.op = OpKind::ste_hardtanh_gate;
     g.inputs = {{s, Domain::of(Domain::Kind::gate, -2, 2, 0.05)}};
     g.dtypes = all_dtypes;
-    g.surrogate = [](double x, double dy) { return std::fabs(x) < 1 ? dy : 0.0; };
-    g.surrogate_note =
-        "straight-through: the step x>0 is checked against the declared hardtanh surrogate "
-        "dy*[|x|<1]";
     list.add(std::move(g));
   }
 }

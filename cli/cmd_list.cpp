@@ -24,30 +24,14 @@ void list_ops() {
 }
 
 std::string attribute_names(OpKind k) {
-  static constexpr std::pair<unsigned, std::string_view> names[] = {{kAttrP, "p"},
-                                                                    {kAttrAlpha, "alpha"},
-                                                                    {kAttrGelu, "approx"},
-                                                                    {kAttrAxis, "axis"},
-                                                                    {kAttrStaged, "staged"},
-                                                                    {kAttrKeepdim, "keepdim"},
-                                                                    {kAttrCorrection, "correction"},
-                                                                    {kAttrShape, "to"},
-                                                                    {kAttrSlice, "range"},
-                                                                    {kAttrReduction, "reduction"},
-                                                                    {kAttrTau, "tau"},
-                                                                    {kAttrOrder, "order"},
-                                                                    {kAttrGrid, "grid"},
-                                                                    {kAttrLr, "lr"},
-                                                                    {kAttrMomentum, "momentum, dampening, nesterov"},
-                                                                    {kAttrBetas, "beta1, beta2"},
-                                                                    {kAttrEps, "eps"},
-                                                                    {kAttrWeightDecay, "wd"},
-                                                                    {kAttrFirst, "first"},
-                                                                    {kAttrStep, "step"}};
-  std::string s;
-  for (const auto& [bit, name] : names)
-    if (op_attr_set(k) & bit) s += (s.empty() ? "" : ", ") + std::string(name);
-  return s.empty() ? "—" : s;
+  const std::string keys = attr_keys(k);
+  return keys.empty() ? "—" : keys;
+}
+
+std::string_view gradient_contract(OpKind k) {
+  if (op_is_forward_only(k)) return "none (forward only)";
+  if (op_is_straight_through(k)) return "surrogate";
+  return op_gradient(k) == GradientKind::sparse ? "exact, sparse" : "exact";
 }
 
 std::string inputs_of(OpKind k) {
@@ -108,10 +92,7 @@ void list_catalog() {
       std::string cell;
       for (char ch : text) cell += ch == '|' ? std::string("\\|") : std::string(1, ch);
       fmt::print("| {} | {} | {} | {} | {} | {} | {} |\n", op_name(k), inputs_of(k), attribute_names(k),
-                 op_is_forward_only(k)                   ? "none (forward only)"
-                 : op_gradient(k) == GradientKind::exact ? "exact"
-                                                         : "surrogate",
-                 kinks.empty() ? "—" : kinks, count, cell);
+                 gradient_contract(k), kinks.empty() ? "—" : kinks, count, cell);
     }
   }
 }

@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "harness/audit/model_selftest.hpp"
 #include "harness/audit/selftest.hpp"
+#include "harness/check/open_device.hpp"
 
 namespace gp::cli {
 
@@ -119,11 +120,12 @@ int selftest_command(const SelftestCommand& cmd) {
     throw UsageError("--backend " + cmd.common.backends[0] + " matches " + std::to_string(devices.size()) +
                      " devices; pick one, e.g. " + cmd.common.backends[0] + ":0");
   const SelectedDevice& device = devices[0];
-  if (!device.entry.create) {
-    fmt::print(stderr, "gradparity: {} is unavailable: {}\n", device.id, device.entry.unavailable);
+  OpenedDevice opened = open_device(device);
+  if (!opened.backend) {
+    fmt::print(stderr, "gradparity: {}: {}\n", device.id, opened.reason);
     return 3;
   }
-  auto backend = device.entry.create();
+  std::unique_ptr<Backend> backend = std::move(opened.backend);
   SelftestOptions opts;
   opts.seed = cmd.common.seed;
   opts.numerical = cmd.common.numerical;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
+#include <cmath>
 
 #include "core/error.hpp"
 
@@ -20,6 +20,7 @@ struct OpInfo {
   unsigned grad_mask;
   unsigned attrs;
   GradientKind gradient;
+  Reads reads;
   std::array<double, kMaxKinks> kinks;
   int kink_count;
 };
@@ -27,27 +28,21 @@ struct OpInfo {
 // The kinks column: up to kMaxKinks points, after the fixed columns.
 template <typename... P>
 constexpr OpInfo make_info(std::string_view name, OpFamily family, ShapeRule shape, int arity, unsigned mask,
-                           unsigned attrs, GradientKind gradient, P... kinks) {
+                           unsigned attrs, GradientKind gradient, Reads reads, P... kinks) {
   static_assert(sizeof...(P) <= kMaxKinks, "raise kMaxKinks");
-  return {name, family, shape, arity, mask, attrs, gradient, {static_cast<double>(kinks)...}, sizeof...(P)};
+  return {name, family, shape, arity, mask, attrs, gradient, reads, {static_cast<double>(kinks)...}, sizeof...(P)};
 }
 
 constexpr std::array kOps = {
-#define GP_X(name, family, shape, inputs, mask, attrs, gradient, ...)       \
-  make_info(#name, OpFamily::family, ShapeRule::shape, inputs, mask, attrs, \
-            GradientKind::gradient __VA_OPT__(, ) __VA_ARGS__),
+#define GP_X(name, family, shape, inputs, mask, attrs, gradient, reads, ...)                        \
+  make_info(#name, OpFamily::family, ShapeRule::shape, inputs, mask, attrs, GradientKind::gradient, \
+            Reads::reads __VA_OPT__(, ) __VA_ARGS__),
     GP_OP_LIST(GP_X)
 #undef GP_X
 };
 static_assert(kOps.size() == kOpCount);
 
 const OpInfo& info(OpKind k) { return kOps.at(static_cast<std::size_t>(k)); }
-
-std::string format_double(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
 
 std::string join_dims(const std::vector<std::int64_t>& d) { return Shape(d).to_string(); }
 
@@ -253,6 +248,41 @@ std::string_view family_name(OpFamily f) { return kFamilyNames.at(static_cast<st
 
 ShapeRule op_shape_rule(OpKind k) { return info(k).shape; }
 GradientKind op_gradient(OpKind k) { return info(k).gradient; }
+Reads op_reads(OpKind k) { return info(k).reads; }
+
+bool op_is_straight_through(OpKind k) {
+  const GradientKind g = op_gradient(k);
+  return g == GradientKind::identity_st || g == GradientKind::hardtanh_st;
+}
+
+// The surrogates a straight-through row declares: exact (a copy of dy or a zero), so a backend is
+// compared against them as against any exact value.
+double surrogate_gradient(OpKind k, double x, double dy) {
+  switch (op_gradient(k)) {
+    case GradientKind::identity_st:
+      return dy;
+    case GradientKind::hardtanh_st:
+      return std::fabs(x) < 1 ? dy : 0.0;
+    case GradientKind::exact:
+    case GradientKind::sparse:
+      break;
+  }
+  bad("has no declared surrogate gradient", k);
+}
+
+std::string_view surrogate_note(OpKind k) {
+  switch (op_gradient(k)) {
+    case GradientKind::identity_st:
+      return "straight-through: the forward has zero derivative almost everywhere; checked against the "
+             "declared identity surrogate dy";
+    case GradientKind::hardtanh_st:
+      return "straight-through: the step is checked against the declared hardtanh surrogate dy*[|x|<1]";
+    case GradientKind::exact:
+    case GradientKind::sparse:
+      break;
+  }
+  return {};
+}
 std::span<const double> op_kinks(OpKind k) {
   const OpInfo& i = info(k);
   return {i.kinks.data(), static_cast<std::size_t>(i.kink_count)};
@@ -278,43 +308,6 @@ UnaryScalars unary_scalars(const OpCall& call) {
   UnaryScalars s{call.attrs.p, call.attrs.alpha};
   if (call.kind == OpKind::gelu) s.a = call.attrs.gelu == GeluApprox::erf ? 0 : 1;
   return s;
-}
-
-std::string attrs_to_string(OpKind k, const OpAttrs& a) {
-  unsigned s = op_attr_set(k);
-  std::vector<std::string> parts;
-  if (s & kAttrP) parts.push_back("p=" + format_double(a.p));
-  if (s & kAttrAlpha) parts.push_back("alpha=" + format_double(a.alpha));
-  if (s & kAttrGelu) parts.push_back(std::string("approx=") + (a.gelu == GeluApprox::erf ? "erf" : "tanh"));
-  if (s & kAttrAxis) parts.push_back("axis=" + std::to_string(a.axis));
-  if ((s & kAttrStaged) && a.staged == Staged::storage) parts.push_back("staged=storage");
-  if (s & kAttrKeepdim) parts.push_back("keepdim=" + std::to_string(a.keepdim ? 1 : 0));
-  if (s & kAttrCorrection) parts.push_back("correction=" + std::to_string(a.correction));
-  if (s & kAttrShape) parts.push_back("to=" + join_dims(a.shape));
-  if (s & kAttrSlice)
-    parts.push_back("range=" + std::to_string(a.start) + ":" + std::to_string(a.stop) + ":" + std::to_string(a.step));
-  if (s & kAttrReduction)
-    parts.push_back(std::string("reduction=") + (a.reduction == LossReduction::mean ? "mean" : "sum"));
-  if (s & kAttrTau) parts.push_back("tau=" + format_double(a.tau));
-  if (s & kAttrOrder) parts.push_back("order=" + std::to_string(a.order));
-  if (s & kAttrGrid) parts.push_back("grid=" + std::to_string(a.grid));
-  if (s & kAttrLr) parts.push_back("lr=" + format_double(a.lr));
-  if (s & kAttrMomentum) {
-    parts.push_back("momentum=" + format_double(a.momentum));
-    parts.push_back("dampening=" + format_double(a.dampening));
-    parts.push_back("nesterov=" + std::to_string(a.nesterov ? 1 : 0));
-  }
-  if (s & kAttrBetas) {
-    parts.push_back("beta1=" + format_double(a.beta1));
-    parts.push_back("beta2=" + format_double(a.beta2));
-  }
-  if (s & kAttrEps) parts.push_back("eps=" + format_double(a.eps));
-  if (s & kAttrWeightDecay) parts.push_back("wd=" + format_double(a.weight_decay));
-  if (s & kAttrFirst) parts.push_back("first=" + std::to_string(a.first ? 1 : 0));
-  if (s & kAttrStep) parts.push_back("step=" + std::to_string(a.t));
-  std::string out;
-  for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? "," : "") + parts[i];
-  return out;
 }
 
 OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> input_shapes, std::string case_id) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/attr_list.hpp"
 #include "core/dtype.hpp"
 #include "core/op_list.hpp"
 #include "core/shape.hpp"
@@ -32,8 +33,11 @@ enum class ShapeRule : std::uint8_t {
   custom,          // its own rule in core/op.cpp
 };
 
-// Whether the VJP is the op's derivative or a gradient the op declares (straight-through).
-enum class GradientKind : std::uint8_t { exact, surrogate };
+// The VJP's contract, the catalog's gradient column (core/op_list.hpp says what each means).
+enum class GradientKind : std::uint8_t { exact, sparse, identity_st, hardtanh_st };
+
+// What one output element and one gradient element read, the catalog's reads column.
+enum class Reads : std::uint8_t { elements, rows, matrix, whole };
 
 enum class OpKind : std::uint8_t {
 #define GP_X(name, ...) name,
@@ -46,28 +50,18 @@ inline constexpr int kOpCount = 0
 #undef GP_X
     ;
 
+// kAttrIndex<name>: an attribute's row in core/attr_list.hpp; kAttr<name>: its bit in an op's set.
+enum AttrIndex : unsigned {
+#define GP_X(name, ...) kAttrIndex##name,
+  GP_ATTR_LIST(GP_X)
+#undef GP_X
+      kAttrCount
+};
 enum AttrSet : unsigned {
   kAttrNone = 0,
-  kAttrP = 1u << 0,
-  kAttrAlpha = 1u << 1,
-  kAttrGelu = 1u << 2,
-  kAttrAxis = 1u << 3,
-  kAttrKeepdim = 1u << 4,
-  kAttrCorrection = 1u << 5,
-  kAttrEps = 1u << 6,
-  kAttrShape = 1u << 7,
-  kAttrSlice = 1u << 8,
-  kAttrReduction = 1u << 9,
-  kAttrTau = 1u << 10,
-  kAttrOrder = 1u << 11,
-  kAttrGrid = 1u << 12,
-  kAttrLr = 1u << 13,
-  kAttrMomentum = 1u << 14,  // momentum, dampening, nesterov
-  kAttrWeightDecay = 1u << 15,
-  kAttrFirst = 1u << 16,   // sgd_step: the momentum buffer is fresh (the first step)
-  kAttrBetas = 1u << 17,   // beta1, beta2
-  kAttrStep = 1u << 18,    // adamw_step: the step counter t >= 1
-  kAttrStaged = 1u << 19,  // softmax, log_softmax: an intermediate the definition rounds to storage
+#define GP_X(name, ...) kAttr##name = 1u << kAttrIndex##name,
+  GP_ATTR_LIST(GP_X)
+#undef GP_X
   // The optimizer steps' sets, named so that their catalog rows stay short
   kAttrSgd = kAttrLr | kAttrMomentum | kAttrWeightDecay | kAttrFirst,
   kAttrAdamw = kAttrLr | kAttrBetas | kAttrEps | kAttrWeightDecay | kAttrStep,
@@ -115,6 +109,12 @@ OpFamily op_family(OpKind k);
 std::string_view family_name(OpFamily f);
 ShapeRule op_shape_rule(OpKind k);
 GradientKind op_gradient(OpKind k);
+// A straight-through op: its gradient is a surrogate it declares, not its derivative.
+bool op_is_straight_through(OpKind k);
+// The declared surrogate at one element (input x, cotangent dy) and what the report says of it.
+double surrogate_gradient(OpKind k, double x, double dy);
+std::string_view surrogate_note(OpKind k);
+Reads op_reads(OpKind k);
 // Points of input 0 where a unary op is not differentiable (the catalog's kinks column).
 std::span<const double> op_kinks(OpKind k);
 int op_arity(OpKind k);  // -1 for variadic
@@ -133,9 +133,11 @@ struct UnaryScalars {
 struct OpCall;
 UnaryScalars unary_scalars(const OpCall& call);
 
-// "p=0.5", "axis=-1,keepdim=1": only the attributes the op uses, in a fixed order. `staged` is
-// spelled only where set ("axis=-1,staged=storage"): the contract's default keeps the ids it had.
+// "p=0.5", "axis=-1,keepdim=1": only the attributes the op uses, in core/attr_list.hpp's order.
+// `staged` is spelled only where set ("axis=-1,staged=storage").
 std::string attrs_to_string(OpKind k, const OpAttrs& a);
+// "axis, keepdim": the keys of the attributes the op uses; empty for none.
+std::string attr_keys(OpKind k);
 
 // One invocation of an op: what the reference and backends receive. case_id is carried for
 // error messages only.

@@ -1,7 +1,8 @@
 // Sub-problems for the oracle check. MPFR at 166 bits costs ~0.3 us per multiply-add and ~1.5 us
 // per exp, so every element of a 64x128x128 matmul is too slow for CI; instead the oracle
 // evaluates a smaller problem of the same case: the same op, attributes, dtype and input values,
-// restricted so that every compared element is computed exactly as in the full case:
+// restricted so that every compared element is computed exactly as in the full case. The catalog
+// row's reads column (core/op_list.hpp) says which restriction keeps that true:
 //   elementwise (unary, ste_*, same-shape binary): sampled elements (first, last, the inputs'
 //     extremes, the rest drawn at random)
 //   binary [B, N] o [N] beyond 1024 outputs: sampled columns j, all B rows (the gradient of the
@@ -108,10 +109,11 @@ OracleSubProblem columns(const Case& c, const ReferenceData& d, std::int64_t cou
   return p;
 }
 
-// Whole rows along the op's axis (the last one for gumbel_softmax), as [m, n] with axis 1.
+// Whole rows along the op's axis (the last one for an op without one: gumbel_softmax), as [m, n]
+// with axis 1.
 OracleSubProblem rows(const Case& c, const ReferenceData& d, std::int64_t count, std::uint64_t seed) {
   const bool reduces = op_family(c.decl.op) == OpFamily::reduction;
-  const int axis = c.decl.op == OpKind::gumbel_softmax ? -1 : c.call.attrs.axis;
+  const int axis = (op_attr_set(c.decl.op) & kAttrAxis) ? c.call.attrs.axis : -1;  // else the last axis
   const AxisSplit s = split_at_axis(c.call.input_shapes[0], axis);
   const std::int64_t total = s.outer * s.inner;
   if (count >= total) return full(c, d);
@@ -195,31 +197,18 @@ std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceD
   if (opts.all) return {full(c, d)};
   const std::int64_t sample = std::max<std::int64_t>(opts.sample, 1), lines = std::max<std::int64_t>(sample / 8, 2);
   const auto& shapes = c.call.input_shapes;
-  switch (op_family(c.decl.op)) {
-    case OpFamily::unary:
-      return {elements(c, d, sample, seed)};
-    case OpFamily::binary:
-      if (shapes[0] == shapes[1]) return {elements(c, d, sample, seed)};
+  switch (op_reads(c.decl.op)) {  // the catalog's reads column
+    case Reads::elements:
+      if (shapes.size() == 1 || shapes[0] == shapes[1]) return {elements(c, d, sample, seed)};
       if (c.call.output_shape.numel() > 1024 && shapes[0].rank() == 2 && shapes[1].rank() == 1 &&
           shapes[1][0] == shapes[0][1])
         return {columns(c, d, lines, seed)};
       return {full(c, d)};
-    case OpFamily::reduction:
+    case Reads::rows:
       return {rows(c, d, lines, seed)};
-    case OpFamily::rowwise:
-      // parameters shared by every row (layer_norm's weight and bias): their gradients sum all rows;
-      // a row made from one value (bspline_basis, a custom shape) lies along no axis of the input
-      if (op_shape_rule(c.decl.op) == ShapeRule::row_params || op_shape_rule(c.decl.op) == ShapeRule::custom)
-        return {full(c, d)};
-      return {rows(c, d, lines, seed)};
-    case OpFamily::linalg:
-      // tt_embedding's core gradients each sum over the whole batch: no rows or columns to pick
-      // gru_cell's weight gradients likewise, and every unit reads the whole of x and h
-      if (c.decl.op == OpKind::tt_embedding || c.decl.op == OpKind::gru_cell) return {full(c, d)};
+    case Reads::matrix:
       return matrix(c, d, lines, seed);
-    case OpFamily::layout:
-    case OpFamily::loss:
-    case OpFamily::optimizer:  // an element's output lies in every row of [rows, n]
+    case Reads::whole:
       return {full(c, d)};
   }
   return {full(c, d)};

@@ -14,6 +14,7 @@
 
 #include "core/enum_table.hpp"
 #include "core/error.hpp"
+#include "harness/check/open_device.hpp"
 
 namespace gp {
 
@@ -299,12 +300,13 @@ StressResult run_stress_mode(const SelectedDevice& device, const std::vector<con
 
   Tally tally;
   std::int64_t total_iterations = 0;
-  if (!device.entry.create) {
+  OpenedDevice opened = open_device(device);
+  if (!opened.backend) {
     ++tally.errors;
-    tally.note("device unavailable: " + device.entry.unavailable);
+    tally.note(opened.reason);
   } else {
     try {
-      std::unique_ptr<Backend> shared = device.entry.create();
+      std::unique_ptr<Backend> shared = std::move(opened.backend);
       const std::vector<Baseline> baselines = make_baselines(subjects, *shared, o.seed, tally);
       if (baselines.empty()) {
         tally.note("no selected case runs on this device");
@@ -315,7 +317,7 @@ StressResult run_stress_mode(const SelectedDevice& device, const std::vector<con
       tally.drain(*shared);
     } catch (const std::exception& e) {
       ++tally.errors;
-      tally.note(std::string("could not open device: ") + e.what());
+      tally.note(std::string("stress run stopped: ") + e.what());
     }
   }
   r.iterations = total_iterations / r.threads;

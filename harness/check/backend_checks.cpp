@@ -22,7 +22,7 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 bool sparse_by_construction(OpKind op, Direction d) {
-  return d == Direction::backward && (op == OpKind::max || op == OpKind::slice);
+  return d == Direction::backward && op_gradient(op) == GradientKind::sparse;
 }
 
 // Elementwise ops report the inputs behind their worst element.
@@ -230,12 +230,12 @@ CheckResult surrogate_check(const CaseOnDevice& s, const HostTensor& grad, int k
   expected.shape = grad.shape();
   const HostTensor& x = data.inputs[static_cast<std::size_t>(k)];
   for (std::int64_t j = 0; j < x.numel(); ++j) {
-    const double g = c.decl.surrogate(x.get(j), data.cotangent.get(j));
+    const double g = surrogate_gradient(c.decl.op, x.get(j), data.cotangent.get(j));
     expected.v.push_back(g);  // a declared gradient is exact: a copy or a zero
   }
   Comparison cmp = compare_to_reference(expected, grad, tol, c.dtype);
   apply(r, cmp, expected, c.decl.op);
-  r.reason = (r.reason.empty() ? "" : r.reason + "; ") + c.decl.surrogate_note;
+  r.reason = (r.reason.empty() ? "" : r.reason + "; ") + std::string(surrogate_note(c.decl.op));
   r.tolerance = tol.describe();
   return r;
 }
@@ -273,7 +273,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
       if (!input_is_differentiable(c.decl.op, k)) continue;
       const HostTensor& g = results.grads[static_cast<std::size_t>(k)];
       const HostTensor& g_again = results.grads_again[static_cast<std::size_t>(k)];
-      if (c.decl.surrogate) {
+      if (op_is_straight_through(c.decl.op)) {
         out.push_back(surrogate_check(on, g, k));
         require_repeatable(out.back(), g, g_again);
         continue;

@@ -121,10 +121,10 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
   for (int k = 0; k < static_cast<int>(data.inputs.size()); ++k) {
     if (!input_is_differentiable(c.decl.op, k)) continue;
     CheckResult r = blank_result(c, "reference", Direction::numerical_reference, k, seed);
-    if (c.decl.surrogate) {
+    if (op_is_straight_through(c.decl.op)) {
       r.direction = Direction::surrogate;
       r.verdict = Verdict::pass;
-      r.reason = c.decl.surrogate_note + " (no finite-difference check: the gradient is declared)";
+      r.reason = std::string(surrogate_note(c.decl.op)) + " (no finite-difference check: the gradient is declared)";
       r.tolerance = "declared surrogate";
       out.push_back(std::move(r));
       continue;

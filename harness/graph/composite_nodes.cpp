@@ -23,8 +23,8 @@ std::string node_label(const Composite& c, std::size_t i) {
   return "node " + std::to_string(i) + " " + std::string(op_name(n.op)) + " (" + n.layer + ")";
 }
 
-// The node as a case: its op, attributes and shapes; a straight-through op brings the surrogate
-// its primitive cases declare.
+// The node as a case: its op, attributes and shapes (a straight-through op's surrogate is its
+// catalog row's).
 Case node_case(const Composite& c, std::size_t i) {
   const NodeDecl& n = c.decl.nodes[i];
   Case nc;
@@ -34,12 +34,6 @@ Case node_case(const Composite& c, std::size_t i) {
   nc.dtype = c.dtype;
   nc.id = c.id + " " + node_label(c, i);
   nc.call = c.calls[i];
-  for (const Case& p : all_cases())
-    if (p.decl.op == n.op && p.decl.surrogate) {
-      nc.decl.surrogate = p.decl.surrogate;
-      nc.decl.surrogate_note = p.decl.surrogate_note;
-      break;
-    }
   return nc;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "harness/check/open_device.hpp"
 #include "harness/check/subject.hpp"
 #include "harness/graph/model_subject.hpp"
 
@@ -36,13 +37,5 @@ std::vector<const CompositeSubject*> select_named_models(const Selection& sel);
 // The primitive cases among them, for the audits that take primitives only (stress, selftest,
 // oracle).
 std::vector<const Case*> select_cases(const Selection& sel);
-
-// A device opened for a run, or why it cannot run anything (a typed SKIP for each subject).
-struct OpenedDevice {
-  std::unique_ptr<Backend> backend;
-  ReasonKind unusable = ReasonKind::none;  // unavailable or device_failed when there is no backend
-  std::string reason;
-};
-OpenedDevice open_device(const SelectedDevice& d);
 
 }  // namespace gp

@@ -23,6 +23,7 @@
 
 #include "backends/registry.hpp"
 #include "harness/check/cached_reference_checks.hpp"
+#include "harness/check/open_device.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "harness/run/subjects.hpp"
 #include "selection.hpp"
@@ -49,15 +50,16 @@ struct Device {
   std::string unusable;
   void open() {
     if (backend || !unusable.empty()) return;
-    if (!selected.entry.create) {
-      unusable = selected.entry.unavailable;
+    gp::OpenedDevice opened = gp::open_device(selected);
+    if (!opened.backend) {
+      unusable = opened.reason;
       return;
     }
     try {
-      backend = selected.entry.create();
-      queue = backend->create_queue();
+      queue = opened.backend->create_queue();
+      backend = std::move(opened.backend);
     } catch (const std::exception& e) {
-      unusable = e.what();
+      unusable = std::string("could not create a queue: ") + e.what();
     }
   }
 };

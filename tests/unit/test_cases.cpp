@@ -94,13 +94,57 @@ TEST(Cases, EveryOpCallIsValidAndMatchesItsDeclaration) {
     EXPECT_NO_THROW(again = make_call(c.decl.op, c.decl.attrs, c.dtype, shapes, c.id)) << c.id;
     EXPECT_EQ(again.output_shape, call.output_shape) << c.id;
     EXPECT_GE(call.output_shape.numel(), 1) << c.id;
-    // Straight-through ops are checked against a declared surrogate, which must exist and say why.
-    const bool straight_through = c.decl.op == OpKind::ste_round || c.decl.op == OpKind::ste_hardtanh_gate;
-    EXPECT_EQ(static_cast<bool>(c.decl.surrogate), straight_through) << c.id;
-    if (straight_through) {
-      EXPECT_FALSE(c.decl.surrogate_note.empty()) << c.id;
-    }
   }
+}
+
+// The catalog row declares a straight-through op's surrogate: the values a backend's gradient is
+// compared with, and the note the report prints. An op with an exact gradient declares none.
+TEST(Catalog, StraightThroughRowsDeclareTheirSurrogate) {
+  EXPECT_EQ(surrogate_gradient(OpKind::ste_round, 2.7, -0.25), -0.25);
+  EXPECT_EQ(surrogate_gradient(OpKind::ste_hardtanh_gate, 0.5, 3.0), 3.0);
+  EXPECT_EQ(surrogate_gradient(OpKind::ste_hardtanh_gate, -1.5, 3.0), 0.0);
+  EXPECT_EQ(surrogate_gradient(OpKind::ste_hardtanh_gate, 1.0, 3.0), 0.0);
+  int straight_through = 0;
+  for (OpKind k : all_ops()) {
+    if (!op_is_straight_through(k)) {
+      EXPECT_TRUE(surrogate_note(k).empty()) << op_name(k);
+      EXPECT_THROW(surrogate_gradient(k, 0.5, 1.0), Error) << op_name(k);
+      continue;
+    }
+    ++straight_through;
+    EXPECT_THAT(std::string(surrogate_note(k)), HasSubstr("straight-through")) << op_name(k);
+  }
+  EXPECT_EQ(straight_through, 2);
+}
+
+// One attribute list spells ids, reports and the plugin ABI's attrs_text: every key of an op's
+// attributes, in the list's order, each value as ids have always spelled it.
+TEST(Catalog, AttributesAreSpelledInTheListsOrder) {
+  OpAttrs a;
+  a.lr = 0.01;
+  a.momentum = 0.9;
+  a.nesterov = true;
+  a.weight_decay = 1e-4;
+  a.first = true;
+  EXPECT_EQ(attrs_to_string(OpKind::sgd_step, a), "lr=0.01,momentum=0.9,dampening=0,nesterov=1,wd=0.0001,first=1");
+  EXPECT_EQ(attrs_to_string(OpKind::adamw_step, a), "lr=0.01,beta1=0.9,beta2=0.999,eps=1e-05,wd=0.0001,step=1");
+  EXPECT_EQ(attr_keys(OpKind::sgd_step), "lr, momentum, dampening, nesterov, wd, first");
+  a.axis = 1;
+  a.start = 2;
+  a.stop = 9;
+  a.step = 3;
+  EXPECT_EQ(attrs_to_string(OpKind::slice, a), "axis=1,range=2:9:3");
+  a.correction = 1;
+  a.keepdim = true;
+  EXPECT_EQ(attrs_to_string(OpKind::variance, a), "axis=1,keepdim=1,correction=1");
+  a.gelu = GeluApprox::tanh;
+  EXPECT_EQ(attrs_to_string(OpKind::gelu, a), "approx=tanh");
+  a.staged = Staged::storage;
+  EXPECT_EQ(attrs_to_string(OpKind::softmax, a), "axis=1,staged=storage");
+  a.shape = {4, -1};
+  EXPECT_EQ(attrs_to_string(OpKind::reshape, a), "to=" + Shape({4, -1}).to_string());
+  EXPECT_EQ(attrs_to_string(OpKind::exp, a), "");
+  EXPECT_EQ(attr_keys(OpKind::exp), "");
 }
 
 TEST(Cases, ElementwiseShapesForEveryUnaryOpInF32AndF64) {
