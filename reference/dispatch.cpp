@@ -1,4 +1,4 @@
-// Public entry points: validate the call and the tensors, then hand over to the op's family.
+// Public entry points: validate the call and the tensors, then hand over to the op's unit.
 #include <array>
 
 #include "core/error.hpp"
@@ -22,29 +22,53 @@ namespace {
 using namespace detail;
 
 template <class R>
-struct FamilyImpl {
+struct Unit {
   using T = BasicRefTensor<R>;
   T (*forward)(const OpCall&, const std::vector<T>&);
   std::vector<T> (*vjp)(const OpCall&, const std::vector<T>&, const T&);
 };
-
-// Indexed by OpFamily, in its declaration order.
-template <class R>
-constexpr std::array<FamilyImpl<R>, kFamilyCount> kFamilies = {{
-    {unary_forward<R>, unary_vjp<R>},
-    {binary_forward<R>, binary_vjp<R>},
-    {reduction_forward<R>, reduction_vjp<R>},
-    {rowwise_forward<R>, rowwise_vjp<R>},
-    {linalg_forward<R>, linalg_vjp<R>},
-    {layout_forward<R>, layout_vjp<R>},
-    {loss_forward<R>, loss_vjp<R>},
-    {optimizer_forward<R>, optimizer_vjp<R>},
-}};
-static_assert(static_cast<int>(OpFamily::optimizer) == kFamilyCount - 1, "kFamilies follows OpFamily");
+#define GP_REF_UNIT(unit) \
+  Unit<R> { unit##_forward<R>, unit##_vjp<R> }
 
 template <class R>
-const FamilyImpl<R>& family_of(const OpCall& call) {
-  return kFamilies<R>.at(static_cast<std::size_t>(op_family(call.kind)));
+struct OwnUnit {
+  OpKind op;
+  Unit<R> unit;
+};
+
+// The row-wise and linear-algebra ops, each with the unit that computes it: their family's ops
+// share no one kernel. Every op of another family is its family unit's, which names it in a
+// switch or a formula table.
+template <class R>
+constexpr OwnUnit<R> kOwnUnits[] = {
+    {OpKind::softmax, GP_REF_UNIT(rowwise)},
+    {OpKind::log_softmax, GP_REF_UNIT(rowwise)},
+    {OpKind::layer_norm, GP_REF_UNIT(layer_norm)},
+    {OpKind::rms_norm, GP_REF_UNIT(layer_norm)},
+    {OpKind::gumbel_softmax, GP_REF_UNIT(gumbel_softmax)},
+    {OpKind::bspline_basis, GP_REF_UNIT(bspline_basis)},
+    {OpKind::matmul, GP_REF_UNIT(linalg)},
+    {OpKind::linear, GP_REF_UNIT(linalg)},
+    {OpKind::tt_embedding, GP_REF_UNIT(tt_embedding)},
+    {OpKind::log_matmul_exp, GP_REF_UNIT(log_matmul_exp)},
+    {OpKind::gru_cell, GP_REF_UNIT(gru_cell)},
+};
+
+// One row per op, in catalog order: the unit that computes it.
+template <class R>
+constexpr std::array<Unit<R>, kOpCount> kUnits = [] {
+  std::array<Unit<R>, kOpCount> t{};
+#define GP_X(name, family, ...) t[static_cast<std::size_t>(OpKind::name)] = GP_REF_UNIT(family);
+  GP_OP_LIST(GP_X)
+#undef GP_X
+  for (const OwnUnit<R>& own : kOwnUnits<R>) t[static_cast<std::size_t>(own.op)] = own.unit;
+  return t;
+}();
+#undef GP_REF_UNIT
+
+template <class R>
+const Unit<R>& unit_of(const OpCall& call) {
+  return kUnits<R>.at(static_cast<std::size_t>(call.kind));
 }
 
 template <class R>
@@ -91,7 +115,7 @@ BasicRefTensor<R> BasicRefTensor<R>::from_host(const HostTensor& t) {
 template <class R>
 BasicRefTensor<R> basic_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& inputs) {
   check_call(call, inputs);
-  BasicRefTensor<R> out = family_of<R>(call).forward(call, inputs);
+  BasicRefTensor<R> out = unit_of<R>(call).forward(call, inputs);
   check_tensor(call, out, call.output_shape, "forward result");
   return out;
 }
@@ -103,7 +127,7 @@ std::vector<BasicRefTensor<R>> basic_vjp(const OpCall& call, const std::vector<B
   // The reference recomputes what it needs from the inputs; `out` is only checked when given.
   if (!out.v.empty()) check_tensor(call, out, call.output_shape, "forward output");
   check_tensor(call, dout, call.output_shape, "output gradient");
-  std::vector<BasicRefTensor<R>> grads = family_of<R>(call).vjp(call, inputs, dout);
+  std::vector<BasicRefTensor<R>> grads = unit_of<R>(call).vjp(call, inputs, dout);
   if (grads.size() != inputs.size()) fail(call, "internal: wrong number of gradients");
   for (std::size_t k = 0; k < grads.size(); ++k) {
     if (!input_is_differentiable(call.kind, static_cast<int>(k))) {

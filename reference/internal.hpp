@@ -76,8 +76,12 @@ BasicRefTensor<R> no_grad(const Shape& shape) {
   return t;
 }
 
-// --- per-family entry points -------------------------------------------------------------------
-// Inputs have been checked against call.input_shapes and dout against call.output_shape.
+// --- implementation units ----------------------------------------------------------------------
+// A unit is reference/<unit>.cpp with its two entry points <unit>_forward and <unit>_vjp. An op of
+// the unary, binary, reduction, layout, loss or optimizer family is served by its family's unit,
+// which names the op in a switch or a formula table; reference/dispatch.cpp's table names the unit
+// of each row-wise and linear-algebra op. Inputs have been checked against call.input_shapes and
+// dout against call.output_shape.
 #define GP_REF_FAMILY_DECL(family)                                                                          \
   template <class R>                                                                                        \
   BasicRefTensor<R> family##_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in);         \

@@ -70,17 +70,17 @@ struct Mat {
 template <class R>
 using Terms = std::pair<const R&, const R&>;
 
+// The matmul unit serves matmul and linear (reference/dispatch.cpp routes them here).
+bool is_linear(const OpCall& call) { return call.kind == OpKind::linear; }
+
 }  // namespace
 
 template <class R>
 BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
-  if (call.kind == OpKind::tt_embedding) return tt_embedding_forward(call, in);
-  if (call.kind == OpKind::log_matmul_exp) return log_matmul_exp_forward(call, in);
-  if (call.kind == OpKind::gru_cell) return gru_cell_forward(call, in);
   const MatmulDims d = matmul_dims(call);
   BasicRefTensor<R> out = zeros<R>(call.output_shape);
   if (out.numel() != d.batch * d.m * d.n) fail(call, "matmul sizes disagree with the output shape");
-  const bool linear = call.kind == OpKind::linear;
+  const bool linear = is_linear(call);
   for (std::int64_t bt = 0; bt < d.batch; ++bt) {
     Mat<R> a{in[0].v, d.m, d.k, bt * d.m * d.k};
     Mat<R> b = linear ? Mat<R>{in[1].v, d.n, d.k, 0} : Mat<R>{in[1].v, d.k, d.n, bt * d.k * d.n};
@@ -103,11 +103,8 @@ BasicRefTensor<R> linalg_forward(const OpCall& call, const std::vector<BasicRefT
 template <class R>
 std::vector<BasicRefTensor<R>> linalg_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                           const BasicRefTensor<R>& dout) {
-  if (call.kind == OpKind::tt_embedding) return tt_embedding_vjp(call, in, dout);
-  if (call.kind == OpKind::log_matmul_exp) return log_matmul_exp_vjp(call, in, dout);
-  if (call.kind == OpKind::gru_cell) return gru_cell_vjp(call, in, dout);
   const MatmulDims d = matmul_dims(call);
-  const bool linear = call.kind == OpKind::linear;
+  const bool linear = is_linear(call);
   BasicRefTensor<R> ga = zeros<R>(in[0].shape), gb = zeros<R>(in[1].shape);
   for (std::int64_t bt = 0; bt < d.batch; ++bt) {
     Mat<R> a{in[0].v, d.m, d.k, bt * d.m * d.k};

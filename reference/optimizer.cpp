@@ -67,13 +67,17 @@ BasicRefTensor<R> optimizer_forward(const OpCall& call, const std::vector<BasicR
   const std::int64_t n = in[0].numel();
   BasicRefTensor<R> out = zeros<R>(call.output_shape);
   auto row = [&](int r, std::int64_t i) -> R& { return out.v[at(r * n + i)]; };
-  if (call.kind == OpKind::sgd_step) {
-    for (std::int64_t i = 0; i < n; ++i)
-      sgd_element(s, in[0].v[at(i)], in[1].v[at(i)], in[2].v[at(i)], row(0, i), row(1, i));
-    return out;
+  switch (call.kind) {
+    case OpKind::sgd_step:
+      for (std::int64_t i = 0; i < n; ++i)
+        sgd_element(s, in[0].v[at(i)], in[1].v[at(i)], in[2].v[at(i)], row(0, i), row(1, i));
+      return out;
+    case OpKind::adamw_step:
+      break;
+    default:
+      fail(call, "is not an optimizer step");
   }
-  if (call.kind != OpKind::adamw_step) fail(call, "is not an optimizer step");
-  // Per element, as a kernel computes them: in Tracked arithmetic each element's bound carries
+  // adamw_step: per element, as a kernel computes them: in Tracked arithmetic each element's bound carries
   // the corrections' own errors.
   for (std::int64_t i = 0; i < n; ++i) {
     const R c1 = bias_correction<R>(s.one_minus_beta1, s.t), c2 = bias_correction<R>(s.one_minus_beta2, s.t);

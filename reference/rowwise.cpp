@@ -37,15 +37,14 @@ R log_softmax_value(const SoftmaxRow<R>& r, const std::vector<R>& x, std::size_t
 
 bool is_staged(const OpCall& call) { return call.attrs.staged == Staged::storage; }
 
+// The softmax unit serves softmax and log_softmax (reference/dispatch.cpp routes them here).
+bool is_log(const OpCall& call) { return call.kind == OpKind::log_softmax; }
+
 }  // namespace
 
 template <class R>
 BasicRefTensor<R> rowwise_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
-  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return layer_norm_forward(call, in);
-  if (call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(call, in);
-  if (call.kind == OpKind::bspline_basis) return bspline_basis_forward(call, in);
-  const bool log = call.kind == OpKind::log_softmax;
-  if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
+  const bool log = is_log(call);
   return for_each_row(in[0].shape, call.attrs.axis, in[0].v,
                       [&](const AxisSplit& s, auto, auto, const auto& x, auto sink) {
                         SoftmaxRow<R> r = softmax_row(x, !log && is_staged(call));
@@ -58,11 +57,7 @@ template <class R>
 std::vector<BasicRefTensor<R>> rowwise_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                            const BasicRefTensor<R>& dout) {
   using std::exp;
-  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return layer_norm_vjp(call, in, dout);
-  if (call.kind == OpKind::gumbel_softmax) return gumbel_softmax_vjp(call, in, dout);
-  if (call.kind == OpKind::bspline_basis) return bspline_basis_vjp(call, in, dout);
-  const bool log = call.kind == OpKind::log_softmax;
-  if (!log && call.kind != OpKind::softmax) fail(call, "is not a row-wise op");
+  const bool log = is_log(call);
   BasicRefTensor<R> g = for_each_row(in[0].shape, call.attrs.axis, in[0].v,
                                      [&](const AxisSplit& s, auto o, auto i, const auto& x, auto sink) {
                                        SoftmaxRow<R> r = softmax_row(x, !log && is_staged(call));

@@ -99,67 +99,85 @@ void sum_axis(ClQueue& q, const ClBuffer& src, std::int64_t outer, std::int64_t 
   q.run_per_group("reduce_fwd_sum", outer * inner, src, dst, outer, n, inner, 0);
 }
 
+// Reductions name their ops in reduction.cl (GP_REDUCE_OPS); the row-wise ops and the losses
+// are named here, each in its case (checked at build time: CMakeLists.txt).
 void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const ClBuffer& x = as_cl(in[0]);
-  switch (op_family(call.kind)) {
-    case OpFamily::reduction: {
-      AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
-      q.run_per_group(reduce_kernel("reduce_fwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, sp.outer, sp.n,
-                      sp.inner, call.attrs.correction);
+  if (op_family(call.kind) == OpFamily::reduction) {
+    AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
+    q.run_per_group(reduce_kernel("reduce_fwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, sp.outer, sp.n,
+                    sp.inner, call.attrs.correction);
+    return;
+  }
+  switch (call.kind) {
+    case OpKind::mse_loss:
+    case OpKind::cross_entropy:
+    case OpKind::bce_with_logits:
+      return forward_loss(q, call, in, out);
+    case OpKind::layer_norm:
+    case OpKind::rms_norm:
+      return forward_layer_norm(q, call, in, out);
+    case OpKind::bspline_basis: {
+      const BsplineGeometry g = bspline_geometry(call);
+      const std::int64_t n = call.input_shapes[0].numel();
+      q.run_elementwise("bspline_fwd", n, x, out, n, g.order, g.grid);
       return;
     }
-    case OpFamily::loss:
-      forward_loss(q, call, in, out);
+    case OpKind::log_softmax: {
+      const AxisSplit s = softmax_args(call).split;
+      q.run_per_group("log_softmax_fwd", s.outer * s.inner, x, out, s.outer, s.n, s.inner);
       return;
+    }
+    case OpKind::softmax:
+    case OpKind::gumbel_softmax: {
+      const SoftmaxArgs a = softmax_args(call);
+      const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
+      q.run_per_group("softmax_fwd", a.split.outer * a.split.inner, x, noise, out, a.split.outer, a.split.n,
+                      a.split.inner, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
+      return;
+    }
     default:
-      break;
+      throw Error("opencl: no row-wise kernel for " + std::string(op_name(call.kind)));
   }
-  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm) return forward_layer_norm(q, call, in, out);
-  if (call.kind == OpKind::bspline_basis) {
-    const BsplineGeometry g = bspline_geometry(call);
-    const std::int64_t n = call.input_shapes[0].numel();
-    q.run_elementwise("bspline_fwd", n, x, out, n, g.order, g.grid);
-    return;
-  }
-  SoftmaxArgs a = softmax_args(call);
-  if (call.kind == OpKind::log_softmax) {
-    q.run_per_group("log_softmax_fwd", a.split.outer * a.split.inner, x, out, a.split.outer, a.split.n, a.split.inner);
-    return;
-  }
-  const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
-  q.run_per_group("softmax_fwd", a.split.outer * a.split.inner, x, noise, out, a.split.outer, a.split.n, a.split.inner,
-                  a.has_noise ? 1 : 0, RealArg{a.inv_tau});
 }
 
 void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
   const ClBuffer& x = as_cl(in[0]);
-  switch (op_family(call.kind)) {
-    case OpFamily::reduction: {
-      if (!grads[0]) return;
-      AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
-      q.run_per_group(reduce_kernel("reduce_bwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, dout,
-                      as_cl(grads[0]), sp.outer, sp.n, sp.inner, call.attrs.correction);
-      return;
-    }
-    case OpFamily::loss:
-      backward_loss(q, call, in, dout, grads);
-      return;
-    default:
-      break;
-  }
-  if (call.kind == OpKind::layer_norm || call.kind == OpKind::rms_norm)
-    return backward_layer_norm(q, call, in, dout, grads);
-  if (!grads[0]) return;
-  if (call.kind == OpKind::bspline_basis) {
-    const BsplineGeometry g = bspline_geometry(call);
-    const std::int64_t n = call.input_shapes[0].numel();
-    q.run_elementwise("bspline_bwd", n, x, dout, as_cl(grads[0]), n, g.order, g.grid);
+  if (op_family(call.kind) == OpFamily::reduction) {
+    if (!grads[0]) return;
+    AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
+    q.run_per_group(reduce_kernel("reduce_bwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, dout, as_cl(grads[0]),
+                    sp.outer, sp.n, sp.inner, call.attrs.correction);
     return;
   }
-  SoftmaxArgs a = softmax_args(call);
-  const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
-  q.run_per_group("softmax_bwd", a.split.outer * a.split.inner, x, noise, dout, as_cl(grads[0]), a.split.outer,
-                  a.split.n, a.split.inner, a.mode, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
+  switch (call.kind) {
+    case OpKind::mse_loss:
+    case OpKind::cross_entropy:
+    case OpKind::bce_with_logits:
+      return backward_loss(q, call, in, dout, grads);
+    case OpKind::layer_norm:
+    case OpKind::rms_norm:
+      return backward_layer_norm(q, call, in, dout, grads);
+    case OpKind::bspline_basis: {
+      if (!grads[0]) return;
+      const BsplineGeometry g = bspline_geometry(call);
+      const std::int64_t n = call.input_shapes[0].numel();
+      q.run_elementwise("bspline_bwd", n, x, dout, as_cl(grads[0]), n, g.order, g.grid);
+      return;
+    }
+    case OpKind::softmax:
+    case OpKind::log_softmax:
+    case OpKind::gumbel_softmax: {
+      if (!grads[0]) return;
+      const SoftmaxArgs a = softmax_args(call);
+      const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
+      q.run_per_group("softmax_bwd", a.split.outer * a.split.inner, x, noise, dout, as_cl(grads[0]), a.split.outer,
+                      a.split.n, a.split.inner, a.mode, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
+      return;
+    }
+    default:
+      throw Error("opencl: no row-wise kernel for " + std::string(op_name(call.kind)));
+  }
 }
 
 }  // namespace gp::opencl

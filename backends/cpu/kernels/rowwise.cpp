@@ -186,11 +186,33 @@ void bspline_backward(const BackwardArgs<T>& a) {
 
 }  // namespace
 
+// The row-wise ops with kernels of their own; softmax and log_softmax run a lane each below.
+template <typename T>
+struct OwnKernels {
+  void (*forward)(const ForwardArgs<T>&);
+  void (*backward)(const BackwardArgs<T>&);
+};
+
+template <typename T>
+const OwnKernels<T>* own_kernels(OpKind k) {
+  static constexpr OwnKernels<T> norm{layer_norm_forward<T>, layer_norm_backward<T>},
+      gumbel{gumbel_softmax_forward<T>, gumbel_softmax_backward<T>}, bspline{bspline_forward<T>, bspline_backward<T>};
+  switch (k) {
+    case OpKind::layer_norm:
+    case OpKind::rms_norm:
+      return &norm;
+    case OpKind::gumbel_softmax:
+      return &gumbel;
+    case OpKind::bspline_basis:
+      return &bspline;
+    default:
+      return nullptr;
+  }
+}
+
 template <typename T>
 void rowwise_forward(const ForwardArgs<T>& a) {
-  if (a.call.kind == OpKind::layer_norm || a.call.kind == OpKind::rms_norm) return layer_norm_forward(a);
-  if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_forward(a);
-  if (a.call.kind == OpKind::bspline_basis) return bspline_forward(a);
+  if (const OwnKernels<T>* own = own_kernels<T>(a.call.kind)) return own->forward(a);
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {
     Lane<const T*> x = lane_at(a.x[0], s, first);
@@ -211,9 +233,7 @@ void rowwise_forward(const ForwardArgs<T>& a) {
 
 template <typename T>
 void rowwise_backward(const BackwardArgs<T>& a) {
-  if (a.call.kind == OpKind::layer_norm || a.call.kind == OpKind::rms_norm) return layer_norm_backward(a);
-  if (a.call.kind == OpKind::gumbel_softmax) return gumbel_softmax_backward(a);
-  if (a.call.kind == OpKind::bspline_basis) return bspline_backward(a);
+  if (const OwnKernels<T>* own = own_kernels<T>(a.call.kind)) return own->backward(a);
   if (!a.dx[0]) return;
   AxisSplit s = split_at_axis(a.call.input_shapes[0], a.call.attrs.axis);
   for_each_lane(s, [&](std::int64_t, std::int64_t first) {
