@@ -30,7 +30,7 @@ std::string join(const Range& items, std::string_view sep) {
 std::string main_skip_reason(const std::vector<const CheckResult*>& checks) {
   std::map<std::string, int> count;
   for (const CheckResult* c : checks)
-    if (needs_action(*c)) ++count[reason_class(c->reason)];
+    if (needs_action(*c)) ++count[skip_group(*c)];
   auto best = std::max_element(count.begin(), count.end(), [](auto& a, auto& b) { return a.second < b.second; });
   if (best == count.end() || best->first.empty()) return "";
   std::string text = shorten(best->first, 40);

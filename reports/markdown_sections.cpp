@@ -23,14 +23,14 @@ struct Group {
   std::vector<const CheckResult*> checks;
 };
 
-// `fold`: reasons that differ only in their figures share a group (reason_class).
+// `fold`: skips that differ only in their figures share a group (skip_group).
 template <typename Pred>
 std::vector<Group> group_by_reason(const std::vector<CheckResult>& checks, Pred wanted, bool fold) {
   std::vector<Group> groups;
   std::map<std::string, std::size_t> index;
   for (const CheckResult& c : checks) {
     if (!wanted(c)) continue;
-    std::string text = fold ? reason_class(c.reason) : c.reason;
+    std::string text = fold ? skip_group(c) : c.reason;
     auto [it, added] = index.try_emplace(text, groups.size());
     if (added) groups.push_back(Group{std::move(text), {}});
     groups[it->second].checks.push_back(&c);

@@ -29,6 +29,10 @@ std::string shorten(std::string_view text, std::size_t max_chars);
 // their numbers share one legend entry: "finite differences of the f32 forward only 1 + …".
 // Names and powers stay (f32, 2^-11, 16-bit).
 std::string reason_class(std::string_view reason);
+// The group a SKIP belongs to in legends and tables: its typed kind, then its words with their
+// figures folded (reason_class), so skips of two kinds never share an entry however alike their
+// words: "unsupported: dtype f64 not supported by …".
+std::string skip_group(const CheckResult& c);
 // The op a check belongs to: its `op` field, or the case id up to '(' when that is empty.
 std::string op_of(const CheckResult& c);
 // An op of the catalog whose inputs get no gradient (optimizer steps): the reports say "forward

@@ -19,13 +19,13 @@ namespace {
 
 bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
 
-// Skip reasons, their figures folded (reason_class), ranked by how many checks they skip; the
-// first 26 get a letter for the legend, the rest share "*" and are listed in the details file.
+// Skip groups (skip_group: the kind, then the words with their figures folded), ranked by how many checks they skip;
+// the first 26 get a letter for the legend, the rest share "*" and are listed in the details file.
 std::map<std::string, std::string> skip_letters(const std::vector<CheckResult>& checks,
                                                 std::vector<std::pair<std::string, int>>& ranked) {
   std::map<std::string, int> count;
   for (const CheckResult& c : checks)
-    if (c.verdict == Verdict::skip) ++count[reason_class(c.reason)];
+    if (c.verdict == Verdict::skip) ++count[skip_group(c)];
   ranked.assign(count.begin(), count.end());
   std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second > b.second; });
   std::map<std::string, std::string> letter;
@@ -53,7 +53,7 @@ std::string compact_cell(const std::vector<const CheckResult*>& checks,
     n.add(*c);
     if (auto m = margin_of(*c); m && (!worst || *m > *worst)) worst = m;
     if (c->verdict == Verdict::skip) {
-      const std::string& l = letter.at(reason_class(c->reason));
+      const std::string& l = letter.at(skip_group(*c));
       if (skips.find(l) == std::string::npos) skips += l;
     }
   }

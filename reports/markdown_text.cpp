@@ -93,6 +93,12 @@ std::size_t number_end(std::string_view s, std::size_t i) {
 
 }  // namespace
 
+std::string skip_group(const CheckResult& c) {
+  if (c.reason_kind == ReasonKind::none) return reason_class(c.reason);  // untyped: an older document
+  if (c.reason.empty()) return std::string(reason_kind_name(c.reason_kind));
+  return fmt::format("{}: {}", reason_kind_name(c.reason_kind), reason_class(c.reason));
+}
+
 std::string reason_class(std::string_view reason) {
   std::string out;
   out.reserve(reason.size());

@@ -2,6 +2,7 @@
 // bounds; produces the metrics every report shows and a verdict with its reason.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 

@@ -362,6 +362,22 @@ TEST(ParityMarkdown, SummaryHasCompactMatrixProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, Not(HasSubstr("## Results per op")));
 }
 
+TEST(ParityMarkdown, SkipsOfTwoKindsNeverShareALegendEntry) {
+  // The same words under two kinds: the legend and the skip table group by the kind first (the
+  // synthetic report's own skip is untyped, as an older document's, and keeps its bare words).
+  RunReport r = synthetic_report();
+  CheckResult other = make_check("exp", "opencl:0", Direction::forward, -1, Verdict::skip);
+  other.reason_kind = ReasonKind::unavailable;
+  other.reason = "f64 not supported by device";
+  other.metrics = {};
+  r.checks.push_back(other);
+  const std::string md = report_to_markdown(r);
+  EXPECT_THAT(md, HasSubstr(" | unavailable: f64 not supported by device | 1 |"));
+  EXPECT_THAT(md, HasSubstr(" | f64 not supported by device | 1 |"));
+  EXPECT_THAT(report_to_details_markdown(r),
+              HasSubstr("| unavailable: f64 not supported by device | 1 | `opencl:0` | `exp(shape=7x3,dtype=f32)` |"));
+}
+
 TEST(ParityMarkdown, DetailsHaveWorstElementsSkipGroupsAndPerOpRows) {
   RunReport r = synthetic_report();
   r.checks.push_back(make_check("exp", "cpu", Direction::backward, 0, Verdict::pass));
