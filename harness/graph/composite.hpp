@@ -17,6 +17,7 @@
 #include "backends/backend.hpp"
 #include "cases/composite.hpp"
 #include "harness/check/profile_memo.hpp"
+#include "harness/graph/node_memo.hpp"
 #include "reference/reference.hpp"
 #include "results/result.hpp"
 
@@ -44,9 +45,12 @@ struct CompositeReference {
   // bounds of the checked tensors, the output, the loss and the leaves' gradients (computed on
   // first use, or read from `cache`; one thread uses a CompositeReference at a time).
   const GraphTensors& bounded(const Composite& c, const MathProfile* profile, bool flush) const;
+  // The node evaluations of the bound passes that every device profile shares (node_memo.hpp).
+  NodeBoundMemo& node_bounds() const { return node_bounds_; }
 
  private:
   ProfileMemo<GraphTensors> bounded_;
+  mutable NodeBoundMemo node_bounds_;
 };
 
 // Writes leaves that are not drawn but derived from the drawn ones (a training run's targets).

@@ -44,10 +44,10 @@ Radii radii_of(const ref::RefTensor& t) {
 
 }  // namespace
 
-NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local,
+NodeOps recording_node_ops(const BoundArithmetic& a, LocalBounds& local,
                            std::map<const OpCall*, ref::RefTensor>* forward) {
   return {[=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in) {
-            ref::RefTensor own = ref::bounded_node_forward(call, without_error(in), profile, flush);
+            ref::RefTensor own = bounded_forward(a, call, without_error(in));
             local.push_back({radii_of(own)});
             if (forward) forward->emplace(&call, std::move(own));
             return ref::forward(call, in);
@@ -56,8 +56,7 @@ NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& 
             std::vector<Radii> r;
             ref::RefTensor d = dout;
             d.err.clear();
-            for (const auto& g : ref::bounded_node_vjp(call, without_error(in), d, profile, flush))
-              r.push_back(radii_of(g));
+            for (const auto& g : bounded_vjp(a, call, without_error(in), d)) r.push_back(radii_of(g));
             local.push_back(std::move(r));
             return ref::vjp(call, in, ref::RefTensor{}, dout);
           }};
@@ -81,10 +80,10 @@ NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next) 
           }};
 }
 
-std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
+std::vector<long double> probe_rms(const ProbedRun& run, const BoundArithmetic& a, int probes,
                                    const ProbeStream& stream, std::map<const OpCall*, ref::RefTensor>* forward) {
   LocalBounds local;
-  const std::vector<long double> exact = run(recording_node_ops(profile, flush, local, forward));
+  const std::vector<long double> exact = run(recording_node_ops(a, local, forward));
   std::vector<long double> squares(exact.size(), 0.0L);
   for (int p = 0; p < probes; ++p) {
     Rng rng = Rng::for_case(0, stream.id, stream.prefix + std::to_string(p));
@@ -136,7 +135,8 @@ void tighten_end_to_end_bounds(const Composite& c, const CompositeReference& r, 
     return flat;
   };
   NodeForwardBounds own;
-  const std::vector<long double> rms = probe_rms(checked, profile, flush, kProbes, {c.id, "bound probe "}, &own);
+  const std::vector<long double> rms =
+      probe_rms(checked, {profile, flush, &r.node_bounds()}, kProbes, {c.id, "bound probe "}, &own);
   // The loss's worst case is the gradient-weighted one (GraphTensors::loss_err).
   bounded.loss_err = worst_loss_error(own);
   bounded.value.at(c.decl.loss).err.assign(1, bounded.loss_err);

@@ -14,6 +14,7 @@
 #include "harness/check/reference_cache.hpp"
 #include "harness/check/rng.hpp"
 #include "harness/graph/composite.hpp"
+#include "harness/graph/node_memo.hpp"
 
 namespace gp {
 
@@ -24,7 +25,19 @@ struct NodeOps {
       vjp;
 };
 NodeOps exact_node_ops();
-NodeOps bounded_node_ops(const MathProfile* profile, bool flush);
+// The arithmetic a bound pass models: a device profile (null: the long-double reference's own)
+// and flush mode, and the memo through which its profile-free node evaluations are shared with
+// the other devices' passes (null: none).
+struct BoundArithmetic {
+  const MathProfile* profile = nullptr;
+  bool flush = false;
+  NodeBoundMemo* memo = nullptr;
+};
+NodeOps bounded_node_ops(const BoundArithmetic& a);
+// One node's Tracked evaluation in that arithmetic, through the memo where there is one.
+ref::RefTensor bounded_forward(const BoundArithmetic& a, const OpCall& call, const std::vector<ref::RefTensor>& in);
+std::vector<ref::RefTensor> bounded_vjp(const BoundArithmetic& a, const OpCall& call,
+                                        const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout);
 
 // Leaves as the reference reads them (exact widenings).
 std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves);
@@ -46,7 +59,7 @@ GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor
 using Radii = std::vector<long double>;
 using LocalBounds = std::vector<std::vector<Radii>>;
 // `forward`, when given, keeps each forward evaluation's whole bound by its OpCall's address.
-NodeOps recording_node_ops(const MathProfile* profile, bool flush, LocalBounds& local,
+NodeOps recording_node_ops(const BoundArithmetic& a, LocalBounds& local,
                            std::map<const OpCall*, ref::RefTensor>* forward = nullptr);
 NodeOps probing_node_ops(const LocalBounds& local, Rng& rng, std::size_t& next);
 
@@ -58,7 +71,7 @@ struct ProbeStream {
   const std::string& id;  // the subject's
   std::string prefix;     // "bound probe ": probe p draws from (id, prefix + p)
 };
-std::vector<long double> probe_rms(const ProbedRun& run, const MathProfile* profile, bool flush, int probes,
+std::vector<long double> probe_rms(const ProbedRun& run, const BoundArithmetic& a, int probes,
                                    const ProbeStream& stream,
                                    std::map<const OpCall*, ref::RefTensor>* forward = nullptr);
 

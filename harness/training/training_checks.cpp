@@ -38,7 +38,7 @@ void encode(BlobWriter& w, const TrajectoryBound& b) { encode_fields(w, b.loss, 
 void decode(BlobReader& r, TrajectoryBound& b) { decode_fields(r, b.loss, b.slots, b.amplification); }
 
 TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefTensor>& leaves, const Trajectory& exact,
-                                 const MathProfile* profile, bool flush) {
+                                 const BoundArithmetic& a) {
   auto flat = [&](const NodeOps& ops) {
     const Trajectory t = train_on_reference(c, leaves, ops);
     std::vector<long double> v = t.loss;
@@ -46,7 +46,7 @@ TrajectoryBound bound_trajectory(const Composite& c, const std::vector<ref::RefT
       for (const auto& slot : step) v.insert(v.end(), slot.v.begin(), slot.v.end());
     return v;
   };
-  const std::vector<long double> rms = probe_rms(flat, profile, flush, kTrainingProbes, {c.id, "training probe "});
+  const std::vector<long double> rms = probe_rms(flat, a, kTrainingProbes, {c.id, "training probe "});
   TrajectoryBound b;
   b.loss.assign(rms.begin(), rms.begin() + static_cast<std::ptrdiff_t>(exact.loss.size()));
   std::size_t at = exact.loss.size();
@@ -161,8 +161,9 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
   const MathProfile* profile = backend.info().math;
   const bool flush = backend.info().may_flush_subnormals;
   CacheKeyBuilder key = composite_cache_key("training-bound", c, r);
-  const TrajectoryBound b = cached_bounds<TrajectoryBound>(
-      r.cache, key, profile, flush, [&] { return bound_trajectory(c, leaves, exact, profile, flush); });
+  const TrajectoryBound b = cached_bounds<TrajectoryBound>(r.cache, key, profile, flush, [&] {
+    return bound_trajectory(c, leaves, exact, {profile, flush, &r.node_bounds()});
+  });
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);
   const std::string how =

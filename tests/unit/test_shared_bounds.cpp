@@ -7,6 +7,7 @@
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/reference_cache.hpp"
+#include "harness/graph/node_memo.hpp"
 #include "support/temp_folder_test.hpp"
 
 namespace gp {
@@ -96,6 +97,32 @@ TEST_F(SharedBounds, AnEvaluationBuiltOnBoundsThatReadTheProfileReadsItToo) {
   const ReferenceData matmul = prepare_reference(case_named(kMatmul), 1, &cache);
   matmul.bounded(&kFourUlps);
   EXPECT_FALSE(outer_reads_profile(cache, matmul, "outer, profile-free"));
+}
+
+// A model's node evaluations (harness/graph/node_memo.hpp): one that reads no budget is made once
+// for every profile and handed out bit for bit; one that reads a budget is made per profile.
+std::vector<long double> flat_errors(const std::vector<ref::RefTensor>& tensors) {
+  std::vector<long double> out;
+  for (const auto& t : tensors)
+    for (const auto& e : t.err) out.insert(out.end(), {e.det, e.acc, e.prob, e.spec});
+  return out;
+}
+
+TEST(NodeBoundMemo, SharesOnlyTheNodeEvaluationsThatReadNoBudget) {
+  for (const char* id : {kMatmul, kExp}) {
+    const ReferenceData d = prepare_reference(case_named(id), 1);
+    NodeBoundMemo memo;
+    const auto first = memo.vjp(d.call, d.ref_inputs, d.ref_cotangent, kExact, false);
+    const auto second = memo.vjp(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, false);
+    const auto direct = ref::bounded_node_vjp(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, false);
+    EXPECT_EQ(flat_errors(second), flat_errors(direct)) << id;
+    const bool profile_free = id == kMatmul;
+    EXPECT_EQ(memo.counts().shared, profile_free ? 1 : 0) << id;
+    EXPECT_EQ(flat_errors(first) == flat_errors(second), profile_free) << id;
+    // The long-double reference's own arithmetic is never handed to a device profile.
+    memo.vjp(d.call, d.ref_inputs, d.ref_cotangent, nullptr, false);
+    EXPECT_EQ(memo.counts().shared, profile_free ? 1 : 0) << id;
+  }
 }
 
 }  // namespace
