@@ -36,28 +36,28 @@ std::vector<ref::RefTensor> without_error(std::vector<ref::RefTensor> in) {
   return in;
 }
 
-Radii radii_of(const ref::RefTensor& t) {
-  Radii r(t.err.size());
-  for (std::size_t j = 0; j < r.size(); ++j) r[j] = propagated_error(t.err[j]);
-  return r;
-}
-
 }  // namespace
 
 NodeOps recording_node_ops(const BoundArithmetic& a, LocalBounds& local,
                            std::map<const OpCall*, ref::RefTensor>* forward) {
   return {[=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in) {
-            ref::RefTensor own = bounded_forward(a, call, without_error(in));
+            ref::RefTensor own = a.memo ? a.memo->forward(call, without_error(in), a.profile, a.flush)
+                                        : ref::bounded_node_forward(call, without_error(in), a.profile, a.flush);
             local.push_back({radii_of(own)});
             if (forward) forward->emplace(&call, std::move(own));
             return ref::forward(call, in);
           },
           [=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
-            std::vector<Radii> r;
             ref::RefTensor d = dout;
             d.err.clear();
-            for (const auto& g : bounded_vjp(a, call, without_error(in), d)) r.push_back(radii_of(g));
-            local.push_back(std::move(r));
+            if (a.memo) {
+              local.push_back(a.memo->vjp_radii(call, without_error(in), d, a.profile, a.flush));
+            } else {
+              std::vector<Radii> r;
+              for (const auto& g : ref::bounded_node_vjp(call, without_error(in), d, a.profile, a.flush))
+                r.push_back(radii_of(g));
+              local.push_back(std::move(r));
+            }
             return ref::vjp(call, in, ref::RefTensor{}, dout);
           }};
 }

@@ -13,22 +13,13 @@ NodeOps exact_node_ops() {
           }};
 }
 
-NodeOps bounded_node_ops(const BoundArithmetic& a) {
-  return {[a](const OpCall& call, const std::vector<ref::RefTensor>& in) { return bounded_forward(a, call, in); },
-          [a](const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
-            return bounded_vjp(a, call, in, dout);
+NodeOps bounded_node_ops(const MathProfile* profile, bool flush) {
+  return {[=](const OpCall& call, const std::vector<ref::RefTensor>& in) {
+            return ref::bounded_node_forward(call, in, profile, flush);
+          },
+          [=](const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
+            return ref::bounded_node_vjp(call, in, dout, profile, flush);
           }};
-}
-
-ref::RefTensor bounded_forward(const BoundArithmetic& a, const OpCall& call, const std::vector<ref::RefTensor>& in) {
-  if (a.memo) return a.memo->forward(call, in, a.profile, a.flush);
-  return ref::bounded_node_forward(call, in, a.profile, a.flush);
-}
-
-std::vector<ref::RefTensor> bounded_vjp(const BoundArithmetic& a, const OpCall& call,
-                                        const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
-  if (a.memo) return a.memo->vjp(call, in, dout, a.profile, a.flush);
-  return ref::bounded_node_vjp(call, in, dout, a.profile, a.flush);
 }
 
 std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves) {

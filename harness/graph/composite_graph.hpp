@@ -33,11 +33,7 @@ struct BoundArithmetic {
   bool flush = false;
   NodeBoundMemo* memo = nullptr;
 };
-NodeOps bounded_node_ops(const BoundArithmetic& a);
-// One node's Tracked evaluation in that arithmetic, through the memo where there is one.
-ref::RefTensor bounded_forward(const BoundArithmetic& a, const OpCall& call, const std::vector<ref::RefTensor>& in);
-std::vector<ref::RefTensor> bounded_vjp(const BoundArithmetic& a, const OpCall& call,
-                                        const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout);
+NodeOps bounded_node_ops(const MathProfile* profile, bool flush);
 
 // Leaves as the reference reads them (exact widenings).
 std::vector<ref::RefTensor> widened(const std::vector<HostTensor>& leaves);
@@ -56,7 +52,6 @@ GraphTensors evaluate_graph(const Composite& c, const std::vector<ref::RefTensor
 // nodes, VJPs, gradient sums, optimizer steps), its own bound per output element at exact
 // inputs; a pass through probing ops moves each evaluation's output by +-that bound, signs from
 // `rng`, `next` counting the evaluations.
-using Radii = std::vector<long double>;
 using LocalBounds = std::vector<std::vector<Radii>>;
 // `forward`, when given, keeps each forward evaluation's whole bound by its OpCall's address.
 NodeOps recording_node_ops(const BoundArithmetic& a, LocalBounds& local,

@@ -121,7 +121,7 @@ const GraphTensors& CompositeReference::bounded(const Composite& c, const MathPr
     return cached_bounds<GraphTensors>(
         cache, key, profile, flush,
         [&] {
-          GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops({profile, flush}));
+          GraphTensors t = evaluate_graph(c, widened(leaves), bounded_node_ops(profile, flush));
           tighten_end_to_end_bounds(c, *this, t, profile, flush, [&](const NodeForwardBounds& own) {
             return gradient_weighted_loss_error(c, exact, t, own);
           });

@@ -1,5 +1,7 @@
 #include "harness/graph/node_memo.hpp"
 
+#include "harness/check/tolerance.hpp"
+
 namespace gp {
 
 namespace {
@@ -14,43 +16,59 @@ CacheKeyBuilder call_key(std::string_view what, const OpCall& call, const std::v
   return key;
 }
 
+std::size_t bytes_of(const ref::RefTensor& t) {
+  return t.v.size() * sizeof(long double) + t.err.size() * sizeof(ref::ErrorBound);
+}
+std::size_t bytes_of(const std::vector<Radii>& radii) {
+  std::size_t n = 0;
+  for (const Radii& r : radii) n += r.size() * sizeof(long double);
+  return n;
+}
+
 }  // namespace
 
-template <class Compute>
-std::vector<ref::RefTensor> NodeBoundMemo::get(CacheKeyBuilder key, const MathProfile* profile, bool flush,
-                                               const Compute& compute) {
+Radii radii_of(const ref::RefTensor& t) {
+  Radii r(t.err.size());
+  for (std::size_t j = 0; j < r.size(); ++j) r[j] = propagated_error(t.err[j]);
+  return r;
+}
+
+template <class T, class Compute>
+T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush,
+                     const Compute& compute) {
   if (!profile) return compute();  // the long-double reference's own arithmetic: no device shares it
   const CacheKey k = key.add_any_profile(flush).key();
-  if (auto it = shared_.find(k); it != shared_.end()) {
+  if (auto it = memo.find(k); it != memo.end()) {
     ++counts_.shared;
     return it->second;
   }
   const ref::ProfileReads reads;
-  std::vector<ref::RefTensor> value = compute();
+  T value = compute();
   ++counts_.computed;
   if (reads.any()) return value;
-  std::size_t bytes = 0;
-  for (const ref::RefTensor& t : value)
-    bytes += t.v.size() * sizeof(long double) + t.err.size() * sizeof(ref::ErrorBound);
+  const std::size_t bytes = bytes_of(value);
   if (bytes_ + bytes <= kCapBytes) {
     bytes_ += bytes;
-    shared_.emplace(k, value);
+    memo.emplace(k, value);
   }
   return value;
 }
 
 ref::RefTensor NodeBoundMemo::forward(const OpCall& call, const std::vector<ref::RefTensor>& in,
                                       const MathProfile* profile, bool flush) {
-  return get(call_key("node forward", call, in), profile, flush,
-             [&] { return std::vector<ref::RefTensor>{ref::bounded_node_forward(call, in, profile, flush)}; })
-      .front();
+  return get(forward_, call_key("node forward", call, in), profile, flush,
+             [&] { return ref::bounded_node_forward(call, in, profile, flush); });
 }
 
-std::vector<ref::RefTensor> NodeBoundMemo::vjp(const OpCall& call, const std::vector<ref::RefTensor>& in,
-                                               const ref::RefTensor& dout, const MathProfile* profile, bool flush) {
+std::vector<Radii> NodeBoundMemo::vjp_radii(const OpCall& call, const std::vector<ref::RefTensor>& in,
+                                            const ref::RefTensor& dout, const MathProfile* profile, bool flush) {
   CacheKeyBuilder key = call_key("node vjp", call, in);
   key.add(dout);
-  return get(std::move(key), profile, flush, [&] { return ref::bounded_node_vjp(call, in, dout, profile, flush); });
+  return get(vjp_, std::move(key), profile, flush, [&] {
+    std::vector<Radii> out;
+    for (const auto& g : ref::bounded_node_vjp(call, in, dout, profile, flush)) out.push_back(radii_of(g));
+    return out;
+  });
 }
 
 }  // namespace gp

@@ -22,15 +22,22 @@
 
 namespace gp {
 
+// An element's bound as one number (propagated_error, harness/check/tolerance.hpp).
+using Radii = std::vector<long double>;
+Radii radii_of(const ref::RefTensor& t);
+
 class NodeBoundMemo {
  public:
+  // The node's output with its own bound at `in` (ref::bounded_node_forward).
   ref::RefTensor forward(const OpCall& call, const std::vector<ref::RefTensor>& in, const MathProfile* profile,
                          bool flush);
-  std::vector<ref::RefTensor> vjp(const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout,
-                                  const MathProfile* profile, bool flush);
+  // The radii of its gradients' own bounds at `in` and `dout` (ref::bounded_node_vjp): what the
+  // probes read of them, a fifth of the gradients' size.
+  std::vector<Radii> vjp_radii(const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout,
+                               const MathProfile* profile, bool flush);
 
-  // What one memo keeps at most: a model's largest intermediates are kept while they fit (the
-  // memo lives as long as its subject, two of them at once under -j 2).
+  // What one memo keeps at most: a model's evaluations are kept while they fit (the memo lives as
+  // long as its subject, two of them at once under -j 2).
   static constexpr std::size_t kCapBytes = std::size_t{128} << 20;
 
   struct Counts {
@@ -44,10 +51,13 @@ class NodeBoundMemo {
       return std::pair(a.high, a.low) < std::pair(b.high, b.low);
     }
   };
-  template <class Compute>
-  std::vector<ref::RefTensor> get(CacheKeyBuilder key, const MathProfile* profile, bool flush, const Compute& compute);
+  template <class T>
+  using Memo = std::map<CacheKey, T, Less>;
+  template <class T, class Compute>
+  T get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush, const Compute& compute);
 
-  std::map<CacheKey, std::vector<ref::RefTensor>, Less> shared_;
+  Memo<ref::RefTensor> forward_;
+  Memo<std::vector<Radii>> vjp_;
   std::size_t bytes_ = 0;
   Counts counts_;
 };

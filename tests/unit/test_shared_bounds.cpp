@@ -101,27 +101,34 @@ TEST_F(SharedBounds, AnEvaluationBuiltOnBoundsThatReadTheProfileReadsItToo) {
 
 // A model's node evaluations (harness/graph/node_memo.hpp): one that reads no budget is made once
 // for every profile and handed out bit for bit; one that reads a budget is made per profile.
-std::vector<long double> flat_errors(const std::vector<ref::RefTensor>& tensors) {
-  std::vector<long double> out;
-  for (const auto& t : tensors)
-    for (const auto& e : t.err) out.insert(out.end(), {e.det, e.acc, e.prob, e.spec});
-  return out;
+std::vector<long double> flat_errors(const ref::RefTensor& t) {
+  ref::Bounded b;
+  b.output = t;
+  return flat_errors(b);
 }
 
 TEST(NodeBoundMemo, SharesOnlyTheNodeEvaluationsThatReadNoBudget) {
   for (const char* id : {kMatmul, kExp}) {
     const ReferenceData d = prepare_reference(case_named(id), 1);
     NodeBoundMemo memo;
-    const auto first = memo.vjp(d.call, d.ref_inputs, d.ref_cotangent, kExact, false);
-    const auto second = memo.vjp(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, false);
-    const auto direct = ref::bounded_node_vjp(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, false);
-    EXPECT_EQ(flat_errors(second), flat_errors(direct)) << id;
+    const auto first = memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, kExact, false);
+    const auto second = memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, false);
+    std::vector<Radii> direct;
+    for (const auto& g : ref::bounded_node_vjp(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, false))
+      direct.push_back(radii_of(g));
+    EXPECT_EQ(second, direct) << id;
     const bool profile_free = id == kMatmul;
     EXPECT_EQ(memo.counts().shared, profile_free ? 1 : 0) << id;
-    EXPECT_EQ(flat_errors(first) == flat_errors(second), profile_free) << id;
+    EXPECT_EQ(first == second, profile_free) << id;
+    EXPECT_EQ(flat_errors(memo.forward(d.call, d.ref_inputs, kExact, false)),
+              flat_errors(ref::bounded_node_forward(d.call, d.ref_inputs, kExact, false)));
+    EXPECT_EQ(flat_errors(memo.forward(d.call, d.ref_inputs, &kFourUlps, false)),
+              flat_errors(ref::bounded_node_forward(d.call, d.ref_inputs, &kFourUlps, false)))
+        << id;
+    EXPECT_EQ(memo.counts().shared, profile_free ? 2 : 0) << id;
     // The long-double reference's own arithmetic is never handed to a device profile.
-    memo.vjp(d.call, d.ref_inputs, d.ref_cotangent, nullptr, false);
-    EXPECT_EQ(memo.counts().shared, profile_free ? 1 : 0) << id;
+    memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, nullptr, false);
+    EXPECT_EQ(memo.counts().shared, profile_free ? 2 : 0) << id;
   }
 }
 
