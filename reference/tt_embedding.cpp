@@ -40,19 +40,24 @@ BasicRefTensor<R> tt_embedding_forward(const OpCall& call, const std::vector<Bas
   const std::vector<R>&g1 = in[1].v, &g2 = in[2].v, &g3 = in[3].v;
   const std::vector<Digits> ids = split_ids(call, g, in[0]);
   std::vector<Sum<R>> e(at(g.batch * g.dim()));
-  // for_each_term's order, each output element's r1 r2 terms summed in a local running sum.
+  // for_each_term's order, each output element's r1 r2 terms summed in a local running sum; the
+  // products G1 G2 of a row and (j1, j2) formed once for its d3 elements.
+  std::vector<R> g12(at(g.r1 * g.r2));
   for (std::int64_t b = 0; b < g.batch; ++b) {
     const Digits& i = ids[at(b)];
     for (std::int64_t j1 = 0; j1 < g.d1; ++j1)
-      for (std::int64_t j2 = 0; j2 < g.d2; ++j2)
+      for (std::int64_t j2 = 0; j2 < g.d2; ++j2) {
+        for (std::int64_t a = 0; a < g.r1; ++a)
+          for (std::int64_t c = 0; c < g.r2; ++c)
+            g12[at(a * g.r2 + c)] = g1[at(g.g1_at(i.i1, j1, a))] * g2[at(g.g2_at(i.i2, a, j2, c))];
         for (std::int64_t j3 = 0; j3 < g.d3; ++j3) {
           Sum<R> sum;
           for (std::int64_t a = 0; a < g.r1; ++a)
             for (std::int64_t c = 0; c < g.r2; ++c)
-              sum.add_product(g1[at(g.g1_at(i.i1, j1, a))] * g2[at(g.g2_at(i.i2, a, j2, c))],
-                              g3[at(g.g3_at(i.i3, c, j3))]);
+              sum.add_product(g12[at(a * g.r2 + c)], g3[at(g.g3_at(i.i3, c, j3))]);
           e[at(g.out_at(b, j1, j2, j3))] = sum;
         }
+      }
   }
   return results(call.output_shape, e);
 }
