@@ -95,11 +95,7 @@ class Sum<Tracked> {
     s_ = n_ == 0 ? t : s_ + t;
     squares_ += t * t;
     if (n_++ > 0) {
-      if (squares_ != root_of_) {  // a zero term leaves the walk's root as it was: not taken again
-        root_of_ = squares_;
-        root_ = std::sqrt(squares_);
-      }
-      const long double r = rounding_of(s_, false), w = rounding_of(root_, false);
+      const long double r = rounding_of(s_, false), w = rounding_of(std::sqrt(squares_), false);
       seq_lin_ += r;
       seq_sq_ += r * r;
       walk_lin_ += w;
@@ -110,7 +106,6 @@ class Sum<Tracked> {
 
   long double s_ = 0, abs_sum_ = 0, max_partial_ = 0, squares_ = 0;
   long double seq_lin_ = 0, seq_sq_ = 0, walk_lin_ = 0, walk_sq_ = 0, round_lin_ = 0, round_sq_ = 0;
-  long double root_of_ = 0, root_ = 0;  // sqrt(root_of_) = root_, the last root taken
   ErrorBound terms_;
   std::int64_t n_ = 0;
   bool terms_exact_ = true;
