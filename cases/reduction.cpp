@@ -6,16 +6,17 @@ namespace gp {
 void declare_reduction_cases(CaseList& list) {
   // sum, mean and max also in 16-bit storage (summed in f32, the result rounded once).
   const std::vector<DType> all = {DType::f32, DType::f64, DType::f16, DType::bf16};
-  add_axis_cases(list, OpKind::sum, Domain::range(-5, 5), {}, 0, 1, all);
-  add_axis_cases(list, OpKind::mean, Domain::range(-5, 5), {}, 0, 1, all);
+  add_axis_cases(list, OpKind::sum, Domain::range(-5, 5), {.dtypes = all});
+  add_axis_cases(list, OpKind::mean, Domain::range(-5, 5), {.dtypes = all});
   // The row maximum is 0.05 above the runner-up, so a step below 0.02 never moves the argmax.
-  add_axis_cases(list, OpKind::max, Domain::of(Domain::Kind::unique_row_max, -5, 5, 0.05), {}, 0.02, 1, all);
+  add_axis_cases(list, OpKind::max, Domain::of(Domain::Kind::unique_row_max, -5, 5, 0.05),
+                 {.fd_max_step = 0.02, .dtypes = all});
   add_axis_cases(list, OpKind::logsumexp, Domain::range(-10, 10));
   OpAttrs unbiased;
   unbiased.correction = 1;
   // A row of one element has zero variance: nothing to check there.
-  add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {}, 0, 2);
-  add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), unbiased, 0, 2);
+  add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {.min_n = 2});
+  add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {.base = unbiased, .min_n = 2});
 }
 
 }  // namespace gp

@@ -62,20 +62,19 @@ const std::vector<AxisShape>& axis_shapes() {
 
 }  // namespace
 
-void add_axis_cases(CaseList& list, OpKind op, Domain dom, OpAttrs base, double fd_max_step, std::int64_t min_n,
-                    std::vector<DType> dtypes) {
+void add_axis_cases(CaseList& list, OpKind op, Domain dom, const AxisCases& how) {
   bool has_keepdim = op_attr_set(op) & kAttrKeepdim;
   for (const auto& as : axis_shapes()) {
     if (!has_keepdim && as.keepdim) continue;
-    if (as.shape[as.shape.axis(as.axis)] < min_n) continue;
+    if (as.shape[as.shape.axis(as.axis)] < how.min_n) continue;
     CaseDecl c;
     c.op = op;
-    c.attrs = base;
+    c.attrs = how.base;
     c.attrs.axis = as.axis;
     c.attrs.keepdim = as.keepdim;
     c.inputs = {{as.shape, dom}};
-    c.fd_max_step = fd_max_step;
-    c.dtypes = dtypes;
+    c.fd_max_step = how.fd_max_step;
+    c.dtypes = how.dtypes;
     list.add(std::move(c));
   }
 }

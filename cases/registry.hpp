@@ -30,7 +30,12 @@ const std::vector<Shape>& elementwise_shapes();
 // Cases of an op over one axis at the shapes of reductions and row-wise ops (1, 7, 127 along
 // axis 0; 16x33 along both axes and with keepdim; 64x128; the inner-strided axis of 4x7x9), for
 // the axes with at least min_n elements, in `dtypes`.
-void add_axis_cases(CaseList& list, OpKind op, Domain dom, OpAttrs base = {}, double fd_max_step = 0,
-                    std::int64_t min_n = 1, std::vector<DType> dtypes = {DType::f32, DType::f64});
+struct AxisCases {
+  OpAttrs base{};          // the attributes besides the axis
+  double fd_max_step = 0;  // the numerical checks' largest step (0: the default)
+  std::int64_t min_n = 1;
+  std::vector<DType> dtypes = {DType::f32, DType::f64};
+};
+void add_axis_cases(CaseList& list, OpKind op, Domain dom, const AxisCases& how = {});
 
 }  // namespace gp

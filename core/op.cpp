@@ -27,16 +27,25 @@ struct OpInfo {
 
 // The kinks column: up to kMaxKinks points, after the fixed columns.
 template <typename... P>
-constexpr OpInfo make_info(std::string_view name, OpFamily family, ShapeRule shape, int arity, unsigned mask,
-                           unsigned attrs, GradientKind gradient, Reads reads, P... kinks) {
+constexpr OpInfo with_kinks(OpInfo row, P... kinks) {
   static_assert(sizeof...(P) <= kMaxKinks, "raise kMaxKinks");
-  return {name, family, shape, arity, mask, attrs, gradient, reads, {static_cast<double>(kinks)...}, sizeof...(P)};
+  row.kinks = {static_cast<double>(kinks)...};
+  row.kink_count = sizeof...(P);
+  return row;
 }
 
 constexpr std::array kOps = {
-#define GP_X(name, family, shape, inputs, mask, attrs, gradient, reads, ...)                        \
-  make_info(#name, OpFamily::family, ShapeRule::shape, inputs, mask, attrs, GradientKind::gradient, \
-            Reads::reads __VA_OPT__(, ) __VA_ARGS__),
+#define GP_X(name, family, shape, inputs, mask, attrs, gradient, reads, ...) \
+  with_kinks(OpInfo{#name,                                                   \
+                    OpFamily::family,                                        \
+                    ShapeRule::shape,                                        \
+                    inputs,                                                  \
+                    mask,                                                    \
+                    attrs,                                                   \
+                    GradientKind::gradient,                                  \
+                    Reads::reads,                                            \
+                    {},                                                      \
+                    0} __VA_OPT__(, ) __VA_ARGS__),
     GP_OP_LIST(GP_X)
 #undef GP_X
 };

@@ -29,9 +29,9 @@ void gemm(Recorder& rec, DType dt, const MatPush& p, const VulkanBuffer& a, cons
           const VulkanBuffer* bias, const VulkanBuffer& out) {
   std::uint32_t gx = (p.n + kTile - 1) / kTile, gy = (p.m + kTile - 1) / kTile;
   if (bias)
-    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {2, bias}, {3, &out}}, p, gx, gy, p.batch);
+    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {2, bias}, {3, &out}}, p, {gx, gy, p.batch});
   else
-    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {3, &out}}, p, gx, gy, p.batch);
+    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {3, &out}}, p, {gx, gy, p.batch});
 }
 
 struct LogMatmulPush {

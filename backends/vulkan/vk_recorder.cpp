@@ -46,7 +46,7 @@ VulkanBuffer& Recorder::scratch(DType dtype, std::int64_t count) {
 }
 
 void Recorder::record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds,
-                      const void* push, std::size_t push_bytes, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) {
+                      PushBlock push, WorkGroups groups) {
   Context& c = *shared_.ctx;
   VkPipeline pipeline = shared_.pipelines->get(family, dtype, spec, case_id_);
 
@@ -77,14 +77,14 @@ void Recorder::record(std::string_view family, DType dtype, Spec spec, std::init
   vkUpdateDescriptorSets(c.device(), kMaxBindings, writes.data(), 0, nullptr);
 
   std::array<std::uint8_t, kPushConstantBytes> pc{};
-  std::memcpy(pc.data(), push, push_bytes);
+  std::memcpy(pc.data(), push.data, push.bytes);
   // Orders this dispatch after every earlier command of this and earlier submits. The test-only
   // fault keeps the first barrier (against the upload) and drops those between dispatches.
   if (dispatches_++ == 0 || !vk_testing::skip_dependent_barriers.load(std::memory_order_relaxed)) barrier();
   vkCmdBindPipeline(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
   vkCmdBindDescriptorSets(cmd_, VK_PIPELINE_BIND_POINT_COMPUTE, shared_.pipelines->layout(), 0, 1, &set, 0, nullptr);
   vkCmdPushConstants(cmd_, shared_.pipelines->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes, pc.data());
-  vkCmdDispatch(cmd_, gx, gy, gz);
+  vkCmdDispatch(cmd_, groups.x, groups.y, groups.z);
 }
 
 }  // namespace gp::vk

@@ -24,6 +24,11 @@ struct Bind {
   const VulkanBuffer* buffer;
 };
 
+// The work groups of one dispatch along x, y and z.
+struct WorkGroups {
+  std::uint32_t x = 1, y = 1, z = 1;
+};
+
 class Recorder {
  public:
   Recorder(Shared& shared, VkCommandBuffer cmd, VkDescriptorPool pool, const VulkanBuffer& dummy, std::string case_id)
@@ -41,7 +46,7 @@ class Recorder {
                        std::uint64_t groups) {
     static_assert(sizeof(Push) <= kPushConstantBytes);
     auto [gx, gy] = grid(groups);
-    record(family, dtype, spec_of(push), binds, &push, sizeof(Push), gx, gy, 1);
+    record(family, dtype, spec_of(push), binds, {&push, sizeof(Push)}, {gx, gy, 1});
   }
   // The elementwise shaders (common.glsl's item()): ELEMS_PER_INVOCATION items per invocation,
   // `local` invocations per work group.
@@ -54,9 +59,9 @@ class Recorder {
   // A 3-D grid as given (matmul tiles x, y and the batch in z).
   template <typename Push>
   void dispatch_3d(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
-                   std::uint32_t gx, std::uint32_t gy, std::uint32_t gz) {
+                   WorkGroups groups) {
     static_assert(sizeof(Push) <= kPushConstantBytes);
-    record(family, dtype, spec_of(push), binds, &push, sizeof(Push), gx, gy, gz);
+    record(family, dtype, spec_of(push), binds, {&push, sizeof(Push)}, groups);
   }
 
   // Declares that the next dispatches write `b` (canaries are checked after the submit; for
@@ -69,8 +74,12 @@ class Recorder {
 
  private:
   static std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups);
-  void record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds, const void* push,
-              std::size_t push_bytes, std::uint32_t gx, std::uint32_t gy, std::uint32_t gz);
+  struct PushBlock {
+    const void* data;
+    std::size_t bytes;
+  };
+  void record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds, PushBlock push,
+              WorkGroups groups);
   void barrier();
 
   Shared& shared_;
