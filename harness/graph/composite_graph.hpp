@@ -26,12 +26,12 @@ struct NodeOps {
 };
 NodeOps exact_node_ops();
 // The arithmetic a bound pass models: a device profile (null: the long-double reference's own)
-// and flush mode, and the memo through which its profile-free node evaluations are shared with
-// the other devices' passes (null: none).
+// and flush mode, and the subject's memo through which its profile-free node evaluations are
+// shared with the other devices' passes.
 struct BoundArithmetic {
-  const MathProfile* profile = nullptr;
-  bool flush = false;
-  NodeBoundMemo* memo = nullptr;
+  const MathProfile* profile;
+  bool flush;
+  NodeBoundMemo& memo;
 };
 NodeOps bounded_node_ops(const MathProfile* profile, bool flush);
 
