@@ -14,6 +14,8 @@ namespace gp::opencl {
 
 namespace {
 
+// Released buffers' memory kept for reuse (ClBufferPool), as the Vulkan backend keeps 256 MiB.
+constexpr std::size_t kPooledBytes = std::size_t{256} << 20;
 constexpr DType kVariantDtypes[4] = {DType::f32, DType::f16, DType::bf16, DType::f64};
 
 std::string variant_define(DType d) {
@@ -79,7 +81,9 @@ ClBackend::ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, 
   std::size_t align = device_.getInfo<CL_DEVICE_MEM_BASE_ADDR_ALIGN>() / 8;
   guard_bytes_ = std::max<std::size_t>(256, align);
   cache_dir_ = opts.cache_dir.empty() ? default_cache_dir() : opts.cache_dir + "/opencl";
-  service_queue_ = cl::CommandQueue(context_, device_);
+  guard_image_.resize(guard_bytes_);
+  for (std::size_t k = 0; k < guard_bytes_; ++k) guard_image_[k] = guard_pattern(k);
+  pool_ = std::make_shared<ClBufferPool>(kPooledBytes);
 }
 
 ClBackend::~ClBackend() = default;
@@ -196,7 +200,15 @@ Support ClBackend::supports(const OpCall& call) const {
 
 std::unique_ptr<DeviceBuffer> ClBackend::allocate(DType dtype, const Shape& shape) {
   try {
-    return translate_errors("", [&] { return std::make_unique<ClBuffer>(*this, dtype, shape); });
+    return translate_errors("", [&] {
+      try {
+        return std::make_unique<ClBuffer>(*this, dtype, shape);
+      } catch (const cl::Error& e) {
+        if (!is_out_of_memory(e.err())) throw;
+        pool_->clear();  // the pool's memory may be what is missing
+        return std::make_unique<ClBuffer>(*this, dtype, shape);
+      }
+    });
   } catch (const DeviceError& e) {
     // Larger than the device's largest allocation: for the case that asked, that is out of memory.
     if (e.error_name() == "CL_INVALID_BUFFER_SIZE")
@@ -209,17 +221,6 @@ std::unique_ptr<DeviceBuffer> ClBackend::allocate(DType dtype, const Shape& shap
 
 std::unique_ptr<Queue> ClBackend::create_queue() {
   return translate_errors("", [&] { return std::make_unique<ClQueue>(*this); });
-}
-
-void ClBackend::fill_guards(const cl::Buffer& whole, std::size_t data_bytes, bool fill_data) {
-  std::vector<std::uint8_t> pattern(guard_bytes_);
-  for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = guard_pattern(k);
-  std::lock_guard lock(service_mutex_);
-  service_queue_.enqueueWriteBuffer(whole, CL_FALSE, 0, guard_bytes_, pattern.data());
-  service_queue_.enqueueWriteBuffer(whole, CL_FALSE, guard_bytes_ + data_bytes, guard_bytes_, pattern.data());
-  // 0xFF bytes are NaN in every float dtype: an output element a kernel forgets to write shows.
-  if (fill_data) service_queue_.enqueueFillBuffer(whole, cl_uchar{0xFF}, guard_bytes_, data_bytes);
-  service_queue_.finish();
 }
 
 void ClBackend::report_violation(std::string text) {

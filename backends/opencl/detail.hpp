@@ -6,7 +6,9 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,18 +53,54 @@ std::string hex64(std::uint64_t v);
 // --- buffers with canary guards ------------------------------------------------------------------
 class ClBackend;
 
+// One device allocation [guard | data | guard] and its data region as a sub-buffer.
+struct ClAllocation {
+  cl::Buffer whole, data;
+  std::size_t data_bytes = 0;
+  bool guards_written = false;  // a new allocation's guards are written at its first use
+};
+
+// Allocations of released buffers, kept for the next buffer of the same size (at most
+// max_bytes in all). A model allocates its buffers anew for every graph run; creating and
+// releasing them cost a third of NVIDIA's OpenCL calls' host time. Shared by the backend and
+// its buffers, which may outlive it.
+class ClBufferPool {
+ public:
+  explicit ClBufferPool(std::size_t max_bytes) : max_bytes_(max_bytes) {}
+  std::optional<ClAllocation> take(std::size_t data_bytes);
+  void give_back(ClAllocation allocation) noexcept;
+  void clear() noexcept;
+
+ private:
+  std::mutex mutex_;
+  std::multimap<std::size_t, ClAllocation> free_;
+  std::size_t kept_bytes_ = 0;
+  const std::size_t max_bytes_;
+};
+
+// A buffer is made ready by the queue that first uses it (ClQueue::prepare): the guard pattern
+// of a new allocation and the NaN fill of its data are commands of that queue, with no wait of
+// their own.
 class ClBuffer final : public DeviceBuffer {
  public:
   ClBuffer(ClBackend& backend, DType dtype, const Shape& shape);
-  const cl::Buffer& mem() const { return data_; }  // the data region (a sub-buffer)
-  const cl::Buffer& whole() const { return whole_; }
+  ~ClBuffer() override;
+  ClBuffer(const ClBuffer&) = delete;
+  ClBuffer& operator=(const ClBuffer&) = delete;
+  const cl::Buffer& mem() const { return allocation_.data; }  // the data region (a sub-buffer)
+  const cl::Buffer& whole() const { return allocation_.whole; }
   std::size_t guard_bytes() const { return guard_; }
-  std::size_t data_bytes() const { return data_bytes_; }
+  std::size_t data_bytes() const { return allocation_.data_bytes; }
   std::string describe() const;
 
  private:
-  cl::Buffer whole_, data_;
-  std::size_t guard_ = 0, data_bytes_ = 0;
+  friend class ClQueue;
+  std::shared_ptr<ClBufferPool> pool_;
+  ClAllocation allocation_;
+  std::size_t guard_ = 0;
+  // The device state a queue's prepare() brings about; used by one queue at a time (the contract).
+  mutable bool guards_written_ = false;
+  mutable bool filled_ = false;  // the data holds NaN or what a queue wrote
 };
 
 // Byte k of a guard region (k counts from the start of that region).
@@ -95,8 +133,9 @@ class ClBackend final : public OpenclBackend {
   const cl::Program& program(DType dtype, const std::string& case_id);
   // Kernel set shared by all queues: only for testing::share_kernels_unsafely.
   cl::Kernel& shared_kernel(DType dtype, const std::string& name, const std::string& case_id);
-  // Writes the guard pattern (and a NaN fill of the data) through the service queue.
-  void fill_guards(const cl::Buffer& whole, std::size_t data_bytes, bool fill_data);
+  // The bytes of a guard, the source of the writes that arm a buffer's guards.
+  const std::vector<std::uint8_t>& guard_image() const { return guard_image_; }
+  const std::shared_ptr<ClBufferPool>& pool() const { return pool_; }
   void report_violation(std::string text);
 
  private:
@@ -119,13 +158,16 @@ class ClBackend final : public OpenclBackend {
   std::array<Variant, 4> variants_;
   mutable std::mutex stats_mutex_;
   ProgramStats stats_;
-  std::mutex service_mutex_;
-  cl::CommandQueue service_queue_;
+  std::vector<std::uint8_t> guard_image_;
+  std::shared_ptr<ClBufferPool> pool_;
   std::mutex violations_mutex_;
   std::vector<std::string> violations_;
   std::mutex shared_kernels_mutex_;
   std::map<std::pair<int, std::string>, cl::Kernel> shared_kernels_;
 };
+
+using Inputs = std::span<const DeviceBuffer* const>;
+using Grads = std::span<DeviceBuffer* const>;
 
 // --- the queue ---------------------------------------------------------------------------------
 
@@ -197,6 +239,11 @@ class ClQueue final : public OpenclQueue {
   void set_arg(cl::Kernel& k, cl_uint i, RealArg v);
   void begin_call(DType dtype, const std::string& case_id);
   void count_finished(bool wait) noexcept;
+  // Enqueues what a buffer needs before its first use here: its guards, its NaN fill (not for a
+  // buffer the use overwrites whole).
+  void prepare(const ClBuffer& buffer, bool overwritten_whole = false);
+  void prepare_all(Inputs buffers);
+  void arm_guards(const cl::Buffer& whole, std::size_t data_bytes);
   void watch_guards(const ClBuffer& buffer);
   void check_guards();
 
@@ -204,7 +251,9 @@ class ClQueue final : public OpenclQueue {
     cl::Buffer whole;
     std::string what;
     std::size_t guard, data_bytes;
-    std::vector<std::uint8_t> before, after;
+    // The guard before the data and the one after, read whole with the data between them when
+    // that is small (one read instead of two).
+    std::vector<std::uint8_t> bytes;
     cl::Event done;
   };
 
@@ -223,9 +272,6 @@ class ClQueue final : public OpenclQueue {
 
 const ClBuffer& as_cl(const DeviceBuffer* b);
 ClBuffer& as_cl(DeviceBuffer* b);
-
-using Inputs = std::span<const DeviceBuffer* const>;
-using Grads = std::span<DeviceBuffer* const>;
 
 // Per-family dispatch; the queue has set dtype and case id before calling these.
 void forward_elementwise(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);

@@ -4,8 +4,10 @@
 //   * OpenclBackend is shared by threads. It owns the cl::Context and the compiled programs.
 //     A program (one per storage dtype) is built at most once, under a per-variant mutex, and is
 //     immutable afterwards; cl_program, cl_context and buffer creation are thread-safe in
-//     OpenCL. allocate() writes canary guards through a backend-internal service queue that is
-//     guarded by its own mutex. supports() and info() only read immutable data.
+//     OpenCL. allocate() takes a released allocation from the pool (under its mutex) or creates
+//     one, and enqueues nothing: the queue that first uses a buffer writes its guards and its NaN
+//     fill, as work of that queue (a buffer is used by one queue at a time). supports() and
+//     info() only read immutable data.
 //   * OpenclQueue is per thread. It owns its cl::CommandQueue and its OWN cl::Kernel objects,
 //     created lazily from the shared programs, so clSetKernelArg + clEnqueueNDRangeKernel never
 //     race with another thread (docs/devices.md: a cl_kernel shared by threads gives wrong results).

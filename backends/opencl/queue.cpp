@@ -87,6 +87,7 @@ void ClQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
     if (src.dtype() != d.dtype() || src.bytes() != d.bytes())
       throw Error("opencl upload: host tensor " + std::string(dtype_name(src.dtype())) + "[" + src.shape().to_string() +
                   "] does not fit buffer " + d.describe());
+    prepare(d, true);
     if (src.bytes() > 0) queue_.enqueueWriteBuffer(d.mem(), CL_TRUE, 0, src.bytes(), src.data());
   });
 }
@@ -95,6 +96,7 @@ HostTensor ClQueue::download(const DeviceBuffer& src) {
   return translate_errors(case_id_, [&] {
     const ClBuffer& s = as_cl(&src);
     HostTensor t(s.dtype(), s.shape());
+    prepare(s);
     if (t.bytes() > 0) queue_.enqueueReadBuffer(s.mem(), CL_TRUE, 0, t.bytes(), t.data());
     check_guards();
     return t;
@@ -159,6 +161,8 @@ void ClQueue::forward(const OpCall& call, Inputs inputs, DeviceBuffer& out) {
     begin_call(call.dtype, call.case_id);
     check_buffers(call, inputs);
     ClBuffer& o = as_cl(&out);
+    prepare_all(inputs);
+    prepare(o);
     switch (dispatch_of(call.kind)) {
       case Dispatch::elementwise:
         forward_elementwise(*this, call, inputs, o);
@@ -186,6 +190,10 @@ void ClQueue::backward(const OpCall& call, Inputs inputs, const DeviceBuffer& ou
       throw Error("opencl: backward needs one gradient slot per input [case " + call.case_id + "]");
     const ClBuffer& o = as_cl(&out);
     const ClBuffer& g = as_cl(&dout);
+    prepare_all(inputs);
+    prepare(o);
+    prepare(g);
+    prepare_all(Inputs(grads.data(), grads.size()));
     switch (dispatch_of(call.kind)) {
       case Dispatch::elementwise:
         backward_elementwise(*this, call, inputs, o, g, grads);
@@ -211,6 +219,8 @@ void ClQueue::copy(const DeviceBuffer& src, DeviceBuffer& dst) {
     ClBuffer& d = as_cl(&dst);
     if (s.bytes() != d.bytes() || s.dtype() != d.dtype()) throw Error("opencl copy: buffers differ in size or dtype");
     begin_call(s.dtype(), "copy");
+    prepare(s);
+    prepare(d, true);
     run_elementwise_wide("copy_store", s.shape().numel(), s, d, s.shape().numel());
     watch_guards(d);
   });

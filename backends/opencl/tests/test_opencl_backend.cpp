@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 #include "backends/registry.hpp"
@@ -210,23 +211,29 @@ TEST_F(OpenclTest, Float64IsComputedInDouble) {
 }
 
 TEST_F(OpenclTest, CanaryCatchesAnOutOfBoundsWrite) {
-  auto c = call(OpKind::neg, DType::f32, {Shape{10}});
-  auto x = make_tensor(DType::f32, {10}, [](auto i) { return i; });
-  backend->take_canary_violations();
-  run_op(*backend, *queue, c, {x}, nullptr);
-  EXPECT_TRUE(backend->take_canary_violations().empty());
-  opencl::testing::unary_overrun_elements = 3;  // the kernel writes 3 floats past the end
-  run_op(*backend, *queue, c, {x}, nullptr);
-  opencl::testing::unary_overrun_elements = 0;
-  auto v = backend->take_canary_violations();
-  ASSERT_EQ(v.size(), 1u);
-  EXPECT_NE(v[0].find("after the data"), std::string::npos) << v[0];
-  // neg of the input's guard bytes: the bytes that change lie in [40, 52), the last at 51.
-  EXPECT_NE(v[0].find(" at offsets 4"), std::string::npos) << v[0];
-  EXPECT_NE(v[0].find("..51;"), std::string::npos) << v[0];
-  EXPECT_NE(v[0].find("neg-test"), std::string::npos) << v[0];
-  run_op(*backend, *queue, c, {x}, nullptr);
-  EXPECT_TRUE(backend->take_canary_violations().empty());
+  // A small buffer's guards are read with its data in one read, a large one's by two.
+  for (std::int64_t n : {10, 20000}) {
+    SCOPED_TRACE(n);
+    auto c = call(OpKind::neg, DType::f32, {Shape{n}});
+    auto x = make_tensor(DType::f32, {n}, [](auto i) { return i; });
+    backend->take_canary_violations();
+    run_op(*backend, *queue, c, {x}, nullptr);
+    EXPECT_TRUE(backend->take_canary_violations().empty());
+    opencl::testing::unary_overrun_elements = 3;  // the kernel writes 3 floats past the end
+    run_op(*backend, *queue, c, {x}, nullptr);
+    opencl::testing::unary_overrun_elements = 0;
+    auto v = backend->take_canary_violations();
+    ASSERT_EQ(v.size(), 1u);
+    EXPECT_NE(v[0].find("after the data"), std::string::npos) << v[0];
+    // neg of the input's guard bytes: the bytes that change lie in [4n, 4n + 12).
+    std::smatch offsets;
+    ASSERT_TRUE(std::regex_search(v[0], offsets, std::regex(" at offsets (\\d+)\\.\\.(\\d+);"))) << v[0];
+    EXPECT_GE(std::stoll(offsets[1]), 4 * n) << v[0];
+    EXPECT_EQ(std::stoll(offsets[2]), 4 * n + 11) << v[0];
+    EXPECT_NE(v[0].find("neg-test"), std::string::npos) << v[0];
+    run_op(*backend, *queue, c, {x}, nullptr);
+    EXPECT_TRUE(backend->take_canary_violations().empty());
+  }
 }
 
 TEST_F(OpenclTest, UnwrittenOutputsAreNaN) {
@@ -234,6 +241,19 @@ TEST_F(OpenclTest, UnwrittenOutputsAreNaN) {
   auto buf = backend->allocate(DType::f32, Shape{5});
   HostTensor t = queue->download(*buf);
   for (int i = 0; i < 5; ++i) EXPECT_TRUE(std::isnan(t.get(i)));
+}
+
+TEST_F(OpenclTest, ReusedBuffersAreNaNAgain) {
+  // A released buffer's memory serves the next buffer of its size: it must not show the values
+  // of the buffer before.
+  {
+    auto first = backend->allocate(DType::f32, Shape{5});
+    queue->upload(*first, make_tensor(DType::f32, {5}, [](auto i) { return 1.0 + i; }));
+    queue->finish();
+  }
+  auto second = backend->allocate(DType::f32, Shape{5});
+  HostTensor t = queue->download(*second);
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(std::isnan(t.get(i))) << "element " << i << " is " << t.get(i);
 }
 
 TEST_F(OpenclTest, ErrorsAreTyped) {
