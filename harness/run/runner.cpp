@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "core/error.hpp"
@@ -118,6 +119,20 @@ std::vector<std::unique_ptr<Queue>> open_queues(std::vector<std::unique_ptr<Devi
 
 }  // namespace
 
+namespace {
+// The order the workers take the subjects in: models and training runs first, seconds of bounds
+// each where a primitive case takes milliseconds. Taken in the catalog's order, the models came
+// last, and a run on many cores waited for the few workers that drew them. The report keeps the
+// catalog's order.
+std::vector<std::size_t> work_order(const std::vector<const Subject*>& subjects) {
+  std::vector<std::size_t> order(subjects.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_partition(order.begin(), order.end(),
+                        [&](std::size_t i) { return subjects[i]->kind() != SubjectKind::primitive; });
+  return order;
+}
+}  // namespace
+
 RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vector<SelectedDevice>& devices,
                      const RunOptions& opts) {
   auto t0 = std::chrono::steady_clock::now();
@@ -137,6 +152,7 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     if (s->opened.backend && s->opened.backend->info().math)
       oracle_options.devices.push_back(
           {s->opened.backend->info().math, s->opened.backend->info().may_flush_subnormals});
+  const std::vector<std::size_t> order = work_order(subjects);
   std::atomic<std::size_t> next{0};
   PhaseRecorder recorder;
   Progress progress(opts.progress, subjects.size());
@@ -171,7 +187,8 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
   auto worker = [&] {
     std::vector<std::unique_ptr<Queue>> queues = open_queues(states);
     auto stopped = [&] { return opts.stop && opts.stop->load(); };
-    for (std::size_t i; !stopped() && (i = next++) < subjects.size();) {
+    for (std::size_t k; !stopped() && (k = next++) < order.size();) {
+      const std::size_t i = order[k];
       const std::string& id = subjects[i]->id();
       if (opts.on_item_start) opts.on_item_start(id);
       one_subject(i, queues);

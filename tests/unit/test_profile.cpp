@@ -1,11 +1,13 @@
 // The run's profile: phases timed exclusively of the phases nested in them, nothing timed
-// without a binding, and meta.profile through parity.json, parity.md and a merge of shards.
+// without a binding, and meta.profile through parity.json, parity.md and a merge of shards; and
+// the order the run's workers take the subjects in.
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
 #include "harness/check/phase_clock.hpp"
+#include "harness/run/runner.hpp"
 #include "reports/json_report.hpp"
 #include "reports/markdown_report.hpp"
 #include "reports/merge.hpp"
@@ -90,6 +92,60 @@ TEST(PhaseClock, DeviceCallsCountTheDevicesOwnTimeForTheBoundKind) {
   EXPECT_EQ(p.device_total(), 0.5);
   EXPECT_EQ(queue.taken, 4);
   EXPECT_GT(p.at(Phase::device_calls, SubjectKind::training), 0.0);
+}
+
+// A subject that notes when a worker prepares it and has one check of the reference.
+class NotedSubject final : public Subject {
+ public:
+  NotedSubject(SubjectKind kind, std::string id, std::vector<std::string>& taken)
+      : kind_(kind), id_(std::move(id)), taken_(taken) {}
+  SubjectKind kind() const override { return kind_; }
+  const std::string& id() const override { return id_; }
+  std::string_view op_name() const override { return id_; }
+  DType dtype() const override { return DType::f32; }
+  Support supports(Backend&) const override { return Support::yes(); }
+  std::unique_ptr<PreparedSubject> prepare(const RunContext&) const override;
+  CheckResult blank(const std::string& device_id, std::uint64_t seed) const override {
+    CheckResult r;
+    r.case_id = id_;
+    r.backend = device_id;
+    r.seed = seed;
+    return r;
+  }
+
+ private:
+  SubjectKind kind_;
+  std::string id_;
+  std::vector<std::string>& taken_;
+};
+
+class NotedPrepared final : public PreparedSubject {
+ public:
+  explicit NotedPrepared(CheckResult r) : result_(std::move(r)) {}
+  std::vector<CheckResult> check_reference(const RunContext&) const override { return {result_}; }
+  std::vector<CheckResult> check_on(const DeviceContext&, const RunContext&) const override { return {}; }
+  std::vector<HostTensor> run_on(const DeviceContext&) const override { return {}; }
+
+ private:
+  CheckResult result_;
+};
+
+std::unique_ptr<PreparedSubject> NotedSubject::prepare(const RunContext&) const {
+  taken_.push_back(id_);
+  return std::make_unique<NotedPrepared>(blank("reference", 1));
+}
+
+TEST(RunOrder, WorkersTakeModelsAndTrainingRunsFirstAndTheReportKeepsTheCatalogsOrder) {
+  std::vector<std::string> taken;
+  const NotedSubject a(SubjectKind::primitive, "exp", taken), b(SubjectKind::model, "mlp", taken),
+      c(SubjectKind::primitive, "log", taken), d(SubjectKind::training, "train", taken);
+  RunOptions opts;
+  opts.oracle_check = false;
+  const RunReport report = run_parity({&a, &b, &c, &d}, {}, opts);
+  EXPECT_EQ(taken, (std::vector<std::string>{"mlp", "train", "exp", "log"}));
+  std::vector<std::string> reported;
+  for (const CheckResult& r : report.checks) reported.push_back(r.case_id);
+  EXPECT_EQ(reported, (std::vector<std::string>{"exp", "mlp", "log", "train"}));
 }
 
 PhaseProfile sample_profile() {
