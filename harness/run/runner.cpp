@@ -117,9 +117,6 @@ std::vector<std::unique_ptr<Queue>> open_queues(std::vector<std::unique_ptr<Devi
   return queues;
 }
 
-}  // namespace
-
-namespace {
 // The order the workers take the subjects in: models and training runs first, seconds of bounds
 // each where a primitive case takes milliseconds. Taken in the catalog's order, the models came
 // last, and a run on many cores waited for the few workers that drew them. The report keeps the
@@ -131,6 +128,7 @@ std::vector<std::size_t> work_order(const std::vector<const Subject*>& subjects)
                         [&](std::size_t i) { return subjects[i]->kind() != SubjectKind::primitive; });
   return order;
 }
+
 }  // namespace
 
 RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vector<SelectedDevice>& devices,
