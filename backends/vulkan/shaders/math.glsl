@@ -1,10 +1,9 @@
 // Math in the compute type C. GLSL has no double exp/log/sin/cos/pow/tanh and no erf, expm1 or
 // log1p at all; these are written here once, over C, with literals through K() so the f64
-// variant keeps full precision. f32 uses the built-ins where they exist and are accurate
-// enough (sin, cos); exp and log (and with them pow, expm1, log1p, tanh, sigmoid, erfc) use the
-// shared code for both: the built-ins may err by 3 + 2|x| ULP and by an absolute 2^-21 near 1
-// (lavapipe's exp and NVIDIA's log came within 5 % and 15 % of that), the shared code by 3 and
-// 4 ULP at any argument. K() wraps only literals exact in float.
+// variant keeps full precision. No built-in is used: exp and log (and with them pow, expm1,
+// log1p, tanh, sigmoid, erfc) may err by 3 + 2|x| ULP and by an absolute 2^-21 near 1 (lavapipe's
+// exp and NVIDIA's log came within 5 % and 15 % of that), sin and cos by an absolute 2^-11; the
+// shared code by 3, 4 and 6 ULP at any argument. K() wraps only literals exact in float.
 
 // Irrational constants, written twice so the f64 variant gets double literals (lf) and the
 // others need no Float64 capability.
@@ -124,46 +123,29 @@ C m_log(C x) {
   return r;
 }
 
-#if defined(IS_F64)
 // sin and cos of the reduced argument r, |r| <= pi/4, as nested Taylor series evaluated from the
 // inside: sin r = r (1 - z/(2*3) (1 - z/(4*5) (1 - ...))), cos r = 1 - z/(1*2) (1 - z/(3*4) (...)),
 // z = r^2, to degree 23 / 22 (the next terms are below 1e-24). Each level's error is damped by the
 // factor z/((2i)(2i+1)) <= 0.11 before it reaches the result: about 1.5 ULP in all, where summing
-// the terms forward rounds the full sum ten times (3 ULP measured on lavapipe).
-const double SIN_STEP[11] = double[](
-    1.66666666666666666667e-1lf,
-    5.00000000000000000000e-2lf,
-    2.38095238095238095238e-2lf,
-    1.38888888888888888889e-2lf,
-    9.09090909090909090909e-3lf,
-    6.41025641025641025641e-3lf,
-    4.76190476190476190476e-3lf,
-    3.67647058823529411765e-3lf,
-    2.92397660818713450292e-3lf,
-    2.38095238095238095238e-3lf,
-    1.97628458498023715415e-3lf);
-const double COS_STEP[11] = double[](
-    5.00000000000000000000e-1lf,
-    8.33333333333333333333e-2lf,
-    3.33333333333333333333e-2lf,
-    1.78571428571428571429e-2lf,
-    1.11111111111111111111e-2lf,
-    7.57575757575757575758e-3lf,
-    5.49450549450549450549e-3lf,
-    4.16666666666666666667e-3lf,
-    3.26797385620915032680e-3lf,
-    2.63157894736842105263e-3lf,
-    2.16450216450216450216e-3lf);
-double sin_poly(double r) {
-  double z = r * r, t = 1.0lf;
-  [[dont_unroll]] for (int i = 10; i >= 0; --i) t = 1.0lf - z * SIN_STEP[i] * t;
+// the terms forward rounds the full sum ten times (3 ULP measured on lavapipe). The same series
+// in f32 and f64; its steps 1 / ((2i)(2i+1)) are constant expressions, folded by the compiler.
+const C SIN_STEP[11] = C[](K(1.0) / K(6.0), K(1.0) / K(20.0), K(1.0) / K(42.0), K(1.0) / K(72.0), K(1.0) / K(110.0),
+                           K(1.0) / K(156.0), K(1.0) / K(210.0), K(1.0) / K(272.0), K(1.0) / K(342.0),
+                           K(1.0) / K(420.0), K(1.0) / K(506.0));
+const C COS_STEP[11] = C[](K(1.0) / K(2.0), K(1.0) / K(12.0), K(1.0) / K(30.0), K(1.0) / K(56.0), K(1.0) / K(90.0),
+                           K(1.0) / K(132.0), K(1.0) / K(182.0), K(1.0) / K(240.0), K(1.0) / K(306.0),
+                           K(1.0) / K(380.0), K(1.0) / K(462.0));
+C sin_poly(C r) {
+  C z = r * r, t = K(1.0);
+  [[dont_unroll]] for (int i = 10; i >= 0; --i) t = K(1.0) - z * SIN_STEP[i] * t;
   return r * t;
 }
-double cos_poly(double r) {
-  double z = r * r, t = 1.0lf;
-  [[dont_unroll]] for (int i = 10; i >= 0; --i) t = 1.0lf - z * COS_STEP[i] * t;
+C cos_poly(C r) {
+  C z = r * r, t = K(1.0);
+  [[dont_unroll]] for (int i = 10; i >= 0; --i) t = K(1.0) - z * COS_STEP[i] * t;
   return t;
 }
+#if defined(IS_F64)
 // x = q pi/2 + r with pi/2 in three parts (fdlibm's pio2_1, pio2_2, pio2_2t); accurate while
 // q * pio2_1 is exact, i.e. |x| well beyond the [-20, 20] the catalog uses.
 double reduce_pio2(double x, out int q) {
@@ -173,28 +155,29 @@ double reduce_pio2(double x, out int q) {
       ((x - k * 1.57079632673412561417e+00lf) - k * 6.07710050630396597660e-11lf) - k * 2.02226624879595063154e-21lf;
   return r;
 }
-// sin(x + q pi/2): sin for q = 0, cos for q = 1, -sin for q = 2 (cos' = -sin).
-double m_sin_quadrant(double x, int q_extra) {
-  int q;
-  double r = reduce_pio2(x, q);
-  int k = (q + q_extra) & 3;
-  double v = (k & 1) == 0 ? sin_poly(r) : cos_poly(r);
-  return k >= 2 ? -v : v;
-}
 #else
-// The built-ins are specified (absolute error 2^-11) on [-pi, pi] only: larger arguments are
-// first reduced by multiples of 2 pi, split so that k * TWO_PI_HI is exact for |k| < 2^12.
-float m_sin_quadrant(float x, int q) {
-  if (abs(x) > 3.14159265358979323846) {
-    float k = roundEven(x * 0.159154943091895335769);
-    precise float r = (x - k * 6.28125) - k * 1.93530717958647692528e-3;
-    x = r;
-  }
-  int k = q & 3;
-  float v = (k & 1) == 0 ? sin(x) : cos(x);
-  return k >= 2 ? -v : v;
+// x = q pi/2 + r with pi/2 in four parts, the first three of 12 significant bits: for |q| < 2^12
+// (|x| < 6433) every product q * part but the last is exact, and each subtraction is exact
+// (Sterbenz) while |r| is below half the product it subtracts, else rounded by u |r|. So r errs
+// by about 3 u |r| even next to a zero of sin or cos (the nearest float to 3 pi/2 is 1.2e-8 from
+// it). The built-ins are specified (absolute 2^-11) on [-pi, pi] only: near their zeros that was
+// hundreds of ULP, and a reduction by 2 pi in two parts left |x| u of absolute error there.
+float reduce_pio2(float x, out int q) {
+  float k = roundEven(x * 0.636619772367581343076);
+  q = int(k);
+  precise float r = (((x - k * 1.57080078125) - k * -4.4535845518112183e-06) - k * -8.7061380327213556e-10) -
+                    k * 6.2233719696699885e-14;
+  return r;
 }
 #endif
+// sin(x + q pi/2): sin for q = 0, cos for q = 1, -sin for q = 2 (cos' = -sin).
+C m_sin_quadrant(C x, int q_extra) {
+  int q;
+  C r = reduce_pio2(x, q);
+  int k = (q + q_extra) & 3;
+  C v = (k & 1) == 0 ? sin_poly(r) : cos_poly(r);
+  return k >= 2 ? -v : v;
+}
 
 C m_pow(C x, C y) { return m_exp(y * m_log(x)); }
 
