@@ -51,6 +51,10 @@ std::string describe(const Domain& d) {
       return "|x| log-uniform in " + interval(d) + ", either sign";
     case Domain::Kind::constant:
       return "all " + num(d.lo);
+    case Domain::Kind::near_multiples:
+      return (d.phase != 0 ? num(d.phase) + " + " : std::string()) + "k " + num(d.period) + " + t, k in [-" +
+             std::to_string(d.multiples) + ", " + std::to_string(d.multiples) + "], |t| log-uniform in " + interval(d) +
+             ", either sign";
   }
   return "?";
 }

@@ -26,6 +26,8 @@ struct Domain {
     normal,             // mean + sd N(0, 1): rows with a large mean and a small spread
     magnitude,          // |x| log-uniform in [lo, hi], either sign: tiny arguments (expm1 near 0)
     constant,           // every element lo (= hi): a state that starts at zero (Adam's m, v)
+    near_multiples,     // phase + k period + t, k in [-multiples, multiples], |t| log-uniform in
+                        // [lo, hi], either sign: next to the zeros of sin and cos
   };
   Kind kind = Kind::uniform;
   double lo = -1, hi = 1;
@@ -44,6 +46,8 @@ struct Domain {
   // its spread (rows at 1000 +- 0.01 change over 0.01); logits at 100..130 have no pole at
   // zero and change over 1.
   double fd_length = 0;
+  double period = 0, phase = 0;  // Kind::near_multiples
+  int multiples = 0;
 
   static Domain range(double lo, double hi) { return {Kind::uniform, lo, hi}; }
   static Domain away_from_zero(double lo, double hi, double m) { return {Kind::uniform, lo, hi, m, m}; }
@@ -62,6 +66,14 @@ struct Domain {
   }
   static Domain magnitude(double lo, double hi) { return {Kind::magnitude, lo, hi}; }
   static Domain constant(double v) { return {Kind::constant, v, v}; }
+  static Domain near_multiples(double period, double phase, int multiples, double lo, double hi) {
+    Domain d{Kind::near_multiples, lo, hi};
+    d.period = period;
+    d.phase = phase;
+    d.multiples = multiples;
+    d.fd_length = period;  // steps on the period's scale, not |x|'s: lo bounds the offsets, no pole at 0
+    return d;
+  }
   // U[lo, hi], at least `margin` away from every kink the catalog declares for `op`.
   static Domain away_from_kinks(OpKind op, double lo, double hi, double margin) {
     Domain d{Kind::uniform, lo, hi};

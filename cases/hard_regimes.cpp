@@ -1,8 +1,11 @@
 // Hard regimes: the same ops at inputs where an unstable formulation breaks and a stable one
 // does not (saturating logits, logits that overflow exp without the max subtracted, exp near
 // overflow and expm1 near 0, erf/gelu tails, rows with a large mean and a small spread, long
-// dot products, log_matmul_exp's overflowing and dominated sums). Their ids carry a variant word;
-// the bounds are the ordinary ones (for the staged twins, those of their declared definition).
+// dot products, log_matmul_exp's overflowing and dominated sums, sin and cos next to their zeros). Their ids carry a
+// variant word; the bounds are the ordinary ones (for the staged twins, those of their declared definition).
+#include <numbers>
+#include <tuple>
+
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -109,6 +112,16 @@ void exponentials(CaseList& list) {
   }
 }
 
+// sin and cos next to their zeros (k pi and pi/2 + k pi within the wide cases' [-20, 20]), where a
+// kernel's result is small and its absolute error is many ULP of it unless the argument
+// reduction keeps r = x - k pi/2 to a few ULP of r itself.
+void trig_zeros(CaseList& list) {
+  const double pi = std::numbers::pi;
+  for (auto [op, phase, multiples] : {std::tuple{OpKind::sin, 0.0, 6}, std::tuple{OpKind::cos, pi / 2, 5}})
+    add(list, op, {{Shape{127}, Domain::near_multiples(pi, phase, multiples, 1e-7, 1e-3)}},
+        {DType::f32, DType::f64, DType::f16, DType::bf16}, "near_zeros");
+}
+
 // Left tails of gelu, where x * Phi(x) is tiny and 1 + erf(x / sqrt 2) cancels.
 void gelu_tails(CaseList& list) {
   const std::vector<DType> all = {DType::f32, DType::f64, DType::f16, DType::bf16};
@@ -172,6 +185,7 @@ void declare_hard_regimes_cases(CaseList& list) {
   saturating(list);
   overflowing(list);
   exponentials(list);
+  trig_zeros(list);
   gelu_tails(list);
   large_mean(list);
   long_dots(list);

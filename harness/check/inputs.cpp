@@ -38,6 +38,12 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
         x = std::exp(rng.uniform(std::log(d.lo), std::log(d.hi)));
         if (rng.uniform() < 0.5) x = -x;
         break;
+      case Domain::Kind::near_multiples: {
+        const auto k = static_cast<double>(rng.below(static_cast<std::uint64_t>(2 * d.multiples + 1))) - d.multiples;
+        const double t = std::exp(rng.uniform(std::log(d.lo), std::log(d.hi)));
+        x = d.phase + k * d.period + (rng.uniform() < 0.5 ? -t : t);
+        break;
+      }
       default:
         x = rng.uniform(d.lo, d.hi);
         break;
@@ -48,7 +54,10 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
     if (d.kind == Domain::Kind::half_integer_free) ok = ok && std::fabs(x - (std::floor(x) + 0.5)) >= d.margin;
     if (d.kind == Domain::Kind::gate) ok = ok && std::fabs(x) >= d.margin && std::fabs(std::fabs(x) - 1) >= d.margin;
     for (double k : d.kinks) ok = ok && std::fabs(x - k) >= d.margin;
-    if (d.kind == Domain::Kind::gumbel_noise || d.kind == Domain::Kind::probability) ok = true;
+    // The rounding to dtype moves t, and may bring it below lo: the nearest value is the point.
+    if (d.kind == Domain::Kind::gumbel_noise || d.kind == Domain::Kind::probability ||
+        d.kind == Domain::Kind::near_multiples)
+      ok = true;
     if (ok) return x;
   }
   throw Error("could not draw an input in its domain for case " + case_id);
