@@ -1,8 +1,9 @@
 // Hard regimes: the same ops at inputs where an unstable formulation breaks and a stable one
 // does not (saturating logits, logits that overflow exp without the max subtracted, exp near
 // overflow and expm1 near 0, erf/gelu tails, rows with a large mean and a small spread, long
-// dot products, log_matmul_exp's overflowing and dominated sums, sin and cos next to their zeros). Their ids carry a
-// variant word; the bounds are the ordinary ones (for the staged twins, those of their declared definition).
+// dot products, log_matmul_exp's overflowing and dominated sums, sin and cos next to their zeros).
+// Their ids carry a variant word; the bounds are the ordinary ones (for the staged twins, those of
+// their declared definition).
 #include <numbers>
 #include <tuple>
 
