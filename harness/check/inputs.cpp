@@ -39,7 +39,7 @@ double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& cas
         if (rng.uniform() < 0.5) x = -x;
         break;
       case Domain::Kind::near_multiples: {
-        const auto k = static_cast<double>(rng.below(static_cast<std::uint64_t>(2 * d.multiples + 1))) - d.multiples;
+        const auto k = static_cast<double>(rng.below(2 * static_cast<std::uint64_t>(d.multiples) + 1)) - d.multiples;
         const double t = std::exp(rng.uniform(std::log(d.lo), std::log(d.hi)));
         x = d.phase + k * d.period + (rng.uniform() < 0.5 ? -t : t);
         break;
