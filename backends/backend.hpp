@@ -6,7 +6,9 @@
 //   * DeviceBuffer: created by any thread; used by one queue at a time. Destroying a buffer
 //     while work that uses it is in flight is not allowed (call Queue::finish first).
 //   * Queue: owned and used by one thread at a time. Work enqueued on one queue runs in order;
-//     download() returns only after all earlier work of that queue has finished.
+//     download() returns only after all earlier work of that queue has finished. A backend may
+//     hold enqueued work back until then (Vulkan submits a graph's calls together), so a device
+//     error of a call may surface at the next download() or finish().
 //   * Several queues of one backend may run at once, from different threads; the backend
 //     serialises whatever its API requires (a shared VkQueue, a cl_kernel's arguments).
 // A backend never throws from a destructor; a device error is a gp::DeviceError naming the API
@@ -70,6 +72,13 @@ class Queue {
   virtual void upload(DeviceBuffer& dst, const HostTensor& src) = 0;
   // Waits for every earlier command of this queue, then copies dst back.
   virtual HostTensor download(const DeviceBuffer& src) = 0;
+  // download() of each buffer, in order: a backend that can copies them all back with one wait.
+  virtual std::vector<HostTensor> download_all(std::span<const DeviceBuffer* const> src) {
+    std::vector<HostTensor> out;
+    out.reserve(src.size());
+    for (const DeviceBuffer* b : src) out.push_back(download(*b));
+    return out;
+  }
   // out = op(inputs). inputs follow call.input_shapes / call.input_dtypes.
   virtual void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) = 0;
   // Vector-Jacobian product: grads[k] = (d out / d input_k)^T * dout. `out` holds the forward

@@ -183,6 +183,8 @@ class ClQueue final : public OpenclQueue {
 
   void upload(DeviceBuffer& dst, const HostTensor& src) override;
   HostTensor download(const DeviceBuffer& src) override;
+  // Every read enqueued, then one wait and one guard check for all of them.
+  std::vector<HostTensor> download_all(std::span<const DeviceBuffer* const> src) override;
   void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) override;
   void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override;

@@ -103,6 +103,22 @@ HostTensor ClQueue::download(const DeviceBuffer& src) {
   });
 }
 
+std::vector<HostTensor> ClQueue::download_all(std::span<const DeviceBuffer* const> src) {
+  return translate_errors(case_id_, [&] {
+    std::vector<HostTensor> out;
+    out.reserve(src.size());
+    for (const DeviceBuffer* b : src) {
+      const ClBuffer& s = as_cl(b);
+      HostTensor& t = out.emplace_back(s.dtype(), s.shape());
+      prepare(s);
+      if (t.bytes() > 0) queue_.enqueueReadBuffer(s.mem(), CL_FALSE, 0, t.bytes(), t.data());
+    }
+    queue_.finish();
+    check_guards();
+    return out;
+  });
+}
+
 void ClQueue::finish() {
   translate_errors(case_id_, [&] {
     queue_.finish();

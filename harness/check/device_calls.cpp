@@ -29,6 +29,14 @@ std::vector<const DeviceBuffer*> views(const std::vector<std::unique_ptr<DeviceB
   for (const auto& b : bufs) v.push_back(b.get());
   return v;
 }
+// The downloaded tensors in the slots of the buffers that exist, empty tensors in the others.
+std::vector<HostTensor> with_gaps(const std::vector<std::unique_ptr<DeviceBuffer>>& bufs, std::span<HostTensor> got) {
+  std::vector<HostTensor> out;
+  out.reserve(bufs.size());
+  std::size_t next = 0;
+  for (const auto& b : bufs) out.push_back(b ? std::move(got[next++]) : HostTensor());
+  return out;
+}
 }  // namespace
 
 HostTensor DeviceCalls::run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement) {
@@ -65,10 +73,18 @@ DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>&
   }
   queue_.backward(c_.call, in_views, *out, *dout, grad_views);
   Result r;
-  r.output = queue_.download(*out);
-  for (const auto& g : grads) r.grads.push_back(g ? queue_.download(*g) : HostTensor());
+  std::vector<const DeviceBuffer*> first = {out.get()};
+  for (const auto& g : grads)
+    if (g) first.push_back(g.get());
+  std::vector<HostTensor> back = queue_.download_all(first);
+  r.output = std::move(back.front());
+  r.grads = with_gaps(grads, std::span(back).subspan(1));
   queue_.backward(c_.call, in_views, *out, *dout, grad_views);
-  for (const auto& g : grads) r.grads_again.push_back(g ? queue_.download(*g) : HostTensor());
+  std::vector<const DeviceBuffer*> again;
+  for (const auto& g : grads)
+    if (g) again.push_back(g.get());
+  back = queue_.download_all(again);
+  r.grads_again = with_gaps(grads, back);
   queue_.finish();
   return r;
 }

@@ -164,14 +164,27 @@ DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& que
   for (std::size_t k = 0; k < c.decl.leaves.size(); ++k)
     uploaded[c.decl.leaves[k].name] = upload_to_pool(backend, queue, pool, leaves.at(k));
   const DeviceTensors t = run_graph_on_buffers(c, backend, queue, std::move(uploaded), pool, how);
-  DeviceGraph d;
-  d.output = queue.download(*t.value.at(c.decl.output));
-  d.loss = queue.download(*t.value.at(c.decl.loss));
+  // Everything in one download_all: one wait for the whole graph where the backend can.
+  std::vector<const DeviceBuffer*> wanted = {t.value.at(c.decl.output), t.value.at(c.decl.loss)};
+  std::vector<std::string> grad_names;
   for (const auto& l : c.decl.leaves)
-    if (auto it = t.grad.find(l.name); it != t.grad.end()) d.grads[l.name] = queue.download(*it->second);
+    if (auto it = t.grad.find(l.name); it != t.grad.end()) {
+      wanted.push_back(it->second);
+      grad_names.push_back(l.name);
+    }
   if (how.keep_all) {
-    for (const auto& [name, buf] : t.value) d.values[name] = queue.download(*buf);
-    for (const auto& [name, buf] : t.grad) d.grads[name] = queue.download(*buf);
+    for (const auto& [name, buf] : t.value) wanted.push_back(buf);
+    for (const auto& [name, buf] : t.grad) wanted.push_back(buf);
+  }
+  std::vector<HostTensor> back = queue.download_all(wanted);
+  DeviceGraph d;
+  auto next = back.begin();
+  d.output = std::move(*next++);
+  d.loss = std::move(*next++);
+  for (const auto& name : grad_names) d.grads[name] = std::move(*next++);
+  if (how.keep_all) {
+    for (const auto& [name, buf] : t.value) d.values[name] = std::move(*next++);
+    for (const auto& [name, buf] : t.grad) d.grads[name] = std::move(*next++);
   }
   queue.finish();
   return d;

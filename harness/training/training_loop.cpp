@@ -149,11 +149,15 @@ DeviceTrajectory train_on_device(const Composite& c, Backend& backend, Queue& qu
     }
     slots.push_back(std::move(after));
   }
+  std::vector<const DeviceBuffer*> wanted(losses.begin(), losses.end());
+  for (const auto& step : slots) wanted.insert(wanted.end(), step.begin(), step.end());
+  std::vector<HostTensor> back = queue.download_all(wanted);
   DeviceTrajectory out;
-  for (DeviceBuffer* l : losses) out.loss.push_back(queue.download(*l).get(0));
+  auto next = back.begin();
+  for (std::size_t i = 0; i < losses.size(); ++i) out.loss.push_back((next++)->get(0));
   for (const auto& step : slots) {
     out.slots.emplace_back();
-    for (DeviceBuffer* b : step) out.slots.back().push_back(queue.download(*b));
+    for (std::size_t i = 0; i < step.size(); ++i) out.slots.back().push_back(std::move(*next++));
   }
   queue.finish();
   return out;

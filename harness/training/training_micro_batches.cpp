@@ -109,8 +109,13 @@ std::map<std::string, HostTensor> accumulate_on_device(const Composite& c, const
       it->second = next;
     }
   }
+  std::vector<const DeviceBuffer*> wanted;
+  wanted.reserve(sum.size());
+  for (const auto& [p, buffer] : sum) wanted.push_back(buffer);
+  std::vector<HostTensor> back = queue.download_all(wanted);
   std::map<std::string, HostTensor> out;
-  for (const auto& [p, buffer] : sum) out.emplace(p, queue.download(*buffer));
+  auto next = back.begin();
+  for (const auto& [p, buffer] : sum) out.emplace(p, std::move(*next++));
   queue.finish();
   return out;
 }

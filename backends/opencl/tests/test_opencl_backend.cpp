@@ -236,6 +236,30 @@ TEST_F(OpenclTest, CanaryCatchesAnOutOfBoundsWrite) {
   }
 }
 
+// download_all reads every buffer with one wait, and checks the guards of what the calls wrote.
+TEST_F(OpenclTest, DownloadAllReadsEveryBufferAndChecksTheGuards) {
+  const std::int64_t n = 10;
+  auto c = call(OpKind::neg, DType::f32, {Shape{n}});
+  auto x = backend->allocate(DType::f32, Shape{n});
+  queue->upload(*x, make_tensor(DType::f32, {n}, [](auto i) { return 1.0 + i; }));
+  auto first = backend->allocate(DType::f32, Shape{n});
+  auto second = backend->allocate(DType::f32, Shape{n});
+  const DeviceBuffer* in[] = {x.get()};
+  backend->take_canary_violations();
+  opencl::testing::unary_overrun_elements = 3;
+  queue->forward(c, in, *first);
+  opencl::testing::unary_overrun_elements = 0;
+  queue->forward(c, in, *second);
+  const DeviceBuffer* both[] = {first.get(), second.get()};
+  const std::vector<HostTensor> back = queue->download_all(both);
+  ASSERT_EQ(back.size(), 2u);
+  for (std::int64_t i = 0; i < n; ++i) {
+    EXPECT_EQ(back[0].get(i), -1.0 - static_cast<double>(i));
+    EXPECT_EQ(back[1].get(i), -1.0 - static_cast<double>(i));
+  }
+  EXPECT_EQ(backend->take_canary_violations().size(), 1u);
+}
+
 TEST_F(OpenclTest, UnwrittenOutputsAreNaN) {
   // Fresh buffers are filled with NaN bytes, so an element a kernel forgets shows in results.
   auto buf = backend->allocate(DType::f32, Shape{5});
