@@ -1,5 +1,6 @@
 // VulkanQueue's entry points for benchmarks and tests: device timestamps, repeated recording,
 // the copy shader and vkCmdCopyBuffer as bandwidth baselines, and canary corruption.
+#include <algorithm>
 #include <cstring>
 
 #include "core/error.hpp"
@@ -25,9 +26,11 @@ void VulkanQueue::set_timestamps(bool on) {
 
 void VulkanQueue::set_repeat(std::uint32_t n) {
   if (n == 0 || n > 64) throw Error("vulkan backend: repeat count must be 1..64");
+  submit("set_repeat");  // the pool is replaced: nothing may be recorded from the old one
   CallGuard guard(ctx_.validation_enabled());
-  create_descriptor_pool(kMaxSetsPerCall * n);
+  create_descriptor_pool(std::max(kSetsPerSubmission, kMaxSetsPerCall * n));
   repeat_ = n;
+  submit_each_call_ = true;
 }
 
 void VulkanQueue::copy_shader(const DeviceBuffer& src, DeviceBuffer& dst) {

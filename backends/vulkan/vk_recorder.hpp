@@ -1,7 +1,8 @@
 // Records the dispatches of one forward or backward call into the queue's command buffer.
 // A global memory barrier (compute/transfer write -> compute/transfer read/write) precedes
-// every dispatch, the first included (it orders against earlier submits), so dependent dispatches are ordered without
-// one submit per dispatch; buffers that are written are remembered for the canary check after the submit.
+// every dispatch, the first included (it orders against the calls and copies recorded before and
+// earlier submits), so dependent dispatches are ordered without one submit per dispatch; buffers
+// that are written are remembered for the canary check after the submit.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -71,6 +72,10 @@ class Recorder {
   VulkanBuffer& scratch(DType dtype, std::int64_t count);
 
   const std::vector<const VulkanBuffer*>& written() const { return written_; }
+  // Descriptor sets allocated so far (one per dispatch).
+  std::uint32_t sets() const { return static_cast<std::uint32_t>(dispatches_); }
+  // The scratch buffers, which must outlive the submission that runs this recording.
+  std::vector<std::unique_ptr<VulkanBuffer>> take_scratch() { return std::move(scratch_); }
 
  private:
   static std::pair<std::uint32_t, std::uint32_t> grid(std::uint64_t groups);

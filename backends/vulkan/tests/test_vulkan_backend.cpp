@@ -336,15 +336,36 @@ TEST_F(VulkanBackendTest, CanaryCatchesOutOfBoundsWrite) {
   q->upload(*in, tensor(DType::f32, {7}, {1, 2, 3, 4, 5, 6, 7}));
   const DeviceBuffer* ins[] = {in.get()};
   q->forward(c, ins, *out);
+  q->finish();  // canaries are checked when the recorded calls have run
   EXPECT_TRUE(backend_->take_canary_violations().empty());
   vulkan_corrupt_canary_for_testing(*q, *out, 7 * 4 + 3, 0x42);  // 3 bytes past the end
   q->forward(c, ins, *out);
+  q->finish();
   auto v = backend_->take_canary_violations();
   ASSERT_EQ(v.size(), 1u);
   EXPECT_NE(v[0].find("31..31"), std::string::npos) << v[0];
   EXPECT_NE(v[0].find("[neg]"), std::string::npos) << v[0];
   q->forward(c, ins, *out);  // re-armed: reported once
+  q->finish();
   EXPECT_TRUE(backend_->take_canary_violations().empty());
+}
+
+// A buffer a recorded call reads may not return its memory to the pool before the call ran:
+// destroying it submits first. Without that, the next buffer of its size reuses the memory and
+// the call reads that buffer's values.
+TEST_F(VulkanBackendTest, DestroyingABufferARecordedCallUsesRunsTheCallFirst) {
+  const OpCall neg = call(OpKind::neg, DType::f32, {{64}});
+  auto q = backend_->create_queue();
+  auto in = backend_->allocate(DType::f32, {64});
+  q->upload(*in, tensor(DType::f32, {64}, std::vector<double>(64, 2.0)));
+  auto out = backend_->allocate(DType::f32, {64});
+  const DeviceBuffer* ins[] = {in.get()};
+  q->forward(neg, ins, *out);
+  in.reset();
+  auto reused = backend_->allocate(DType::f32, {64});
+  q->upload(*reused, tensor(DType::f32, {64}, std::vector<double>(64, 5.0)));
+  const HostTensor back = q->download(*out);
+  for (std::int64_t i = 0; i < 64; ++i) ASSERT_EQ(back.get(i), -2.0) << i;
 }
 
 TEST_F(VulkanBackendTest, DeviceLostMakesBackendUnusable) {

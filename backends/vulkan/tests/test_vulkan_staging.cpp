@@ -1,7 +1,7 @@
 // The discrete-GPU path on any device (GP_VK_STAGING=1: every tensor buffer device-local, uploads
-// and downloads through staging buffers; GP_VK_TIMESTAMPS=1: every submission timed), validation on: an upload rides in
-// the next submission instead of one of its own, reads back what was uploaded, and a buffer destroyed before its upload
-// was submitted drops it cleanly.
+// and downloads through staging buffers; GP_VK_TIMESTAMPS=1: every submission timed), validation on: uploads and
+// calls ride in the next download's submission instead of one each, in their order, read back what was uploaded, and a
+// buffer destroyed before its upload was submitted drops it cleanly.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -46,19 +46,31 @@ class VulkanStagingTest : public ::testing::Test {
   std::unique_ptr<Queue> queue_;
 };
 
-TEST_F(VulkanStagingTest, UploadsRideInTheNextSubmission) {
+TEST_F(VulkanStagingTest, UploadsAndCallsRideInTheNextDownload) {
   const OpCall add = make_call(OpKind::add, {}, DType::f32, {Shape{3}, Shape{3}}, "add");
+  const OpCall neg = make_call(OpKind::neg, {}, DType::f32, {Shape{3}}, "neg");
   auto out = backend_->allocate(DType::f32, Shape{3});
+  auto negated = backend_->allocate(DType::f32, Shape{3});
   const std::uint64_t before = backend_->submissions();
   auto a = uploaded(tensor(DType::f32, Shape{3}, {1, 2, 3}));
   auto b = uploaded(tensor(DType::f32, Shape{3}, {10, 20, 30}));
   EXPECT_EQ(backend_->submissions(), before);
   const DeviceBuffer* in[] = {a.get(), b.get()};
   queue_->forward(add, in, *out);
-  EXPECT_EQ(backend_->submissions(), before + 1);  // both copies and the kernel
-  const HostTensor sum = queue_->download(*out);
-  EXPECT_EQ(backend_->submissions(), before + 2);
-  for (std::int64_t i = 0; i < 3; ++i) EXPECT_EQ(sum.get(i), 11.0 * static_cast<double>(i + 1));
+  const DeviceBuffer* sum_in[] = {out.get()};
+  queue_->forward(neg, sum_in, *negated);
+  EXPECT_EQ(backend_->submissions(), before);
+  const DeviceBuffer* both[] = {out.get(), negated.get()};
+  const std::vector<HostTensor> back = queue_->download_all(both);
+  EXPECT_EQ(backend_->submissions(), before + 1);  // both copies, both kernels, both downloads
+  for (std::int64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(back[0].get(i), 11.0 * static_cast<double>(i + 1));
+    EXPECT_EQ(back[1].get(i), -11.0 * static_cast<double>(i + 1));
+  }
+  // An upload between two calls comes between them: the second call reads the new values.
+  queue_->upload(*a, tensor(DType::f32, Shape{3}, {100, 200, 300}));
+  queue_->forward(add, in, *out);
+  EXPECT_EQ(queue_->download(*out).get(2), 330.0);
 }
 
 // The run's profile: the device's own time of each submission since the last take, once.
@@ -69,8 +81,10 @@ TEST_F(VulkanStagingTest, DeviceSecondsCountEverySubmissionOnce) {
   queue_->take_device_seconds();
   const DeviceBuffer* ins[] = {in.get()};
   queue_->forward(exp, ins, *out);
+  queue_->finish();
   const double one = vulkan_last_device_seconds(*queue_);
   queue_->forward(exp, ins, *out);
+  queue_->finish();
   const double two = one + vulkan_last_device_seconds(*queue_);
   const std::optional<double> taken = queue_->take_device_seconds();
   ASSERT_TRUE(taken.has_value());
