@@ -5,6 +5,7 @@
 #include <CL/opencl.hpp>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -267,6 +268,10 @@ class ClQueue final : public OpenclQueue {
   std::vector<cl::Event> timed_;  // kernels of earlier calls not yet finished and counted
   std::uint64_t timed_ns_ = 0;    // their device time once finished, until taken
   std::vector<std::unique_ptr<PendingGuard>> pending_;
+  // Copies of the uploads not known to have finished: a write is enqueued without waiting (a
+  // blocking one waited for every kernel before it, a graph's poisoned outputs once per node),
+  // and the host memory it reads must live until it ran. Released after the next wait.
+  std::deque<HostTensor> uploading_;
   bool canaries_ = true;
   DType dtype_ = DType::f32;
   std::string case_id_;

@@ -88,7 +88,10 @@ void ClQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
       throw Error("opencl upload: host tensor " + std::string(dtype_name(src.dtype())) + "[" + src.shape().to_string() +
                   "] does not fit buffer " + d.describe());
     prepare(d, true);
-    if (src.bytes() > 0) queue_.enqueueWriteBuffer(d.mem(), CL_TRUE, 0, src.bytes(), src.data());
+    if (src.bytes() > 0) {
+      const HostTensor& copy = uploading_.emplace_back(src);
+      queue_.enqueueWriteBuffer(d.mem(), CL_FALSE, 0, copy.bytes(), copy.data());
+    }
   });
 }
 
@@ -98,6 +101,7 @@ HostTensor ClQueue::download(const DeviceBuffer& src) {
     HostTensor t(s.dtype(), s.shape());
     prepare(s);
     if (t.bytes() > 0) queue_.enqueueReadBuffer(s.mem(), CL_TRUE, 0, t.bytes(), t.data());
+    uploading_.clear();  // the queue is in order: every earlier write has run
     check_guards();
     return t;
   });
@@ -114,6 +118,7 @@ std::vector<HostTensor> ClQueue::download_all(std::span<const DeviceBuffer* cons
       if (t.bytes() > 0) queue_.enqueueReadBuffer(s.mem(), CL_FALSE, 0, t.bytes(), t.data());
     }
     queue_.finish();
+    uploading_.clear();
     check_guards();
     return out;
   });
@@ -122,6 +127,7 @@ std::vector<HostTensor> ClQueue::download_all(std::span<const DeviceBuffer* cons
 void ClQueue::finish() {
   translate_errors(case_id_, [&] {
     queue_.finish();
+    uploading_.clear();
     check_guards();
   });
 }

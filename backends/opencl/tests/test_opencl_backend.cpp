@@ -260,6 +260,26 @@ TEST_F(OpenclTest, DownloadAllReadsEveryBufferAndChecksTheGuards) {
   EXPECT_EQ(backend->take_canary_violations().size(), 1u);
 }
 
+// upload() does not wait for the write, so it keeps its own copy of the source: the caller may
+// change or free the source as soon as upload returns, while the write still waits behind the
+// kernels enqueued before it.
+TEST_F(OpenclTest, AnUploadDoesNotReadItsSourceLater) {
+  const std::int64_t n = 256;
+  auto mm = call(OpKind::matmul, DType::f32, {Shape{n, n}, Shape{n, n}});
+  auto ones = make_tensor(DType::f32, {n, n}, [](auto) { return 1.0; });
+  auto a = backend->allocate(DType::f32, Shape{n, n});
+  auto product = backend->allocate(DType::f32, Shape{n, n});
+  queue->upload(*a, ones);
+  const DeviceBuffer* in[] = {a.get(), a.get()};
+  for (int i = 0; i < 8; ++i) queue->forward(mm, in, *product);  // keeps the queue busy
+  auto dst = backend->allocate(DType::f32, Shape{4096});
+  HostTensor src = make_tensor(DType::f32, {4096}, [](auto) { return 1.0; });
+  queue->upload(*dst, src);
+  for (std::int64_t i = 0; i < src.numel(); ++i) src.set(i, 9.0);
+  const HostTensor back = queue->download(*dst);
+  for (std::int64_t i = 0; i < back.numel(); ++i) ASSERT_EQ(back.get(i), 1.0) << i;
+}
+
 TEST_F(OpenclTest, UnwrittenOutputsAreNaN) {
   // Fresh buffers are filled with NaN bytes, so an element a kernel forgets shows in results.
   auto buf = backend->allocate(DType::f32, Shape{5});
