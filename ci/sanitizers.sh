@@ -5,7 +5,8 @@
 # Usage: ci/sanitizers.sh [tsan|asan|both|tsan-ci]   (default both).
 # tsan-ci is the part that CI runs (ci/test.sh), sized for it: the TSan build of the CLI and the
 # unit-test programs with threads, their threaded tests (every StressX test, each backend's
-# queues-on-many-threads test and the Vulkan layer lock's) and the short stress run below.
+# queues-on-many-threads test and the Vulkan layer lock's), a short threaded parity run and the
+# short stress run below.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
@@ -15,6 +16,12 @@ jobs="$(nproc)"
 # A stress run short enough for CI, but with threads overlapping in every mode.
 stress_args=(stress --op exp,add,softmax,matmul,sum --dtype f32
              --filter '^(?!.*64x128)' --threads 4 --iterations 4 --mode-timeout 300 --no-progress)
+
+# A parity run whose models' devices run on different workers at once and share their reference
+# data (harness/run/work_items.hpp): the memos of bounds under the sanitizer (TSan reports a race
+# with NodeBoundMemo's lock taken out).
+threaded_run_args=(run -j 4 --op mlp,train --dtype f32 --filter 'layers=1|model=kan' --no-reference-cache
+                   --no-progress --backend cpu,opencl)
 
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -45,6 +52,7 @@ unit_tests() {
 stress_run() {
   local preset="$1"
   local cli="build/$preset/cli/gradparity" report="build/$preset/stress-report"
+  "$cli" "${threaded_run_args[@]}" --report-dir "build/$preset/threaded-run"
   if split_vulkan "$preset"; then
     "$cli" "${stress_args[@]}" --backend cpu,opencl --report-dir "$report"
     "${no_leak_check[@]}" "$cli" "${stress_args[@]}" --backend vulkan --report-dir "$report-vulkan"

@@ -18,8 +18,7 @@ namespace gp {
 
 // Everything the reference says about a case at a seed: inputs (in the case dtype), the
 // cotangent, the high-precision output and gradients, and per device math profile the same
-// with the error bounds of a correct kernel (computed on first use; one thread uses a
-// ReferenceData at a time).
+// with the error bounds of a correct kernel (computed on first use, thread-safe).
 struct ReferenceData {
   std::vector<HostTensor> inputs;
   HostTensor cotangent;

@@ -2,10 +2,14 @@
 // first use and kept for the life of the subject's reference data. A value whose computation read
 // its profile counts as a read again each time it is handed out (ref::note_profile_read), so an
 // evaluation built on it is never taken for one that every profile shares (cached_bounds).
+// Thread-safe: a model's devices run on different workers at once (harness/run/work_items.hpp);
+// a value is computed outside the lock, and by two threads at once only for one key, where the
+// first to finish is kept (both computed the same).
 #pragma once
 
 #include <functional>
 #include <map>
+#include <mutex>
 #include <utility>
 
 #include "core/math_profile.hpp"
@@ -16,18 +20,34 @@ namespace gp {
 template <class T>
 class ProfileMemo {
  public:
+  // Copied and moved with its values, each with a mutex of its own.
+  ProfileMemo() = default;
+  ProfileMemo(const ProfileMemo& other) : values_(other.locked_values()) {}
+  ProfileMemo(ProfileMemo&& other) noexcept : values_(std::move(other.values_)) {}
+  ProfileMemo& operator=(const ProfileMemo& other) {
+    if (this != &other) values_ = other.locked_values();
+    return *this;
+  }
+  ProfileMemo& operator=(ProfileMemo&& other) noexcept {
+    values_ = std::move(other.values_);
+    return *this;
+  }
+  ~ProfileMemo() = default;
+
   // `compute(&reads_profile)` makes the value and says whether it read the profile.
   const T& get(const MathProfile* profile, bool flush, const std::function<T(bool* reads_profile)>& compute) const {
     const auto key = std::make_pair(profile, flush);
-    auto it = values_.find(key);
-    if (it == values_.end()) {
-      bool reads_profile = false;
-      T value = compute(&reads_profile);
-      it = values_.emplace(key, Entry{std::move(value), reads_profile}).first;
-    } else if (it->second.reads_profile) {
-      ref::note_profile_read();
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = values_.find(key); it != values_.end()) {
+        if (it->second.reads_profile) ref::note_profile_read();
+        return it->second.value;  // a map's elements stay where they are
+      }
     }
-    return it->second.value;
+    bool reads_profile = false;
+    T value = compute(&reads_profile);
+    std::lock_guard lock(mutex_);
+    return values_.emplace(key, Entry{std::move(value), reads_profile}).first->second.value;
   }
 
  private:
@@ -35,7 +55,13 @@ class ProfileMemo {
     T value;
     bool reads_profile = false;
   };
-  mutable std::map<std::pair<const MathProfile*, bool>, Entry> values_;
+  using Values = std::map<std::pair<const MathProfile*, bool>, Entry>;
+  Values locked_values() const {
+    std::lock_guard lock(mutex_);
+    return values_;
+  }
+  mutable std::mutex mutex_;
+  mutable Values values_;
 };
 
 }  // namespace gp

@@ -43,7 +43,7 @@ struct CompositeReference {
   ReferenceCache* cache = nullptr;  // where bounds are kept between runs; null: computed
   // The same evaluation in Tracked arithmetic for a device profile, tightened by the probes: the
   // bounds of the checked tensors, the output, the loss and the leaves' gradients (computed on
-  // first use, or read from `cache`; one thread uses a CompositeReference at a time).
+  // first use, or read from `cache`; the devices of a subject use it from several threads at once).
   const GraphTensors& bounded(const Composite& c, const MathProfile* profile, bool flush) const;
   // The node evaluations of the bound passes that every device profile shares (node_memo.hpp).
   NodeBoundMemo& node_bounds() const { return node_bounds_; }

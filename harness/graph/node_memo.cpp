@@ -38,18 +38,35 @@ T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* prof
                      const Compute& compute) {
   if (!profile) return compute();  // the long-double reference's own arithmetic: no device shares it
   const CacheKey k = key.add_any_profile(flush).key();
-  if (auto it = memo.find(k); it != memo.end()) {
-    ++counts_.shared;
-    return it->second;
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (auto it = memo.find(k); it != memo.end()) {
+      ++counts_.shared;
+      return it->second;
+    }
+    if (!in_flight_.contains(k)) break;
+    finished_.wait(lock);  // another device evaluates it: its value may be the one to share
   }
+  in_flight_.insert(k);
+  lock.unlock();
+  struct Landed {  // whatever happens, the waiters look again
+    NodeBoundMemo& m;
+    const CacheKey& k;
+    ~Landed() {
+      std::lock_guard relock(m.mutex_);
+      m.in_flight_.erase(k);
+      m.finished_.notify_all();
+    }
+  };
   const ref::ProfileReads reads;
-  T value = compute();
-  ++counts_.computed;
-  if (reads.any()) return value;
-  const std::size_t bytes = bytes_of(value);
-  if (bytes_ + bytes <= kCapBytes) {
-    bytes_ += bytes;
-    memo.emplace(k, value);
+  T value;
+  {
+    const Landed landed{*this, k};
+    value = compute();
+    std::lock_guard relock(mutex_);
+    ++counts_.computed;
+    const std::size_t bytes = bytes_of(value);
+    if (!reads.any() && bytes_ + bytes <= kCapBytes && memo.emplace(k, value).second) bytes_ += bytes;
   }
   return value;
 }

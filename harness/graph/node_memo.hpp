@@ -8,10 +8,13 @@
 // read its profile is not kept, nor is the long-double reference's own (no profile). The
 // path-by-path pass does not use it: its inputs carry the errors of the nodes before, which
 // differ between profiles after the first node that reads one (measured: no time saved, 75 MB
-// more). One thread uses it at a time, as the CompositeReference that holds it.
+// more). Thread-safe: the devices of a model run on different workers at once.
 #pragma once
 
+#include <condition_variable>
 #include <map>
+#include <mutex>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -28,6 +31,21 @@ Radii radii_of(const ref::RefTensor& t);
 
 class NodeBoundMemo {
  public:
+  NodeBoundMemo() = default;
+  // Moved only while one thread has it (a subject's reference data being returned).
+  NodeBoundMemo(NodeBoundMemo&& other) noexcept
+      : forward_(std::move(other.forward_)),
+        vjp_(std::move(other.vjp_)),
+        bytes_(other.bytes_),
+        counts_(other.counts_) {}
+  NodeBoundMemo& operator=(NodeBoundMemo&& other) noexcept {
+    forward_ = std::move(other.forward_);
+    vjp_ = std::move(other.vjp_);
+    bytes_ = other.bytes_;
+    counts_ = other.counts_;
+    return *this;
+  }
+
   // The node's output with its own bound at `in` (ref::bounded_node_forward).
   ref::RefTensor forward(const OpCall& call, const std::vector<ref::RefTensor>& in, const MathProfile* profile,
                          bool flush);
@@ -44,7 +62,10 @@ class NodeBoundMemo {
   struct Counts {
     std::int64_t shared = 0, computed = 0;  // evaluations handed out from the memo / made
   };
-  Counts counts() const { return counts_; }
+  Counts counts() const {
+    std::lock_guard lock(mutex_);
+    return counts_;
+  }
 
  private:
   struct Less {
@@ -57,6 +78,12 @@ class NodeBoundMemo {
   template <class T, class Compute>
   T get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush, const Compute& compute);
 
+  // Guards the memos, in_flight_, bytes_ and counts_: a model's devices run on different workers
+  // at once. A device that needs an evaluation another is making waits for it (finished_) rather
+  // than making it too: on 2 cores the duplicates cost more than the waits.
+  mutable std::mutex mutex_;
+  std::condition_variable finished_;
+  std::set<CacheKey, Less> in_flight_;
   Memo<ref::RefTensor> forward_;
   Memo<std::vector<Radii>> vjp_;
   std::size_t bytes_ = 0;

@@ -13,6 +13,7 @@
 #include "harness/audit/oracle_check.hpp"
 #include "harness/check/cached_reference_checks.hpp"
 #include "harness/check/phase_clock.hpp"
+#include "harness/run/work_items.hpp"
 
 namespace gp {
 
@@ -117,18 +118,6 @@ std::vector<std::unique_ptr<Queue>> open_queues(std::vector<std::unique_ptr<Devi
   return queues;
 }
 
-// The order the workers take the subjects in: models and training runs first, seconds of bounds
-// each where a primitive case takes milliseconds. Taken in the catalog's order, the models came
-// last, and a run on many cores waited for the few workers that drew them. The report keeps the
-// catalog's order.
-std::vector<std::size_t> work_order(const std::vector<const Subject*>& subjects) {
-  std::vector<std::size_t> order(subjects.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_partition(order.begin(), order.end(),
-                        [&](std::size_t i) { return subjects[i]->kind() != SubjectKind::primitive; });
-  return order;
-}
-
 }  // namespace
 
 RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vector<SelectedDevice>& devices,
@@ -150,51 +139,81 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     if (s->opened.backend && s->opened.backend->info().math)
       oracle_options.devices.push_back(
           {s->opened.backend->info().math, s->opened.backend->info().may_flush_subnormals});
-  const std::vector<std::size_t> order = work_order(subjects);
-  std::atomic<std::size_t> next{0};
+  // Each subject is prepared once, by the first worker that takes one of its items; its last
+  // item to finish puts its checks together (the reference's, then each device's in order).
+  struct SubjectWork {
+    std::once_flag prepare_once;
+    std::unique_ptr<PreparedSubject> prepared;
+    std::vector<CheckResult> reference;
+    std::vector<std::vector<CheckResult>> on_device;
+    std::atomic<std::size_t> parts_left{0};
+    bool started = false;  // under take_mutex
+  };
+  const int jobs = std::max(1, opts.jobs);
+  const std::vector<WorkItem> items = work_items(subjects, states.size(), static_cast<std::size_t>(jobs));
+  std::vector<SubjectWork> work(subjects.size());
+  for (SubjectWork& w : work) w.on_device.resize(states.size());
+  for (const WorkItem& item : items) ++work[item.subject].parts_left;
+  std::size_t next = 0;
+  std::mutex take_mutex;
   PhaseRecorder recorder;
   Progress progress(opts.progress, subjects.size());
-  auto one_subject = [&](std::size_t i, std::vector<std::unique_ptr<Queue>>& queues) {
-    const Subject& s = *subjects[i];
-    std::vector<CheckResult>& out = per_subject[i];
-    const PhaseBinding phases(&recorder, s.kind());
-    std::unique_ptr<PreparedSubject> prepared;
+  // After a stop no subject is started, and every part of a started one still runs.
+  auto take = [&]() -> const WorkItem* {
+    std::lock_guard lock(take_mutex);
+    for (; next < items.size(); ++next) {
+      SubjectWork& w = work[items[next].subject];
+      if (opts.stop && opts.stop->load() && !w.started) continue;
+      w.started = true;
+      return &items[next++];
+    }
+    return nullptr;
+  };
+  auto prepare = [&](const Subject& s, SubjectWork& w, std::size_t i) {
     try {
-      prepared = s.prepare(run);
+      w.prepared = s.prepare(run);
       if (opts.reference_checks) {
         PhaseTimer timer(Phase::reference_checks);
-        for (auto& r : reference_checks(s, *prepared, run)) out.push_back(std::move(r));
+        for (auto& r : reference_checks(s, *w.prepared, run)) w.reference.push_back(std::move(r));
       }
       if (opts.oracle_check && s.primitive_case()) {
         PhaseTimer timer(Phase::oracle_sample);
         try {
-          oracle[i] = cached_oracle_check_case(*s.primitive_case(), *prepared->primitive_data(), run, oracle_options);
+          oracle[i] = cached_oracle_check_case(*s.primitive_case(), *w.prepared->primitive_data(), run, oracle_options);
         } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
           oracle[i].case_id = s.id();
           oracle[i].error = e.what();
         }
       }
     } catch (const std::exception& e) {
-      out.push_back(decided(s, "reference", run.seed, Verdict::error, ReasonKind::reference_failed,
-                            std::string("reference failed: ") + e.what()));
-      prepared.reset();
+      w.reference.push_back(decided(s, "reference", run.seed, Verdict::error, ReasonKind::reference_failed,
+                                    std::string("reference failed: ") + e.what()));
+      w.prepared.reset();
     }
+  };
+  auto run_item = [&](const WorkItem& item, std::vector<std::unique_ptr<Queue>>& queues) {
+    const std::size_t i = item.subject;
+    const Subject& s = *subjects[i];
+    SubjectWork& w = work[i];
+    const PhaseBinding phases(&recorder, s.kind());
+    if (opts.on_item_start) opts.on_item_start(s.id());
+    std::call_once(w.prepare_once, [&] { prepare(s, w, i); });
     for (std::size_t d = 0; d < states.size(); ++d)
-      for (auto& r : run_subject_on(s, prepared.get(), *states[d], queues[d].get(), run)) out.push_back(std::move(r));
+      if (item.device == WorkItem::kEveryDevice || item.device == d)
+        w.on_device[d] = run_subject_on(s, w.prepared.get(), *states[d], queues[d].get(), run);
+    if (--w.parts_left > 0) return;
+    std::vector<CheckResult>& out = per_subject[i];
+    out = std::move(w.reference);
+    for (auto& checks : w.on_device)
+      for (auto& r : checks) out.push_back(std::move(r));
+    w.prepared.reset();
+    if (opts.on_item_done) opts.on_item_done(s.id(), out);
+    progress.done(s.id());
   };
   auto worker = [&] {
     std::vector<std::unique_ptr<Queue>> queues = open_queues(states);
-    auto stopped = [&] { return opts.stop && opts.stop->load(); };
-    for (std::size_t k; !stopped() && (k = next++) < order.size();) {
-      const std::size_t i = order[k];
-      const std::string& id = subjects[i]->id();
-      if (opts.on_item_start) opts.on_item_start(id);
-      one_subject(i, queues);
-      if (opts.on_item_done) opts.on_item_done(id, per_subject[i]);
-      progress.done(id);
-    }
+    while (const WorkItem* item = take()) run_item(*item, queues);
   };
-  const int jobs = std::max(1, opts.jobs);
   std::vector<std::thread> threads;
   for (int j = 1; j < jobs; ++j) threads.emplace_back(worker);
   worker();

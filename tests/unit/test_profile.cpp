@@ -148,6 +148,74 @@ TEST(RunOrder, WorkersTakeModelsAndTrainingRunsFirstAndTheReportKeepsTheCatalogs
   EXPECT_EQ(reported, (std::vector<std::string>{"exp", "mlp", "log", "train"}));
 }
 
+// A model whose check on each device waits, up to a second, for its check on the other device to
+// start: it meets the other only when the two devices run on different workers at once.
+class MeetingPrepared final : public PreparedSubject {
+ public:
+  MeetingPrepared(CheckResult r, std::atomic<int>& arrived) : result_(std::move(r)), arrived_(arrived) {}
+  std::vector<CheckResult> check_reference(const RunContext&) const override { return {result_}; }
+  std::vector<CheckResult> check_on(const DeviceContext& device, const RunContext&) const override {
+    ++arrived_;
+    const auto until = std::chrono::steady_clock::now() + 1s;
+    while (arrived_.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(1ms);
+    CheckResult r = result_;
+    r.backend = device.id;
+    r.verdict = arrived_.load() >= 2 ? Verdict::pass : Verdict::fail;
+    return {r};
+  }
+  std::vector<HostTensor> run_on(const DeviceContext&) const override { return {}; }
+
+ private:
+  CheckResult result_;
+  std::atomic<int>& arrived_;
+};
+
+class MeetingSubject final : public Subject {
+ public:
+  explicit MeetingSubject(std::vector<std::string>& taken) : taken_(taken) {}
+  SubjectKind kind() const override { return SubjectKind::model; }
+  const std::string& id() const override { return id_; }
+  std::string_view op_name() const override { return id_; }
+  DType dtype() const override { return DType::f32; }
+  Support supports(Backend&) const override { return Support::yes(); }
+  std::unique_ptr<PreparedSubject> prepare(const RunContext&) const override {
+    taken_.push_back(id_);
+    return std::make_unique<MeetingPrepared>(blank("reference", 1), arrived_);
+  }
+  CheckResult blank(const std::string& device_id, std::uint64_t seed) const override {
+    CheckResult r;
+    r.case_id = id_;
+    r.backend = device_id;
+    r.seed = seed;
+    return r;
+  }
+
+ private:
+  std::string id_ = "mlp";
+  std::vector<std::string>& taken_;
+  mutable std::atomic<int> arrived_{0};
+};
+
+TEST(RunOrder, AModelsDevicesRunOnDifferentWorkersAtOnceAfterOnePreparation) {
+  std::vector<std::string> taken;
+  const MeetingSubject model(taken);
+  std::vector<SelectedDevice> devices = select_devices({"cpu"}, {});
+  ASSERT_EQ(devices.size(), 1u);
+  devices.push_back(devices.front());
+  devices.back().id = "cpu-again";
+  RunOptions opts;
+  opts.oracle_check = false;
+  opts.jobs = 2;
+  const RunReport report = run_parity({&model}, devices, opts);
+  EXPECT_EQ(taken, std::vector<std::string>{"mlp"});  // prepared once
+  std::vector<std::string> order;
+  for (const CheckResult& r : report.checks) {
+    order.push_back(r.backend);
+    EXPECT_NE(r.verdict, Verdict::fail) << r.backend << " ran alone";
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"reference", "cpu", "cpu-again"}));
+}
+
 PhaseProfile sample_profile() {
   PhaseProfile p;
   p.workers = 2;
