@@ -3,7 +3,9 @@
 // the order the run's workers take the subjects in.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "harness/check/phase_clock.hpp"
@@ -94,11 +96,13 @@ TEST(PhaseClock, DeviceCallsCountTheDevicesOwnTimeForTheBoundKind) {
   EXPECT_GT(p.at(Phase::device_calls, SubjectKind::training), 0.0);
 }
 
-// A subject that notes when a worker prepares it and has one check of the reference.
+// A subject that notes when a worker prepares it and has one check of the reference (and what
+// `make` adds to it).
+using MakePrepared = std::function<std::unique_ptr<PreparedSubject>(CheckResult reference)>;
 class NotedSubject final : public Subject {
  public:
-  NotedSubject(SubjectKind kind, std::string id, std::vector<std::string>& taken)
-      : kind_(kind), id_(std::move(id)), taken_(taken) {}
+  NotedSubject(SubjectKind kind, std::string id, std::vector<std::string>& taken, MakePrepared make = {})
+      : kind_(kind), id_(std::move(id)), taken_(taken), make_(std::move(make)) {}
   SubjectKind kind() const override { return kind_; }
   const std::string& id() const override { return id_; }
   std::string_view op_name() const override { return id_; }
@@ -117,6 +121,7 @@ class NotedSubject final : public Subject {
   SubjectKind kind_;
   std::string id_;
   std::vector<std::string>& taken_;
+  MakePrepared make_;
 };
 
 class NotedPrepared final : public PreparedSubject {
@@ -132,6 +137,7 @@ class NotedPrepared final : public PreparedSubject {
 
 std::unique_ptr<PreparedSubject> NotedSubject::prepare(const RunContext&) const {
   taken_.push_back(id_);
+  if (make_) return make_(blank("reference", 1));
   return std::make_unique<NotedPrepared>(blank("reference", 1));
 }
 
@@ -170,35 +176,11 @@ class MeetingPrepared final : public PreparedSubject {
   std::atomic<int>& arrived_;
 };
 
-class MeetingSubject final : public Subject {
- public:
-  explicit MeetingSubject(std::vector<std::string>& taken) : taken_(taken) {}
-  SubjectKind kind() const override { return SubjectKind::model; }
-  const std::string& id() const override { return id_; }
-  std::string_view op_name() const override { return id_; }
-  DType dtype() const override { return DType::f32; }
-  Support supports(Backend&) const override { return Support::yes(); }
-  std::unique_ptr<PreparedSubject> prepare(const RunContext&) const override {
-    taken_.push_back(id_);
-    return std::make_unique<MeetingPrepared>(blank("reference", 1), arrived_);
-  }
-  CheckResult blank(const std::string& device_id, std::uint64_t seed) const override {
-    CheckResult r;
-    r.case_id = id_;
-    r.backend = device_id;
-    r.seed = seed;
-    return r;
-  }
-
- private:
-  std::string id_ = "mlp";
-  std::vector<std::string>& taken_;
-  mutable std::atomic<int> arrived_{0};
-};
-
 TEST(RunOrder, AModelsDevicesRunOnDifferentWorkersAtOnceAfterOnePreparation) {
   std::vector<std::string> taken;
-  const MeetingSubject model(taken);
+  std::atomic<int> arrived{0};
+  const NotedSubject model(SubjectKind::model, "mlp", taken,
+                           [&](CheckResult r) { return std::make_unique<MeetingPrepared>(std::move(r), arrived); });
   std::vector<SelectedDevice> devices = select_devices({"cpu"}, {});
   ASSERT_EQ(devices.size(), 1u);
   devices.push_back(devices.front());
