@@ -18,12 +18,14 @@ struct RunOptions {
   bool reference_checks = true;  // the reference's own checks, once per subject
   bool oracle_check = true;      // the sampled oracle check of the reference, once per primitive case (metadata)
   bool progress = false;         // progress lines on stderr
-  int jobs = 1;                  // worker threads over subjects (each with its own queues)
+  int jobs = 1;                  // worker threads over the work items (each with its own queues)
   // When set and it becomes true (a SIGINT), workers start no further subject: those in progress
   // finish and the report holds every subject finished so far.
   const std::atomic<bool>* stop = nullptr;
-  // Called by the worker before and after each subject, e.g. to leave a trace that a parent
-  // process reads after a crash (cli/isolated_run.cpp). With jobs > 1 from several threads.
+  // Called by the worker before each item of a subject (harness/run/work_items.hpp: a model's
+  // devices are items of their own) and after the subject's last item, e.g. to leave a trace
+  // that a parent process reads after a crash (cli/isolated_run.cpp, one device: one item per
+  // subject). With jobs > 1 from several threads.
   std::function<void(const std::string& id)> on_item_start;
   std::function<void(const std::string& id, const std::vector<CheckResult>& checks)> on_item_done;
 };
