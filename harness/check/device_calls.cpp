@@ -73,17 +73,14 @@ DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>&
   }
   queue_.backward(c_.call, in_views, *out, *dout, grad_views);
   Result r;
-  std::vector<const DeviceBuffer*> first = {out.get()};
+  std::vector<const DeviceBuffer*> wanted = {out.get()};  // the output, then every gradient
   for (const auto& g : grads)
-    if (g) first.push_back(g.get());
-  std::vector<HostTensor> back = queue_.download_all(first);
+    if (g) wanted.push_back(g.get());
+  std::vector<HostTensor> back = queue_.download_all(wanted);
   r.output = std::move(back.front());
   r.grads = with_gaps(grads, std::span(back).subspan(1));
   queue_.backward(c_.call, in_views, *out, *dout, grad_views);
-  std::vector<const DeviceBuffer*> again;
-  for (const auto& g : grads)
-    if (g) again.push_back(g.get());
-  back = queue_.download_all(again);
+  back = queue_.download_all(std::span(wanted).subspan(1));
   r.grads_again = with_gaps(grads, back);
   queue_.finish();
   return r;
