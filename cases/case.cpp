@@ -59,11 +59,25 @@ std::string describe(const Domain& d) {
   return "?";
 }
 
+std::int64_t device_bytes(const Case& c) {
+  const OpCall& call = c.call;
+  std::int64_t bytes = 2 * call.output_shape.numel() * static_cast<std::int64_t>(dtype_size(call.dtype));
+  for (std::size_t k = 0; k < call.input_shapes.size(); ++k) {
+    const auto size = static_cast<std::int64_t>(dtype_size(call.input_dtypes.at(k)));
+    const int copies = input_is_differentiable(c.decl.op, static_cast<int>(k)) ? 2 : 1;  // the input, its gradient
+    bytes += copies * call.input_shapes[k].numel() * size;
+  }
+  return bytes;
+}
+
+const char* tier_name(Tier t) { return t == Tier::large ? "large" : "small"; }
+
 CaseDecl::CaseDecl() : dtypes{DType::f32, DType::f64} {}
 
 std::string make_case_id(const CaseDecl& d, DType dtype) {
   std::string id(op_name(d.op));
   id += '(';
+  if (d.tier == Tier::large) id += std::string(tier_name(d.tier)) + ",";
   std::string attrs = attrs_to_string(d.op, d.attrs);
   if (!attrs.empty()) id += attrs + ",";
   if (!d.variant.empty()) id += d.variant + ",";

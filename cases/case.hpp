@@ -95,6 +95,12 @@ struct ToleranceKnobs {
   std::string reason;     // required when extra_ulps > 0
 };
 
+// Which sizes a case runs at (docs/scale.md). The small tier is every element checked against
+// the reference, the default run; the large tier is the sizes where real kernels take their other
+// code paths (tiles, split-K, long rows), checked on a sample of elements (`--scale`).
+enum class Tier : std::uint8_t { small, large };
+const char* tier_name(Tier t);
+
 struct CaseDecl {
   CaseDecl();  // out of line: GCC 12 warns falsely about the dtypes' initializer list when inlined
   OpKind op{};
@@ -104,7 +110,8 @@ struct CaseDecl {
   ToleranceKnobs tolerance;
   // Largest allowed finite-difference perturbation per element (kinks, argmax gaps); 0 = none.
   double fd_max_step = 0;
-  std::string variant;  // extra id text to tell apart same-shape cases ("wide")
+  std::string variant;      // extra id text to tell apart same-shape cases ("wide")
+  Tier tier = Tier::small;  // a large case's id starts with "large,"
 };
 
 // One runnable case: a declaration at one dtype, with its stable id and its OpCall.
@@ -117,6 +124,9 @@ struct Case {
 };
 
 std::string make_case_id(const CaseDecl& d, DType dtype);
+
+// The device memory one check of the case holds: its inputs, output, cotangent and gradients.
+std::int64_t device_bytes(const Case& c);
 
 // Where a domain draws its values, in a few words ("U[-8, 8]", "|x| >= 0.05 in [-5, 5]").
 std::string describe(const Domain& d);

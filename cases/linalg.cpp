@@ -52,6 +52,31 @@ void add_gru_cell_cases(CaseList& list) {
   }
 }
 
+// The large tier (docs/scale.md): the sizes where GEMM kernels tile, split K and leave partial
+// edge tiles, compared on a sample of elements. The libraries' own benchmark sizes (1000^3, a
+// 784 -> 128 linear layer at batch 100) in every storage type; in f32, 4096^3, every dimension
+// one off a power of two (4095 rows, 4097 inner, 4111 = 4096 + 15 columns), an inner size of
+// 65,536, and inner sizes of 4097 and 4111 (a partial tile of 1 and of 15 past 4096) at small
+// outer sizes, which a cpu host checks in seconds.
+void add_large_linalg_cases(CaseList& list) {
+  auto add = [&](OpKind op, std::vector<Shape> shapes, std::vector<DType> dtypes) {
+    CaseDecl c;
+    c.op = op;
+    c.tier = Tier::large;
+    c.dtypes = std::move(dtypes);
+    for (auto& s : shapes) c.inputs.push_back({std::move(s), Domain::range(-2, 2)});
+    list.add(std::move(c));
+  };
+  const std::vector<DType> every = {DType::f32, DType::f64, DType::f16, DType::bf16};
+  add(OpKind::matmul, {Shape{1000, 1000}, Shape{1000, 1000}}, every);
+  add(OpKind::linear, {Shape{100, 784}, Shape{128, 784}, Shape{128}}, every);
+  add(OpKind::matmul, {Shape{4096, 4096}, Shape{4096, 4096}}, {DType::f32});
+  add(OpKind::matmul, {Shape{4095, 4097}, Shape{4097, 4111}}, {DType::f32});
+  add(OpKind::matmul, {Shape{64, 65536}, Shape{65536, 64}}, {DType::f32});
+  add(OpKind::matmul, {Shape{33, 4097}, Shape{4097, 31}}, {DType::f32, DType::f16});
+  add(OpKind::matmul, {Shape{33, 4111}, Shape{4111, 31}}, {DType::f32});
+}
+
 }  // namespace
 
 void declare_linalg_cases(CaseList& list) {
@@ -84,6 +109,7 @@ void declare_linalg_cases(CaseList& list) {
     for (Output o : {Output{1, 1}, Output{7, 5}, Output{16, 33}})
       add(OpKind::log_matmul_exp, {Shape{o.m, k}, Shape{k, o.n}}, Domain::range(-4, 4));
   add_gru_cell_cases(list);
+  add_large_linalg_cases(list);
 }
 
 }  // namespace gp

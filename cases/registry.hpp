@@ -19,9 +19,12 @@ class CaseList {
   std::vector<CaseDecl> decls_;
 };
 
-// Every case, in declaration order; ids are unique (checked at start-up).
+// Every case of the small tier (the default run), in declaration order; ids are unique across
+// both tiers (checked at start-up).
 const std::vector<Case>& all_cases();
-// Finds a case by its exact id; nullptr when absent.
+// The large tier's cases (CaseDecl::tier), in declaration order.
+const std::vector<Case>& large_cases();
+// Finds a case of either tier by its exact id; nullptr when absent.
 const Case* find_case(const std::string& id);
 
 // Shapes every elementwise and row-wise op is tried at (docs/ops.md).

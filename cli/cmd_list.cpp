@@ -97,11 +97,25 @@ void list_catalog() {
   }
 }
 
+// "1.5 KiB", "64 MiB": a case's device memory at a glance.
+std::string memory_text(std::int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  auto v = static_cast<double>(bytes);
+  int u = 0;
+  while (v >= 1024 && u < 3) {
+    v /= 1024;
+    ++u;
+  }
+  return fmt::format("{:.3g} {}", v, units[u]);
+}
+
 void list_cases() {
   fmt::print("cases ({}):\n", all_cases().size());
-  for (const auto& c : all_cases()) fmt::print("  {}\n", c.id);
+  for (const auto& c : all_cases()) fmt::print("  {}  [{}]\n", c.id, memory_text(device_bytes(c)));
   fmt::print("models ({}; --op {}):\n", all_composites().size(), fmt::join(model_names(), ", --op "));
   for (const auto& c : all_composites()) fmt::print("  {}  [{} nodes]\n", c.id, c.decl.nodes.size());
+  fmt::print("large cases ({}; --scale large, docs/scale.md):\n", large_cases().size());
+  for (const auto& c : large_cases()) fmt::print("  {}  [{}]\n", c.id, memory_text(device_bytes(c)));
 }
 
 void print_device(const std::string& id, const DeviceEntry& e) {

@@ -107,6 +107,7 @@ int exit_code(const std::vector<CheckResult>& checks) {
 
 int repro_command(const OneCaseCommand& cmd) {
   const Subject& subject = require_subject(cmd.case_id);
+  if (subject.tier() == Tier::large) return repro_large(cmd, subject);
   if (!subject.primitive_case()) return repro_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
   fmt::print("case {} on {} ({}), seed {}\n", one.c->id, one.device.id, one.device.entry.info.name, cmd.common.seed);
@@ -131,6 +132,9 @@ int repro_command(const OneCaseCommand& cmd) {
 int dump_command(const OneCaseCommand& cmd) {
   if (cmd.out_dir.empty()) throw UsageError("dump needs --out DIR");
   const Subject& subject = require_subject(cmd.case_id);
+  if (subject.tier() == Tier::large)
+    throw UsageError("dump takes small-tier cases and models: " + subject.id() +
+                     " is a large case, whose reference is evaluated on a sample only (docs/scale.md)");
   if (!subject.primitive_case()) return dump_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
   DumpFolder folder(cmd.out_dir);

@@ -24,10 +24,10 @@ struct OneComposite {
   const CompositeReference& ref() const { return static_cast<const PreparedComposite&>(*prepared).reference(); }
 };
 
-// A model or a training run (the subject's kind decides which checks) on the one device.
+// A model, a training run or a large case (the subject decides which checks) on the one device;
+// `keep_all` (models and training runs): every tensor the device computed, for dump.
 OneComposite run_one(const OneCaseCommand& cmd, const Subject& subject, bool keep_all) {
-  const Composite& c = static_cast<const CompositeSubject&>(subject).composite();
-  const RunContext run{cmd.common.seed, cmd.common.numerical};
+  const RunContext run{cmd.common.seed, cmd.common.numerical, nullptr, cmd.common.sample};
   OneComposite one{select_one_device(cmd), subject.prepare(run), {}, {}};
   one.checks = one.prepared->check_reference(run);
   OpenedDevice opened = open_device(one.device);
@@ -45,7 +45,8 @@ OneComposite run_one(const OneCaseCommand& cmd, const Subject& subject, bool kee
   if (keep_all && std::none_of(one.checks.begin(), one.checks.end(), [](const CheckResult& r) {
         return r.verdict == Verdict::error || (r.verdict == Verdict::skip && r.part.empty());
       }))
-    one.device_tensors = run_composite_keeping_all(c, *opened.backend, *queue, one.ref());
+    one.device_tensors = run_composite_keeping_all(static_cast<const CompositeSubject&>(subject).composite(),
+                                                   *opened.backend, *queue, one.ref());
   return one;
 }
 
@@ -74,6 +75,19 @@ int repro_composite(const OneCaseCommand& cmd, const Subject& subject) {
     if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
   }
   if (hidden) fmt::print("({} more passing node checks, farther from their bounds)\n", hidden);
+  return exit_code(one.checks);
+}
+
+int repro_large(const OneCaseCommand& cmd, const Subject& subject) {
+  OneComposite one = run_one(cmd, subject, false);
+  fmt::print("large case {} on {} ({}), seed {}, sampled comparisons (docs/scale.md)\n", subject.id(), one.device.id,
+             one.device.entry.info.name, cmd.common.seed);
+  for (const auto& r : one.checks) {
+    fmt::print("{:<10} {:<28} max_abs {:.4g}  max_rel {:.4g}  margin {:.4g}  {} of {} elements\n",
+               verdict_name(r.verdict), std::string(r.backend) + " " + check_label(r), r.metrics.max_abs,
+               r.metrics.max_rel, r.metrics.margin, r.metrics.elements, r.metrics.tensor_elements);
+    if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
+  }
   return exit_code(one.checks);
 }
 

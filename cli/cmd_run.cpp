@@ -60,7 +60,7 @@ int run_command(const RunCommand& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::unique_ptr<ReferenceCache> cache = open_reference_cache(cmd.common);
   RunOptions opts;
-  opts.context = {cmd.common.seed, cmd.common.numerical, cache.get()};
+  opts.context = {cmd.common.seed, cmd.common.numerical, cache.get(), cmd.common.sample};
   opts.reference_checks = cmd.reference_checks;
   opts.progress = cmd.progress;
   opts.jobs = cmd.jobs;

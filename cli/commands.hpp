@@ -22,6 +22,7 @@ struct CommonOptions {
   BackendOptions backend;             // --cache-dir, --vk-validation
   NumericalOptions numerical;         // --probes
   bool reference_cache = true;        // !--no-reference-cache
+  SampleOptions sample;               // --sample-elements: the large tier's random elements per tensor
   std::string command_line;
 };
 
@@ -116,6 +117,8 @@ struct DumpFolder {
 int exit_code(const std::vector<CheckResult>& checks);
 // A model's or a training run's repro and dump (cmd_one_composite.cpp).
 int repro_composite(const OneCaseCommand& cmd, const Subject& subject);
+// repro of a large-tier case: its sampled checks on the one device (docs/scale.md).
+int repro_large(const OneCaseCommand& cmd, const Subject& subject);
 int dump_composite(const OneCaseCommand& cmd, const Subject& subject);
 int dump_command(const OneCaseCommand& cmd);
 int stress_command(const StressCommand& cmd);

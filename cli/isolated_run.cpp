@@ -57,13 +57,22 @@ Trace read_trace(const fs::path& dir, const std::string& device_id) {
 
 std::vector<std::string> child_args(const RunCommand& cmd, const std::string& device_id, const fs::path& dir) {
   const CommonOptions& c = cmd.common;
-  std::vector<std::string> a = {"gradparity",       "run-child",
-                                "--backend",        device_id,
-                                "--seed",           std::to_string(c.seed),
-                                "--probes",         std::to_string(c.numerical.reference_probes),
-                                "--backend-probes", std::to_string(c.numerical.backend_probes),
-                                "--cases",          (dir / "cases").string(),
-                                "--out-dir",        dir.string()};
+  std::vector<std::string> a = {"gradparity",
+                                "run-child",
+                                "--backend",
+                                device_id,
+                                "--seed",
+                                std::to_string(c.seed),
+                                "--probes",
+                                std::to_string(c.numerical.reference_probes),
+                                "--backend-probes",
+                                std::to_string(c.numerical.backend_probes),
+                                "--sample-elements",
+                                std::to_string(c.sample.random),
+                                "--cases",
+                                (dir / "cases").string(),
+                                "--out-dir",
+                                dir.string()};
   if (!c.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", c.backend.cache_dir});
   if (c.backend.vulkan_validation) a.push_back("--vk-validation");
   if (!c.reference_cache) a.push_back("--no-reference-cache");
@@ -181,7 +190,7 @@ int run_child_command(const RunCommand& cmd) {
   std::size_t finished = 0;
   RunOptions opts;
   const std::unique_ptr<ReferenceCache> cache = open_reference_cache(cmd.common);
-  opts.context = {cmd.common.seed, cmd.common.numerical, cache.get()};
+  opts.context = {cmd.common.seed, cmd.common.numerical, cache.get(), cmd.common.sample};
   opts.reference_checks = false;  // the parent's run has them
   opts.oracle_check = false;
   opts.progress = cmd.progress;

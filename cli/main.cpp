@@ -29,10 +29,19 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
   cmd->add_option("--backend-probes", c.numerical.backend_probes, "directional probes per input on the backend")
       ->capture_default_str()
       ->check(CLI::Range(0, 64));
+  cmd->add_option("--sample-elements", c.sample.random,
+                  "large tier: random elements compared exactly per tensor, besides every tile boundary")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30));
 }
 
-// --op, --dtype and --filter: the case selection every multi-case command takes.
+// --scale, --op, --dtype and --filter: the case selection every multi-case command takes.
 void add_selection(CLI::App* cmd, gp::Selection& sel) {
+  cmd->add_option_function<std::string>(
+         "--scale", [&sel](const std::string& v) { sel.scale = gp::parse_scale(v); },
+         "tiers: small (default; every element checked), large (production sizes, a sample of each tensor "
+         "checked: docs/scale.md), all")
+      ->check(CLI::IsMember({"small", "large", "all"}));
   cmd->add_option("--op", sel.ops, "ops (comma-separated)")->delimiter(',');
   cmd->add_option("--dtype", sel.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
   cmd->add_option("--filter", sel.filter, "regex searched in case ids");

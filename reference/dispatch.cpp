@@ -221,6 +221,15 @@ Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& input
   return b;
 }
 
+RefTensor bounded_tensor(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout, int tensor,
+                         const MathProfile* profile, bool flush) {
+  TrackingScope scope(context_for(call.dtype, profile, flush));
+  std::vector<BasicRefTensor<Tracked>> in;
+  for (const auto& t : inputs) in.push_back(track(t));
+  if (tensor < 0) return untrack(basic_forward(call, in));
+  return untrack(basic_vjp(call, in, BasicRefTensor<Tracked>{}, track(dout)).at(static_cast<std::size_t>(tensor)));
+}
+
 #define GP_REF_INSTANTIATE_API(R)                                                                            \
   template struct BasicRefTensor<R>;                                                                         \
   template BasicRefTensor<R> basic_forward<R>(const OpCall&, const std::vector<BasicRefTensor<R>>&);         \

@@ -64,6 +64,11 @@ struct Bounded {
 };
 Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
                          const MathProfile* profile, bool flush = false);
+// One tensor of bounded_evaluate, the same values and bounds: the output (tensor -1) or input
+// `tensor`'s gradient (an evaluation of one element's slice, reference/element_slice.hpp, needs
+// one of them).
+RefTensor bounded_tensor(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout, int tensor,
+                         const MathProfile* profile, bool flush = false);
 
 // One node of a graph whose inputs carry the errors of earlier nodes (`err` per element; empty:
 // exact values of the dtype): forward and VJP in Tracked arithmetic as in bounded_evaluate, the

@@ -147,8 +147,9 @@ Json check_to_json(const CheckResult& c) {
             {"time_ms", encode_number(c.time_ms)},
             {"seed", c.seed},
             {"repro", c.repro}};
-  if (!c.part.empty()) j["part"] = c.part;                    // composite models
-  if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);  // 1.6: training runs
+  if (m.tensor_elements > m.elements) j["tensor_elements"] = m.tensor_elements;  // a sample (large tier)
+  if (!c.part.empty()) j["part"] = c.part;                                       // composite models
+  if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);                     // 1.6: training runs
   // 1.7: the typed subject and reason, and a model's formulation, where they say something.
   if (c.subject != SubjectKind::primitive) j["subject"] = subject_kind_name(c.subject);
   if (c.reason_kind != ReasonKind::none) j["reason_kind"] = reason_kind_name(c.reason_kind);
@@ -290,6 +291,7 @@ CheckResult check_from_json(const FieldReader& r) {
     m.budget_ulp = r.number("budget_ulp");
   }
   m.elements = r.int64("elements", 0);
+  m.tensor_elements = r.int64("tensor_elements", m.elements);
   m.nonfinite = r.int64("nonfinite", 0);
   const FieldReader worst = r.object("worst", Need::optional);
   m.worst.index = worst.int64("index", -1);
@@ -341,7 +343,8 @@ std::string report_to_json_text(const RunReport& report) {
   // with composite models (checks' `part`, direction "node", summary.models), 1.6 with training
   // runs' steps (checks' `steps`, summary.training), 1.7 with typed subjects and reasons (checks'
   // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile, 1.9 with
-  // the devices' own time in it (meta.profile.device_seconds).
+  // the devices' own time in it (meta.profile.device_seconds), 1.10 with sampled comparisons
+  // (checks' `tensor_elements`, the large tier).
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -356,7 +359,10 @@ std::string report_to_json_text(const RunReport& report) {
     return c.subject != SubjectKind::primitive || c.reason_kind != ReasonKind::none || !c.formulation.empty();
   });
   const bool v1_9 = report.meta.profile.device_total() > 0;
-  const std::string_view version = v1_9                    ? kParitySchemaVersion
+  const bool v1_10 = std::any_of(report.checks.begin(), report.checks.end(),
+                                 [](const CheckResult& c) { return c.metrics.tensor_elements > c.metrics.elements; });
+  const std::string_view version = v1_10                   ? kParitySchemaVersion
+                                   : v1_9                  ? std::string_view("1.9")
                                    : v1_8                  ? std::string_view("1.8")
                                    : v1_7                  ? std::string_view("1.7")
                                    : v1_6                  ? std::string_view("1.6")

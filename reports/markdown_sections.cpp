@@ -69,6 +69,9 @@ void append_problem(std::string& out, const CheckResult& c) {
                    g3(m.max_abs), g3(m.max_rel), g3(m.max_ulp), g3(m.nmse), g3(m.margin), g3(m.bound), m.nonfinite,
                    m.elements);
   }
+  if (m.tensor_elements > m.elements)
+    fmt::format_to(o, "- Compared exactly: a sample of {} of {} elements ({:.3g}%; docs/scale.md)\n", m.elements,
+                   m.tensor_elements, 100.0 * static_cast<double>(m.elements) / static_cast<double>(m.tensor_elements));
   if (m.worst.index >= 0) {
     std::string inputs;
     for (std::size_t i = 0; i < m.worst.inputs.size(); ++i) inputs += (i ? ", " : "") + exact(m.worst.inputs[i]);
@@ -157,8 +160,12 @@ void append_per_op_tables(std::string& out, const RunReport& report) {
       auto metric = [&](double x) { return shown ? g3(x) : std::string("—"); };
       std::string status = verdict_badge(c.verdict);
       if (c.verdict == Verdict::skip && !c.reason.empty()) status += " (" + cell(shorten(c.reason, 40)) + ")";
+      std::string label = check_label(c);
+      if (m.tensor_elements > m.elements)  // the large tier: the fraction compared exactly
+        label += fmt::format(", sample {:.3g}%",
+                             100.0 * static_cast<double>(m.elements) / static_cast<double>(m.tensor_elements));
       fmt::format_to(o, "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", code(c.case_id), code(c.backend),
-                     dtype_name(c.dtype), check_label(c), metric(m.max_abs), metric(m.max_rel), metric(m.max_ulp),
+                     dtype_name(c.dtype), label, metric(m.max_abs), metric(m.max_rel), metric(m.max_ulp),
                      metric(m.margin), status);
       // Where other ops list their backward checks, a forward-only op says why it has none.
       if (c.direction == Direction::forward && forward_only(op))

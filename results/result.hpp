@@ -57,13 +57,13 @@ struct WorstElement {
 };
 
 struct Metrics {
-  double max_abs = 0;  // max |got - expected|
-  double max_rel = 0;  // max |got - expected| / |expected| over elements with expected != 0
-  double max_ulp = 0;  // max ULP distance in the case dtype
-  double nmse = 0;     // sum (got-expected)^2 / sum expected^2
-  double bound = 0;    // the bound at the element with the largest margin
-  double margin = 0;   // max over elements of the error beyond the rounding to the dtype / bound_i
-  std::int64_t elements = 0;
+  double max_abs = 0;          // max |got - expected|
+  double max_rel = 0;          // max |got - expected| / |expected| over elements with expected != 0
+  double max_ulp = 0;          // max ULP distance in the case dtype
+  double nmse = 0;             // sum (got-expected)^2 / sum expected^2
+  double bound = 0;            // the bound at the element with the largest margin
+  double margin = 0;           // max over elements of the error beyond the rounding to the dtype / bound_i
+  std::int64_t elements = 0;   // compared
   std::int64_t nonfinite = 0;  // NaN/Inf where the reference is finite
   WorstElement worst;
   // Sensitivity: the smallest uniform relative perturbation of the result, in ULPs of the dtype
@@ -75,6 +75,8 @@ struct Metrics {
   // functions (and a 16-bit store's rounding), in the same ULPs. sensitivity / max(1, budget) is
   // how close the check comes to what a conformant device may do.
   double budget_ulp = std::numeric_limits<double>::quiet_NaN();
+  // The whole tensor's elements: more than `elements` where a sample was compared (the large tier).
+  std::int64_t tensor_elements = 0;
 };
 
 // What a training run's check "at every step" (docs/training.md) adds: the first step whose value

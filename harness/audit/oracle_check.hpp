@@ -140,7 +140,8 @@ struct OracleTotals {
   std::int64_t worst_index = -1;
 };
 OracleTotals oracle_totals(const std::vector<OracleCaseResult>& results);
-// The same, as the report's run metadata states it (cases that did not run are skipped).
+// The same, as the report's run metadata states it (cases that did not run are skipped); empty (no
+// oracle named) when no case ran: a run of models or of the large tier alone.
 ReferenceAccuracy reference_accuracy(const std::vector<OracleCaseResult>& results);
 
 }  // namespace gp

@@ -9,6 +9,7 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/compare.hpp"
 #include "harness/check/device_calls.hpp"
+#include "harness/check/judgement.hpp"
 #include "harness/check/numerical.hpp"
 #include "harness/check/poison.hpp"
 #include "harness/check/text.hpp"
@@ -20,10 +21,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-bool sparse_by_construction(OpKind op, Direction d) {
-  return d == Direction::backward && op_gradient(op) == GradientKind::sparse;
-}
 
 // Elementwise ops report the inputs behind their worst element.
 std::function<std::vector<double>(std::int64_t)> inputs_at(const Case& c, const ReferenceData& data) {
@@ -40,32 +37,6 @@ std::function<std::vector<double>(std::int64_t)> inputs_at(const Case& c, const 
       if (i < t.numel()) v.push_back(t.get(i));
     return v;
   };
-}
-
-void apply(CheckResult& r, const Comparison& cmp, const ref::RefTensor& expected, OpKind op) {
-  r.metrics = cmp.metrics;
-  r.verdict = cmp.verdict;
-  r.reason = cmp.reason;
-  if (r.verdict == Verdict::pass) {
-    std::string why = mistrust_reason(expected, sparse_by_construction(op, r.direction));
-    if (!why.empty()) {
-      r.verdict = Verdict::mistrusted;
-      r.reason = why;
-    }
-  }
-}
-
-// A second backward into the same gradient buffers, not poisoned again, must give the same
-// bits: a kernel that accumulates into its gradient across calls, or keeps state between them,
-// does not.
-void require_repeatable(CheckResult& r, const HostTensor& first, const HostTensor& again) {
-  const std::int64_t i = first_bitwise_difference(first, again);
-  if (i < 0) return;
-  std::string why = "gradient not overwritten: second backward differs at index " + std::to_string(i);
-  if (i < first.numel() && i < again.numel())
-    why += " (first " + format_g(first.get(i)) + ", second " + format_g(again.get(i)) + ")";
-  r.reason = r.verdict == Verdict::fail ? why + "; " + r.reason : why;
-  r.verdict = Verdict::fail;
 }
 
 // The smallest scaling (1 + eps) of the gradient the comparison with the reference catches: the
@@ -234,7 +205,7 @@ CheckResult surrogate_check(const CaseOnDevice& s, const HostTensor& grad, int k
     expected.v.push_back(g);  // a declared gradient is exact: a copy or a zero
   }
   Comparison cmp = compare_to_reference(expected, grad, tol, c.dtype);
-  apply(r, cmp, expected, c.decl.op);
+  apply_comparison(r, cmp, expected, c.decl.op);
   r.reason = (r.reason.empty() ? "" : r.reason + "; ") + std::string(surrogate_note(c.decl.op));
   r.tolerance = tol.describe();
   return r;
@@ -262,8 +233,8 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
     const double run_ms = ms_since(t0);
 
     CheckResult f = blank_result(c, device_id, Direction::forward, -1, seed);
-    apply(f, compare_to_reference(bounded.output, results.output, tol, c.dtype, inputs_at(c, data)), data.output,
-          c.decl.op);
+    apply_comparison(f, compare_to_reference(bounded.output, results.output, tol, c.dtype, inputs_at(c, data)),
+                     data.output, c.decl.op);
     f.tolerance = tol.describe();
     f.time_ms = run_ms;
     if (!tol.loosened.empty() && f.verdict == Verdict::pass) f.reason = "tolerance loosened: " + tol.loosened;
@@ -280,7 +251,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
       }
       CheckResult b = blank_result(c, device_id, Direction::backward, k, seed);
       const auto& expected = bounded.grads[static_cast<std::size_t>(k)];
-      apply(b, compare_to_reference(expected, g, tol, c.dtype, inputs_at(c, data)), expected, c.decl.op);
+      apply_comparison(b, compare_to_reference(expected, g, tol, c.dtype, inputs_at(c, data)), expected, c.decl.op);
       b.tolerance = tol.describe();
       b.time_ms = run_ms;
       require_repeatable(b, g, g_again);
@@ -301,25 +272,14 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
         out.push_back(numerical_backend_check(on, dev, g, k, cmp));
       }
     }
-    for (const auto& v : backend.take_canary_violations()) {
-      out.front().verdict = Verdict::fail;
-      out.front().reason = "out-of-bounds write: " + v;
-    }
-    for (const auto& m : backend.take_validation_messages()) {
-      out.front().verdict = Verdict::fail;
-      out.front().reason = "validation message: " + m;
-    }
+    fail_on_device_reports(backend, out.front());
     if (extras.keep) {
       extras.keep->output = std::move(results.output);
       extras.keep->grads = std::move(results.grads);
     }
   } catch (const std::exception& e) {
-    CheckResult r = blank_result(c, device_id, Direction::forward, -1, seed);
-    r.verdict = Verdict::error;
-    r.reason_kind = ReasonKind::device_error;
-    r.reason = e.what();
     out.clear();
-    out.push_back(std::move(r));
+    out.push_back(device_error_result(c, device_id, seed, e));
   }
   return out;
 }

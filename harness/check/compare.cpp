@@ -41,10 +41,13 @@ double margin_of(double error, double rounding, double bound) {
 }  // namespace
 
 Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
-                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at) {
+                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at,
+                                const SamplePositions& positions) {
   Comparison c;
   Metrics& m = c.metrics;
   m.elements = got.numel();
+  m.tensor_elements = positions.index ? positions.numel : got.numel();
+  auto whole = [&](std::int64_t i) { return positions.index ? positions.index->at(static_cast<std::size_t>(i)) : i; };
   if (static_cast<std::int64_t>(expected.v.size()) != got.numel()) {
     c.verdict = Verdict::fail;
     c.reason = "size mismatch: expected " + std::to_string(expected.v.size()) + " elements, got " +
@@ -104,29 +107,29 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     m.budget_ulp = sens.budget;
   }
   if (worst >= 0) {
-    m.worst.index = worst;
+    m.worst.index = whole(worst);
     m.worst.expected = static_cast<double>(expected.v[static_cast<std::size_t>(worst)]);
     m.worst.got = got.get(worst);
     m.worst.bound = m.bound;
-    if (inputs_at) m.worst.inputs = inputs_at(worst);
+    if (inputs_at) m.worst.inputs = inputs_at(whole(worst));
   }
   if (poisoned > 0) {
     c.verdict = Verdict::fail;
     c.reason = std::to_string(poisoned) +
                " element(s) still hold the harness's poison NaN: never written, or accumulated into (first at index " +
-               std::to_string(first_poisoned) + ")";
+               std::to_string(whole(first_poisoned)) + ")";
   } else if (m.nonfinite > 0) {
     c.verdict = Verdict::fail;
     c.reason = std::to_string(m.nonfinite) + " non-finite value(s) where the reference is finite (first at index " +
-               std::to_string(worst) + ")";
+               std::to_string(whole(worst)) + ")";
   } else if (m.margin > 1) {
     c.verdict = Verdict::fail;
     // The error itself, not margin x bound: the margin leaves out the rounding to the dtype, and
     // under a bound of 0 (an exact result expected) the product is not a number.
     const long double error = std::fabs(expected.v[static_cast<std::size_t>(worst)] - m.worst.got);
     c.reason = "error " + format_g(static_cast<double>(error)) + " exceeds bound " + format_g(m.bound) + " at index " +
-               std::to_string(worst) + " (expected " + format_g(m.worst.expected) + ", got " + format_g(m.worst.got) +
-               ")";
+               std::to_string(whole(worst)) + " (expected " + format_g(m.worst.expected) + ", got " +
+               format_g(m.worst.got) + ")";
   }
   return c;
 }

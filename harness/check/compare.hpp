@@ -19,11 +19,20 @@ struct Comparison {
   std::string reason;
 };
 
+// Where the compared elements sit in the whole tensor when they are a sample of it (the large
+// tier, harness/large/): element i of `got` is element index[i] of a tensor of `numel`.
+struct SamplePositions {
+  const std::vector<std::int64_t>* index = nullptr;  // null: `got` is the whole tensor
+  std::int64_t numel = 0;
+};
+
 // `expected` carries the error bounds of a correct kernel (`err`, from ReferenceData::bounded;
 // empty: every bound is the tolerance's own terms). `inputs_at` (optional) gives the input values
-// that produced element i, for the worst-element report of elementwise ops.
+// that produced element i (of the whole tensor), for the worst-element report of elementwise ops.
+// Indices in the metrics and the reason are the whole tensor's.
 Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor& got, const Tolerance& tol,
-                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at = {});
+                                DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at = {},
+                                const SamplePositions& positions = {});
 
 // A check proves nothing when the reference it compares with is (almost) all zeros.
 // Returns the reason, or empty when the comparison is meaningful. `sparse_ok` marks tensors that

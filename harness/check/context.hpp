@@ -19,10 +19,16 @@ struct NumericalOptions {
 };
 
 // What every check of one run shares.
+// How many elements of a large-tier tensor are compared exactly (harness/large/sample.hpp).
+struct SampleOptions {
+  std::int64_t random = 1024;  // random elements per tensor, besides the boundaries (--sample-elements)
+};
+
 struct RunContext {
   std::uint64_t seed = 1;
   NumericalOptions numerical = {};
   ReferenceCache* reference_cache = nullptr;  // null: every bound is computed
+  SampleOptions sample = {};
 };
 
 // One device as a check sees it: its id in the report, the device and one queue of this thread.

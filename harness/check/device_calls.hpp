@@ -19,6 +19,12 @@ class DeviceCalls {
     // The same backward run a second time into the same gradient buffers, not poisoned again:
     // a kernel that accumulates into its gradient, or reads it, gives other bits here.
     std::vector<HostTensor> grads_again;
+    // The output, then each gradient: what `stress` compares between threads.
+    std::vector<HostTensor> computed() && {
+      std::vector<HostTensor> out{std::move(output)};
+      for (auto& g : grads) out.push_back(std::move(g));
+      return out;
+    }
   };
   // Forward, then backward (twice) from the backend's own forward output and the cotangent.
   Result forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent);

@@ -16,11 +16,9 @@ class PreparedPrimitive final : public PreparedSubject {
     return check_on_backend(case_, device, data_, run);
   }
   std::vector<HostTensor> run_on(const DeviceContext& device) const override {
-    DeviceCalls::Result r =
-        DeviceCalls(case_, *device.backend, *device.queue).forward_backward(data_.inputs, data_.cotangent);
-    std::vector<HostTensor> out{std::move(r.output)};
-    for (auto& g : r.grads) out.push_back(std::move(g));
-    return out;
+    return DeviceCalls(case_, *device.backend, *device.queue)
+        .forward_backward(data_.inputs, data_.cotangent)
+        .computed();
   }
   const ReferenceData* primitive_data() const override { return &data_; }
 

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "harness/check/primitive_subject.hpp"
 #include "harness/graph/model_subject.hpp"
+#include "harness/large/sampled_subject.hpp"
 #include "harness/training/training_subject.hpp"
 
 namespace gp {
@@ -38,6 +39,13 @@ void require_known_names(const Selection& sel) {
 
 }  // namespace
 
+Scale parse_scale(const std::string& text) {
+  if (text == "small") return Scale::small;
+  if (text == "large") return Scale::large;
+  if (text == "all") return Scale::all;
+  throw UsageError("unknown --scale '" + text + "'; valid: small, large, all");
+}
+
 void parse_shard(const std::string& text, Selection& sel) {
   int i = 0, n = 0;
   char slash = 0, extra = 0;
@@ -53,6 +61,7 @@ const std::vector<std::unique_ptr<Subject>>& all_subjects() {
     for (const Case& c : all_cases()) out.push_back(std::make_unique<PrimitiveSubject>(c));
     for (const Composite& c : all_composites())
       out.push_back(std::make_unique<CompositeSubject>(c, c.decl.training ? kTrainingKind : kModelKind));
+    for (const Case& c : large_cases()) out.push_back(std::make_unique<SampledSubject>(c));
     return out;
   }();
   return subjects;
@@ -82,7 +91,8 @@ std::vector<const Subject*> select_subjects(const Selection& sel) {
   std::vector<const Subject*> out;
   std::size_t index = 0;
   for (const auto& s : all_subjects()) {
-    if (!listed(sel.ops, s->op_name()) || !listed(sel.dtypes, dtype_name(s->dtype())) ||
+    const bool tier_taken = sel.scale == Scale::all || (sel.scale == Scale::large) == (s->tier() == Tier::large);
+    if (!tier_taken || !listed(sel.ops, s->op_name()) || !listed(sel.dtypes, dtype_name(s->dtype())) ||
         !std::regex_search(s->id(), re))
       continue;
     if (static_cast<int>(index++ % static_cast<std::size_t>(sel.shard_count)) == sel.shard_index - 1)

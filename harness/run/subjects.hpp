@@ -2,6 +2,7 @@
 // selection by --op/--dtype/--filter/--shard, and one way to open a selected device.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <variant>
@@ -14,17 +15,23 @@
 
 namespace gp {
 
+// --scale: the tiers a selection takes (cases/case.hpp Tier; docs/scale.md).
+enum class Scale : std::uint8_t { small, large, all };
+// "small" | "large" | "all"; throws UsageError naming the bad value.
+Scale parse_scale(const std::string& text);
+
 struct Selection {
   std::vector<std::string> ops;          // --op: op or model names
   std::vector<std::string> dtypes;       // --dtype: dtype names
   std::string filter;                    // --filter: ECMAScript regex searched in the id
   int shard_index = 1, shard_count = 1;  // --shard I/N, 1-based
+  Scale scale = Scale::small;            // --scale
 };
 
 // Parses "I/N" (1 <= I <= N); throws UsageError naming the bad value.
 void parse_shard(const std::string& text, Selection& sel);
 
-// The primitive cases in registry order, then the models and training runs.
+// The primitive cases in registry order, then the models and training runs, then the large tier.
 const std::vector<std::unique_ptr<Subject>>& all_subjects();
 const Subject* find_subject(const std::string& id);
 

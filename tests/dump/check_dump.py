@@ -25,7 +25,7 @@ def first_case_per_op_and_dtype(gradparity):
     for line in listing.splitlines()[1:]:
         if line.startswith("models"):
             break
-        case = line.strip()
+        case = line.split("  [", 1)[0].strip()
         op = case.split("(", 1)[0]
         dtype = re.search(r"dtype=(\w+)\)$", case).group(1)
         chosen.setdefault((op, dtype), case)
@@ -34,7 +34,7 @@ def first_case_per_op_and_dtype(gradparity):
 
 def first_composite_per_model(gradparity):
     listing = subprocess.run([gradparity, "list", "cases"], check=True, capture_output=True, text=True).stdout
-    models = listing.split("\nmodels", 1)[1].splitlines()[1:]
+    models = listing.split("\nmodels", 1)[1].split("\nlarge cases", 1)[0].splitlines()[1:]
     chosen = {}
     for line in models:
         model_id = line.split("  [", 1)[0].strip()

@@ -1,0 +1,68 @@
+#include "harness/large/sample.hpp"
+
+#include <algorithm>
+
+#include "harness/check/rng.hpp"
+
+namespace gp {
+
+namespace {
+
+// Tile edges are multiples of this (every power of two from 16 up is one).
+constexpr std::int64_t kTileStep = 16;
+
+std::int64_t flat(const Shape& shape, const std::vector<std::int64_t>& at) {
+  std::int64_t i = 0;
+  for (int d = 0; d < shape.rank(); ++d) i = i * shape[d] + at[static_cast<std::size_t>(d)];
+  return i;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> boundary_indices(std::int64_t n) {
+  std::vector<std::int64_t> out = {0, 1, n - 2, n - 1};
+  for (std::int64_t t = kTileStep; t < n; t += kTileStep)
+    for (std::int64_t i : {t - 1, t, t + 1}) out.push_back(i);
+  std::erase_if(out, [n](std::int64_t i) { return i < 0 || i >= n; });
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOptions& options, std::uint64_t seed,
+                                          std::string_view stream) {
+  const std::int64_t numel = shape.numel();
+  std::vector<std::int64_t> out;
+  if (numel == 0) return out;
+  const int rank = shape.rank();
+  std::vector<std::vector<std::int64_t>> candidates(static_cast<std::size_t>(rank));
+  for (int d = 0; d < rank; ++d) candidates[static_cast<std::size_t>(d)] = boundary_indices(shape[d]);
+  std::vector<std::int64_t> at(static_cast<std::size_t>(rank));
+  std::size_t total = static_cast<std::size_t>(options.random) + (std::size_t{1} << rank);
+  for (const auto& c : candidates) total += c.size();
+  out.reserve(total);
+  // Candidate c of dimension d, the others at their candidates (c * (e + 1) + e) in turn.
+  for (int d = 0; d < rank; ++d) {
+    const auto& own = candidates[static_cast<std::size_t>(d)];
+    for (std::size_t c = 0; c < own.size(); ++c) {
+      for (int e = 0; e < rank; ++e) {
+        const auto& other = candidates[static_cast<std::size_t>(e)];
+        at[static_cast<std::size_t>(e)] =
+            e == d ? own[c] : other[(c * static_cast<std::size_t>(e + 1) + static_cast<std::size_t>(e)) % other.size()];
+      }
+      out.push_back(flat(shape, at));
+    }
+  }
+  for (std::int64_t corner = 0; corner < (std::int64_t{1} << rank); ++corner) {
+    for (int d = 0; d < rank; ++d) at[static_cast<std::size_t>(d)] = (corner >> d) & 1 ? shape[d] - 1 : 0;
+    out.push_back(flat(shape, at));
+  }
+  Rng rng = Rng::for_case(seed, stream, "sample");
+  for (std::int64_t r = 0; r < options.random; ++r)
+    out.push_back(static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(numel))));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace gp

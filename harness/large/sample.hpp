@@ -1,0 +1,29 @@
+// Which elements of a large tensor are compared exactly with the reference (docs/scale.md): every
+// place where a kernel's tiles, work-groups or vector lanes meet, and random ones. Along each
+// dimension of n the candidates are the first two and last two indices, and t m - 1, t m, t m + 1
+// for every multiple t m (m = 16 covers the tiles of 16, 32, 64, 128 and 256: their edges are
+// multiples of 16), the start of the last partial tile among them; each candidate is sampled once
+// with the other dimensions at their own candidates in turn, so every boundary row meets
+// boundary columns and no dimension is left at 0. Then every corner, then `random` elements
+// drawn from the seed. Sorted and unique: a tensor with fewer elements than the sample is
+// compared whole.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/shape.hpp"
+#include "harness/check/context.hpp"
+
+namespace gp {
+
+// The boundary candidates along one dimension of n elements, ascending.
+std::vector<std::int64_t> boundary_indices(std::int64_t n);
+
+// The flat indices of the sample of a tensor of `shape`, ascending; `stream` names the tensor
+// (the case id and which tensor) so that each gets its own random elements.
+std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOptions& options, std::uint64_t seed,
+                                          std::string_view stream);
+
+}  // namespace gp

@@ -1,0 +1,84 @@
+#include "harness/large/sampled_reference.hpp"
+
+#include "harness/check/inputs.hpp"
+#include "harness/check/phase_clock.hpp"
+#include "harness/check/reference_cache.hpp"
+
+namespace gp {
+
+namespace {
+
+// The elements `at` of a full tensor, as a tensor of `shape` widened to the reference.
+ref::RefTensor gather(const HostTensor& full, const std::vector<std::int64_t>& at, const Shape& shape) {
+  HostTensor part(full.dtype(), shape);
+  for (std::size_t i = 0; i < at.size(); ++i) part.set(static_cast<std::int64_t>(i), full.get(at[i]));
+  return ref::RefTensor::from_host(part);
+}
+
+}  // namespace
+
+ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::vector<std::int64_t>& index,
+                              const MathProfile* profile, bool flush) {
+  ref::RefTensor out;
+  out.shape = Shape{static_cast<std::int64_t>(index.size())};
+  out.v.reserve(index.size());
+  out.err.reserve(index.size());
+  for (std::int64_t i : index) {
+    const ref::ElementSlice s = ref::element_slice(source.call, tensor, i);
+    std::vector<ref::RefTensor> in;
+    in.reserve(s.inputs.size());
+    for (std::size_t k = 0; k < s.inputs.size(); ++k)
+      in.push_back(gather(source.inputs[k], s.inputs[k], s.call.input_shapes[k]));
+    const ref::RefTensor dout = gather(source.cotangent, s.cotangent, s.call.output_shape);
+    const ref::RefTensor t = ref::bounded_tensor(s.call, in, dout, tensor, profile, flush);
+    const auto e = static_cast<std::size_t>(s.element);
+    out.v.push_back(t.v.at(e));
+    out.err.push_back(t.err.at(e));
+  }
+  return out;
+}
+
+SampledReference prepare_sampled_reference(const Case& c, const RunContext& run) {
+  SampledReference r;
+  r.call = c.call;
+  r.cache = run.reference_cache;
+  r.cache_id = c.id;
+  r.seed = run.seed;
+  {
+    PhaseTimer timer(Phase::inputs);
+    r.inputs = make_inputs(c, run.seed);
+    r.cotangent = make_cotangent(c, run.seed);
+  }
+  auto add = [&](int tensor, const Shape& shape, const std::string& name) {
+    r.tensors.push_back({tensor, shape.numel(), sample_elements(shape, run.sample, run.seed, c.id + " " + name)});
+  };
+  add(ref::kOutputTensor, c.call.output_shape, "output");
+  for (int k = 0; k < static_cast<int>(c.call.input_shapes.size()); ++k)
+    if (input_is_differentiable(c.decl.op, k))
+      add(k, c.call.input_shapes[static_cast<std::size_t>(k)], "gradient " + std::to_string(k));
+  return r;
+}
+
+const std::vector<ref::RefTensor>& SampledReference::bounded(const MathProfile* profile, bool flush) const {
+  return bounded_.get(profile, flush, [&](bool* reads_profile) {
+    CacheKeyBuilder key("sampled-bounded");
+    key.add(cache_id);
+    key.add(seed);
+    for (const HostTensor& t : inputs) key.add(t);
+    key.add(cotangent);
+    for (const SampledTensor& s : tensors)
+      for (std::int64_t i : s.index) key.add(static_cast<std::uint64_t>(i));
+    return cached_bounds<std::vector<ref::RefTensor>>(
+        cache, key, profile, flush,
+        [&] {
+          std::vector<ref::RefTensor> out;
+          out.reserve(tensors.size());
+          for (const SampledTensor& s : tensors)
+            out.push_back(sampled_bounds({call, inputs, cotangent}, s.tensor, s.index, profile, flush));
+          return out;
+        },
+        reads_profile);
+  });
+}
+
+}  // namespace gp

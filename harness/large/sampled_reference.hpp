@@ -1,0 +1,59 @@
+// A large case's reference at a seed (docs/scale.md): its full inputs and cotangent in the case
+// dtype, the sampled elements of the output and of every input's gradient, and per device profile
+// the reference's values and bounds there, each element from its slice (ref::element_slice):
+// the same value and the same bound the whole evaluation would give that element, at the cost of
+// the element alone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cases/case.hpp"
+#include "harness/check/context.hpp"
+#include "harness/check/profile_memo.hpp"
+#include "harness/large/sample.hpp"
+#include "reference/element_slice.hpp"
+#include "reference/reference.hpp"
+
+namespace gp {
+
+// One checked tensor: the output (ref::kOutputTensor) or input `tensor`'s gradient.
+struct SampledTensor {
+  int tensor = ref::kOutputTensor;
+  std::int64_t numel = 0;
+  std::vector<std::int64_t> index;  // the sample, ascending flat indices
+};
+
+struct SampledReference {
+  OpCall call;
+  std::vector<HostTensor> inputs;
+  HostTensor cotangent;
+  std::vector<SampledTensor> tensors;  // the output, then each differentiable input's gradient
+  ReferenceCache* cache = nullptr;
+  std::string cache_id;
+  std::uint64_t seed = 0;
+
+  // Per tensors[t]: the reference at its sampled elements, `err` the bound of a device with this
+  // profile (`flush`: it may flush subnormal results). Computed on first use, thread-safe.
+  const std::vector<ref::RefTensor>& bounded(const MathProfile* profile, bool flush) const;
+
+ private:
+  ProfileMemo<std::vector<ref::RefTensor>> bounded_;
+};
+
+SampledReference prepare_sampled_reference(const Case& c, const RunContext& run);
+
+// What the slices of a call gather from: its whole inputs and cotangent.
+struct SliceSource {
+  const OpCall& call;
+  const std::vector<HostTensor>& inputs;
+  const HostTensor& cotangent;
+};
+
+// The reference at elements `index` of `tensor` under `profile`: one bounded evaluation per
+// element's slice.
+ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::vector<std::int64_t>& index,
+                              const MathProfile* profile, bool flush);
+
+}  // namespace gp

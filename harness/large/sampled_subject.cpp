@@ -1,0 +1,97 @@
+#include "harness/large/sampled_subject.hpp"
+
+#include <chrono>
+
+#include "core/error.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/check/device_calls.hpp"
+#include "harness/check/judgement.hpp"
+#include "harness/check/tolerance.hpp"
+#include "harness/large/sampled_reference.hpp"
+
+namespace gp {
+
+namespace {
+
+HostTensor gather_host(const HostTensor& full, const std::vector<std::int64_t>& at) {
+  HostTensor part(full.dtype(), Shape{static_cast<std::int64_t>(at.size())});
+  for (std::size_t i = 0; i < at.size(); ++i) part.set(static_cast<std::int64_t>(i), full.get(at[i]));
+  return part;
+}
+
+class PreparedSampled final : public PreparedSubject {
+ public:
+  PreparedSampled(const Case& c, SampledReference r) : case_(c), reference_(std::move(r)) {}
+  // The reference's finite-difference checks at scale are not built yet (docs/scale.md): the
+  // large tier's reference is the small tier's, checked there, evaluated on slices.
+  std::vector<CheckResult> check_reference(const RunContext&) const override { return {}; }
+  std::vector<CheckResult> check_on(const DeviceContext& device, const RunContext& run) const override {
+    return check_sampled_on_backend(case_, device, reference_, run);
+  }
+  std::vector<HostTensor> run_on(const DeviceContext& device) const override {
+    return DeviceCalls(case_, *device.backend, *device.queue)
+        .forward_backward(reference_.inputs, reference_.cotangent)
+        .computed();
+  }
+
+ private:
+  const Case& case_;
+  SampledReference reference_;
+};
+
+}  // namespace
+
+SampledSubject::SampledSubject(const Case& c) : case_(c) {
+  if (!ref::has_element_slices(c.decl.op))
+    throw Error(c.id + ": the large tier needs element slices of " + std::string(gp::op_name(c.decl.op)) +
+                " (reference/element_slice.hpp)");
+  if (op_is_straight_through(c.decl.op))
+    throw Error(c.id + ": the large tier does not judge declared surrogate gradients");
+}
+
+std::string_view SampledSubject::op_name() const { return gp::op_name(case_.decl.op); }
+
+std::unique_ptr<PreparedSubject> SampledSubject::prepare(const RunContext& run) const {
+  return std::make_unique<PreparedSampled>(case_, prepare_sampled_reference(case_, run));
+}
+
+CheckResult SampledSubject::blank(const std::string& device_id, std::uint64_t seed) const {
+  return blank_result(case_, device_id, Direction::forward, -1, seed);
+}
+
+std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceContext& device,
+                                                  const SampledReference& reference, const RunContext& run) {
+  Backend& backend = *device.backend;
+  const bool ftz = backend.info().may_flush_subnormals;
+  std::vector<CheckResult> out;
+  try {
+    const MathProfile* math = backend.info().math;
+    if (!math) throw Error("backend " + device.id + " reports no math profile (DeviceInfo::math)");
+    const Tolerance tol = tolerance_for(c, *math, ftz);
+    const std::vector<ref::RefTensor>& bounded = reference.bounded(math, ftz);
+    const auto t0 = std::chrono::steady_clock::now();
+    DeviceCalls::Result results =
+        DeviceCalls(c, backend, *device.queue).forward_backward(reference.inputs, reference.cotangent);
+    const double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    for (std::size_t t = 0; t < reference.tensors.size(); ++t) {
+      const SampledTensor& s = reference.tensors[t];
+      const bool output = s.tensor == ref::kOutputTensor;
+      const HostTensor& full = output ? results.output : results.grads.at(static_cast<std::size_t>(s.tensor));
+      CheckResult r = blank_result(c, device.id, output ? Direction::forward : Direction::backward, s.tensor, run.seed);
+      const Comparison cmp =
+          compare_to_reference(bounded[t], gather_host(full, s.index), tol, c.dtype, {}, {&s.index, s.numel});
+      apply_comparison(r, cmp, bounded[t], c.decl.op);
+      r.tolerance = tol.describe();
+      r.time_ms = run_ms;
+      if (!output) require_repeatable(r, full, results.grads_again.at(static_cast<std::size_t>(s.tensor)));
+      out.push_back(std::move(r));
+    }
+    fail_on_device_reports(backend, out.front());
+  } catch (const std::exception& e) {
+    out.clear();
+    out.push_back(device_error_result(c, device.id, run.seed, e));
+  }
+  return out;
+}
+
+}  // namespace gp

@@ -1,0 +1,124 @@
+#include "reference/element_slice.hpp"
+
+#include <string>
+
+#include "core/error.hpp"
+
+namespace gp::ref {
+
+namespace {
+
+[[noreturn]] void refuse(const OpCall& call, const std::string& why) {
+  throw Error(std::string(op_name(call.kind)) + " (" + call.case_id + "): " + why);
+}
+
+// An elementwise op: element i reads element i of its input and of the cotangent.
+ElementSlice unary_slice(const OpCall& call, std::int64_t index) {
+  ElementSlice s;
+  s.call = make_call(call.kind, call.attrs, call.dtype, {Shape{1}}, call.case_id);
+  s.inputs = {{index}};
+  s.cotangent = {index};
+  return s;
+}
+
+// matmul and linear (reference/linalg.cpp): every element is one dot product, a row of one
+// operand against a column of the other (the bias one more term), and each gradient element is
+// one too. The slice keeps the operand order of each product and the order of the terms.
+//   C[b,i,j] = sum_p A[b,i,p] B[b,p,j]          slice A[b,i,:] (1 x k), B[b,:,j] (k x 1)
+//   dA[b,i,p] = sum_j dC[b,i,j] B[b,p,j]        slice A[b,i,p] (1 x 1), B[b,p,:] (1 x n), dC[b,i,:]
+//   dB[b,p,j] = sum_i A[b,i,p] dC[b,i,j]        slice A[b,:,p] (m x 1), B[b,p,j] (1 x 1), dC[b,:,j]
+// linear's W is n x k (W[j,p] in place of B[p,j]) and its bias gradient sums a column of dY.
+ElementSlice linalg_slice(const OpCall& call, int tensor, std::int64_t index) {
+  const MatmulDims d = matmul_dims(call);
+  const bool linear = call.kind == OpKind::linear;
+  auto a_at = [&](std::int64_t b, std::int64_t i, std::int64_t p) { return (b * d.m + i) * d.k + p; };
+  auto b_at = [&](std::int64_t b, std::int64_t p, std::int64_t j) {
+    return linear ? j * d.k + p : (b * d.k + p) * d.n + j;
+  };
+  auto c_at = [&](std::int64_t b, std::int64_t i, std::int64_t j) { return (b * d.m + i) * d.n + j; };
+  std::vector<std::int64_t> a, w, bias, c;
+  Shape sa, sb;
+  if (tensor == kOutputTensor) {
+    const std::int64_t b = index / (d.m * d.n), i = index / d.n % d.m, j = index % d.n;
+    for (std::int64_t p = 0; p < d.k; ++p) {
+      a.push_back(a_at(b, i, p));
+      w.push_back(b_at(b, p, j));
+    }
+    sa = Shape{1, d.k};
+    sb = linear ? Shape{1, d.k} : Shape{d.k, 1};
+    bias = {j};
+    c = {c_at(b, i, j)};
+  } else if (tensor == 0) {
+    const std::int64_t b = index / (d.m * d.k), i = index / d.k % d.m, p = index % d.k;
+    a = {a_at(b, i, p)};
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      w.push_back(b_at(b, p, j));
+      c.push_back(c_at(b, i, j));
+      bias.push_back(j);
+    }
+    sa = Shape{1, 1};
+    sb = linear ? Shape{d.n, 1} : Shape{1, d.n};
+  } else if (tensor == 1) {
+    std::int64_t b = 0, p = 0, j = 0;
+    if (linear) {
+      j = index / d.k;
+      p = index % d.k;
+    } else {
+      b = index / (d.k * d.n);
+      p = index / d.n % d.k;
+      j = index % d.n;
+    }
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      a.push_back(a_at(b, i, p));
+      c.push_back(c_at(b, i, j));
+    }
+    w = {b_at(b, p, j)};
+    bias = {j};
+    sa = Shape{d.m, 1};
+    sb = Shape{1, 1};
+  } else if (tensor == 2 && linear) {
+    const std::int64_t j = index;
+    for (std::int64_t i = 0; i < d.m; ++i) {
+      a.push_back(a_at(0, i, 0));
+      c.push_back(c_at(0, i, j));
+    }
+    w = {b_at(0, 0, j)};
+    bias = {j};
+    sa = Shape{d.m, 1};
+    sb = Shape{1, 1};
+  } else {
+    refuse(call, "no tensor " + std::to_string(tensor));
+  }
+  ElementSlice s;
+  std::vector<Shape> shapes = {sa, sb};
+  s.inputs = {std::move(a), std::move(w)};
+  if (linear) {
+    shapes.push_back(Shape{static_cast<std::int64_t>(bias.size())});
+    s.inputs.push_back(std::move(bias));
+  }
+  s.call = make_call(call.kind, call.attrs, call.dtype, std::move(shapes), call.case_id);
+  s.cotangent = std::move(c);
+  return s;
+}
+
+std::int64_t tensor_size(const OpCall& call, int tensor) {
+  return tensor == kOutputTensor ? call.output_shape.numel() : call.input_shapes.at(tensor).numel();
+}
+
+}  // namespace
+
+bool has_element_slices(OpKind op) {
+  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary;
+}
+
+ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
+  if (!has_element_slices(call.kind)) refuse(call, "has no element slices");
+  if (tensor < kOutputTensor || tensor >= static_cast<int>(call.input_shapes.size()))
+    refuse(call, "no tensor " + std::to_string(tensor));
+  if (index < 0 || index >= tensor_size(call, tensor))
+    refuse(call, "element " + std::to_string(index) + " outside tensor " + std::to_string(tensor));
+  if (call.kind == OpKind::matmul || call.kind == OpKind::linear) return linalg_slice(call, tensor, index);
+  return unary_slice(call, index);
+}
+
+}  // namespace gp::ref

@@ -1,0 +1,32 @@
+// Element slices: what one element of an op's output, or of one input's gradient, is computed
+// from. A slice is a call of the same op at small shapes, fed a gather of the full inputs and
+// cotangent, whose output or gradient holds that element's value from the same terms in the same
+// order: its Tracked bound is bit for bit the full evaluation's there (tests/unit/
+// test_element_slice.cpp). The large tier (docs/scale.md) evaluates its sampled elements so: a
+// GEMM element is one dot product, not the whole product.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/op.hpp"
+
+namespace gp::ref {
+
+// The output (kOutputTensor) or input k's gradient (k).
+inline constexpr int kOutputTensor = -1;
+
+struct ElementSlice {
+  OpCall call;                                    // the op at the slice's shapes
+  std::vector<std::vector<std::int64_t>> inputs;  // per input of `call`: flat indices into the full input
+  std::vector<std::int64_t> cotangent;            // flat indices into the full cotangent
+  std::int64_t element = 0;                       // the element in the slice's own output / gradient
+};
+
+// Whether the op has a slicing rule (a large case of an op without one cannot be checked).
+bool has_element_slices(OpKind op);
+// The slice of element `index` of `tensor` (kOutputTensor or an input's number) of `call`.
+// Throws gp::Error for an op without a rule or an index outside the tensor.
+ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index);
+
+}  // namespace gp::ref

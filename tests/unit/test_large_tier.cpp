@@ -1,0 +1,171 @@
+// The large tier (docs/scale.md): each sampled element's reference is its slice's, bit for bit
+// the whole evaluation's; the sample holds every tile boundary; a kernel wrong only in an edge
+// tile past 4096 fails the large case and passes the small tier; --scale picks the tiers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "cases/registry.hpp"
+#include "core/error.hpp"
+#include "harness/check/checker.hpp"
+#include "harness/large/sample.hpp"
+#include "harness/large/sampled_reference.hpp"
+#include "harness/large/sampled_subject.hpp"
+#include "harness/run/subjects.hpp"
+#include "support/fake_backend.hpp"
+
+namespace gp {
+namespace {
+
+using namespace fake_backend_names;
+using ::testing::HasSubstr;
+
+// Four ULPs for every library function: a profile whose budgets the unary slices must charge.
+class FourUlps final : public MathProfile {
+ public:
+  std::string source() const override { return "four ULPs everywhere (test)"; }
+  FnBudget budget(MathFn, DType, long double, long double, long double) const override { return {4, 0}; }
+};
+const FourUlps kFourUlps;
+
+const Case& case_named(const std::string& id) {
+  const Case* c = find_case(id);
+  if (!c) throw Error("missing case " + id);
+  return *c;
+}
+
+std::vector<std::int64_t> every_index(std::int64_t n) {
+  std::vector<std::int64_t> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) out[static_cast<std::size_t>(i)] = i;
+  return out;
+}
+
+void expect_same(const ref::RefTensor& whole, const ref::RefTensor& sliced, const std::string& what) {
+  ASSERT_EQ(whole.v.size(), sliced.v.size()) << what;
+  for (std::size_t i = 0; i < whole.v.size(); ++i) {
+    EXPECT_EQ(whole.v[i], sliced.v[i]) << what << " value " << i;
+    EXPECT_EQ(whole.err[i].det, sliced.err[i].det) << what << " det " << i;
+    EXPECT_EQ(whole.err[i].acc, sliced.err[i].acc) << what << " acc " << i;
+    EXPECT_EQ(whole.err[i].prob, sliced.err[i].prob) << what << " prob " << i;
+    EXPECT_EQ(whole.err[i].spec, sliced.err[i].spec) << what << " spec " << i;
+    if (::testing::Test::HasFailure()) return;  // one element says it
+  }
+}
+
+TEST(LargeTier, EverySlicedElementIsTheWholeEvaluationsBitForBit) {
+  for (const char* id :
+       {"matmul(shape=16x33|33x9,dtype=f32)", "matmul(shape=4x16x7|4x7x9,dtype=bf16)",
+        "matmul(shape=2x1x33|2x33x1,dtype=f64)", "linear(shape=16x33|9x33|9,dtype=f32)",
+        "linear(shape=7x1|5x1|5,dtype=f16)", "exp(shape=16x33,dtype=f32)", "tanh(shape=64x128,dtype=bf16)"}) {
+    const Case& c = case_named(id);
+    const ReferenceData data = prepare_reference(c, 3);
+    for (const MathProfile* profile : {static_cast<const MathProfile*>(&kFourUlps), &correctly_rounded_profile()}) {
+      const ref::Bounded& whole = data.bounded(profile);
+      expect_same(whole.output,
+                  sampled_bounds({c.call, data.inputs, data.cotangent}, ref::kOutputTensor,
+                                 every_index(whole.output.numel()), profile, false),
+                  std::string(id) + " output");
+      for (int k = 0; k < static_cast<int>(whole.grads.size()); ++k) {
+        if (whole.grads[static_cast<std::size_t>(k)].v.empty()) continue;
+        expect_same(whole.grads[static_cast<std::size_t>(k)],
+                    sampled_bounds({c.call, data.inputs, data.cotangent}, k,
+                                   every_index(whole.grads[static_cast<std::size_t>(k)].numel()), profile, false),
+                    std::string(id) + " gradient " + std::to_string(k));
+      }
+    }
+  }
+}
+
+TEST(LargeTier, TheSampleHoldsEveryTileBoundaryOfEachDimension) {
+  const std::vector<std::int64_t> b = boundary_indices(4097);
+  for (std::int64_t i : {0, 1, 15, 16, 17, 255, 256, 257, 4095, 4096})
+    EXPECT_TRUE(std::count(b.begin(), b.end(), i)) << i;
+  EXPECT_EQ(b.back(), 4096);
+  const Shape shape{33, 4097};
+  const std::vector<std::int64_t> sample = sample_elements(shape, SampleOptions{0}, 1, "test");
+  EXPECT_TRUE(std::is_sorted(sample.begin(), sample.end()));
+  std::set<std::int64_t> rows, columns;
+  for (std::int64_t i : sample) {
+    rows.insert(i / 4097);
+    columns.insert(i % 4097);
+  }
+  for (std::int64_t r : boundary_indices(33)) EXPECT_TRUE(rows.count(r)) << "row " << r;
+  for (std::int64_t c : b) EXPECT_TRUE(columns.count(c)) << "column " << c;
+  EXPECT_TRUE(std::count(sample.begin(), sample.end(), 33 * 4097 - 1)) << "the last element";
+  // Random elements come on top, from the seed.
+  EXPECT_GT(sample_elements(shape, SampleOptions{100}, 1, "test").size(), sample.size());
+  EXPECT_EQ(sample_elements(shape, SampleOptions{100}, 1, "test"),
+            sample_elements(shape, SampleOptions{100}, 1, "test"));
+}
+
+// A matmul kernel that mishandles the partial tile past 4096 along k: the first eight columns
+// of it (one vector of lanes) of dA come out 1e-3 too large (a tile's scale applied twice, say).
+// Every other element is exact.
+void edge_tile_backward(const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                        const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+  exact_backward(call, in, out, dout, grads);
+  const MatmulDims d = matmul_dims(call);
+  if (d.k <= 4096 || !grads[0]) return;
+  HostTensor& da = host(*grads[0]);
+  for (std::int64_t i = 0; i < d.batch * d.m; ++i)
+    for (std::int64_t p = 4096; p < std::min<std::int64_t>(d.k, 4104); ++p)
+      da.set(i * d.k + p, da.get(i * d.k + p) * (1 + 1e-3));
+}
+
+std::vector<CheckResult> checks_with_edge_tile_bug(const Case& c, bool large) {
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  ON_CALL(queue, backward).WillByDefault(Invoke(edge_tile_backward));
+  RunContext run{5};
+  run.sample.random = 0;  // the boundaries alone
+  if (large) return check_sampled_on_backend(c, {"fake", &backend, &queue}, prepare_sampled_reference(c, run), run);
+  return check_on_backend(c, {"fake", &backend, &queue}, prepare_reference(c, run.seed), run);
+}
+
+TEST(LargeTier, AnEdgeTileBugPastK4096FailsTheLargeCasesAndPassesTheSmallTier) {
+  // K = 4097: the partial tile is the last column. K = 4111: its first 8 of 15 columns, which
+  // no corner and no random element of a sample of 0 reaches: the tile boundaries do.
+  for (std::int64_t k : {4097, 4111}) {
+    const std::string id = "matmul(large,shape=33x" + std::to_string(k) + "|" + std::to_string(k) + "x31,dtype=f32)";
+    const std::vector<CheckResult> large = checks_with_edge_tile_bug(case_named(id), true);
+    ASSERT_EQ(large.size(), 3u);
+    EXPECT_EQ(large[0].verdict, Verdict::pass) << large[0].reason;
+    EXPECT_EQ(large[2].verdict, Verdict::pass) << large[2].reason;
+    EXPECT_EQ(large[1].verdict, Verdict::fail) << id;
+    EXPECT_GE(large[1].metrics.worst.index % k, 4096) << large[1].reason;
+    EXPECT_THAT(large[1].reason, HasSubstr("exceeds bound"));
+    EXPECT_LT(large[1].metrics.elements, large[1].metrics.tensor_elements);
+  }
+  // The small tier's longest inner size is 4096: no partial tile, nothing wrong.
+  for (const CheckResult& r :
+       checks_with_edge_tile_bug(case_named("matmul(long,shape=8x4096|4096x5,dtype=f32)"), false))
+    EXPECT_NE(r.verdict, Verdict::fail) << check_label(r) << ": " << r.reason;
+}
+
+TEST(LargeTier, ScaleSelectsTheTiers) {
+  auto count = [](Scale scale) {
+    Selection sel;
+    sel.scale = scale;
+    sel.ops = {"matmul"};
+    std::pair<int, int> small_large{0, 0};
+    for (const Subject* s : select_subjects(sel)) ++(s->tier() == Tier::large ? small_large.second : small_large.first);
+    return small_large;
+  };
+  const auto small = count(Scale::small), large = count(Scale::large), all = count(Scale::all);
+  EXPECT_GT(small.first, 0);
+  EXPECT_EQ(small.second, 0);
+  EXPECT_EQ(large.first, 0);
+  EXPECT_GT(large.second, 0);
+  EXPECT_EQ(all, std::make_pair(small.first, large.second));
+  EXPECT_EQ(parse_scale("all"), Scale::all);
+  EXPECT_THROW(parse_scale("huge"), UsageError);
+  for (const Case& c : large_cases()) {
+    EXPECT_TRUE(c.id.starts_with(std::string(op_name(c.decl.op)) + "(large,")) << c.id;
+    EXPECT_NO_THROW(SampledSubject{c}) << c.id;  // every large case's op has element slices
+  }
+}
+
+}  // namespace
+}  // namespace gp
