@@ -17,6 +17,18 @@ void declare_reduction_cases(CaseList& list) {
   // A row of one element has zero variance: nothing to check there.
   add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {.min_n = 2});
   add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {.base = unbiased, .min_n = 2});
+
+  // The large tier: one axis of 10^6 and 10^7 elements (a grid of work-groups, not one), and
+  // logsumexp over vocabulary-wide rows (cases/rowwise.cpp has softmax's).
+  const std::vector<Shape> long_axes = {Shape{1000000}, Shape{10000000}};
+  const AxisCases f32{.dtypes = {DType::f32}};
+  add_large_axis_cases(list, OpKind::sum, Domain::range(-5, 5), long_axes, f32);
+  add_large_axis_cases(list, OpKind::mean, Domain::range(-5, 5), long_axes, f32);
+  add_large_axis_cases(list, OpKind::max, Domain::of(Domain::Kind::unique_row_max, -5, 5, 0.05), long_axes, f32);
+  add_large_axis_cases(list, OpKind::variance, Domain::range(-5, 5), long_axes,
+                       {.base = unbiased, .dtypes = {DType::f32}});
+  add_large_axis_cases(list, OpKind::logsumexp, Domain::range(-10, 10),
+                       {Shape{8, 32000}, Shape{8, 50257}, Shape{4, 131072}}, f32);
 }
 
 }  // namespace gp

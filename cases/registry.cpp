@@ -89,6 +89,20 @@ void add_axis_cases(CaseList& list, OpKind op, Domain dom, const AxisCases& how)
   }
 }
 
+void add_large_axis_cases(CaseList& list, OpKind op, const Domain& dom, const std::vector<Shape>& shapes,
+                          const AxisCases& how) {
+  for (const Shape& shape : shapes) {
+    CaseDecl c;
+    c.op = op;
+    c.tier = Tier::large;
+    c.attrs = how.base;
+    c.attrs.axis = -1;
+    c.inputs = {{shape, dom}};
+    c.dtypes = how.dtypes;
+    list.add(std::move(c));
+  }
+}
+
 const std::vector<Shape>& elementwise_shapes() {
   static const std::vector<Shape> shapes = {Shape{1}, Shape{7}, Shape{127}, Shape{16, 33}, Shape{64, 128}};
   return shapes;

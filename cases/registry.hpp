@@ -41,4 +41,9 @@ struct AxisCases {
 };
 void add_axis_cases(CaseList& list, OpKind op, Domain dom, const AxisCases& how = {});
 
+// The large tier's cases of an op over the last axis of each of `shapes` (docs/scale.md), with
+// how.base's attributes, in how.dtypes.
+void add_large_axis_cases(CaseList& list, OpKind op, const Domain& dom, const std::vector<Shape>& shapes,
+                          const AxisCases& how = {});
+
 }  // namespace gp

@@ -47,6 +47,16 @@ void declare_rowwise_cases(CaseList& list) {
     list.add(std::move(c));
   }
 
+  // The large tier: rows as wide as language models' vocabularies (32,000, GPT-2's 50,257,
+  // 131,072), where a kernel's row no longer fits one work-group's pass.
+  const std::vector<Shape> vocabularies = {Shape{8, 32000}, Shape{8, 50257}, Shape{4, 131072}};
+  for (OpKind op : {OpKind::softmax, OpKind::log_softmax}) {
+    add_large_axis_cases(list, op, Domain::range(-8, 8), vocabularies, {.dtypes = {DType::f32}});
+    OpAttrs staged;
+    staged.staged = Staged::storage;
+    add_large_axis_cases(list, op, Domain::range(-8, 8), vocabularies,
+                         {.base = staged, .dtypes = {DType::f16, DType::bf16}});
+  }
   for (const Shape& x : {Shape{7}, Shape{127}, Shape{16, 33}, Shape{64, 128}, Shape{4, 7, 9}}) {
     Shape row{x[x.rank() - 1]};
     CaseDecl c;

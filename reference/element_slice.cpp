@@ -101,23 +101,65 @@ ElementSlice linalg_slice(const OpCall& call, int tensor, std::int64_t index) {
   return s;
 }
 
+// The reductions and softmax / log_softmax (reference/reduction.cpp, rowwise.cpp): each line
+// along attrs.axis is evaluated alone, from the same gathered row. The slice is the op over that
+// line as a 1-D tensor (axis 0); a reduction's output element is its line's one value and its
+// cotangent one element, a row-wise op's are the line itself.
+bool reduces(OpKind op) { return op_family(op) == OpFamily::reduction; }
+
+SliceKey axis_key(const OpCall& call, int tensor, std::int64_t index) {
+  const AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
+  if (tensor == kOutputTensor && reduces(call.kind)) return {index, 0};
+  const std::int64_t o = index / (s.n * s.inner), j = index / s.inner % s.n, i = index % s.inner;
+  return {o * s.inner + i, j};
+}
+
+ElementSlice axis_slice(const OpCall& call, int tensor, std::int64_t index) {
+  const AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
+  const SliceKey key = axis_key(call, tensor, index);
+  const std::int64_t o = key.line / s.inner, i = key.line % s.inner;
+  std::vector<std::int64_t> line(static_cast<std::size_t>(s.n));
+  for (std::int64_t j = 0; j < s.n; ++j) line[static_cast<std::size_t>(j)] = (o * s.n + j) * s.inner + i;
+  ElementSlice slice;
+  OpAttrs attrs = call.attrs;
+  attrs.axis = 0;
+  slice.call = make_call(call.kind, attrs, call.dtype, {Shape{s.n}}, call.case_id);
+  slice.cotangent = reduces(call.kind) ? std::vector<std::int64_t>{key.line} : line;
+  slice.inputs = {std::move(line)};
+  slice.element = key.element;
+  return slice;
+}
+
+bool axis_op(OpKind op) { return reduces(op) || op == OpKind::softmax || op == OpKind::log_softmax; }
+
 std::int64_t tensor_size(const OpCall& call, int tensor) {
   return tensor == kOutputTensor ? call.output_shape.numel() : call.input_shapes.at(tensor).numel();
 }
 
-}  // namespace
-
-bool has_element_slices(OpKind op) {
-  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary;
-}
-
-ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
+void require_element(const OpCall& call, int tensor, std::int64_t index) {
   if (!has_element_slices(call.kind)) refuse(call, "has no element slices");
   if (tensor < kOutputTensor || tensor >= static_cast<int>(call.input_shapes.size()))
     refuse(call, "no tensor " + std::to_string(tensor));
   if (index < 0 || index >= tensor_size(call, tensor))
     refuse(call, "element " + std::to_string(index) + " outside tensor " + std::to_string(tensor));
+}
+
+}  // namespace
+
+bool has_element_slices(OpKind op) {
+  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op);
+}
+
+SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
+  require_element(call, tensor, index);
+  if (axis_op(call.kind)) return axis_key(call, tensor, index);
+  return {index, 0};  // an element of its own
+}
+
+ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
+  require_element(call, tensor, index);
   if (call.kind == OpKind::matmul || call.kind == OpKind::linear) return linalg_slice(call, tensor, index);
+  if (axis_op(call.kind)) return axis_slice(call, tensor, index);
   return unary_slice(call, index);
 }
 

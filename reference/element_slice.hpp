@@ -23,8 +23,18 @@ struct ElementSlice {
   std::int64_t element = 0;                       // the element in the slice's own output / gradient
 };
 
-// Whether the op has a slicing rule (a large case of an op without one cannot be checked).
+// Which slice holds an element and where: elements with one `line` share their slice (a row of
+// a softmax, the line of a reduction), so that a sample evaluates each line once.
+struct SliceKey {
+  std::int64_t line = 0;
+  std::int64_t element = 0;  // ElementSlice::element
+};
+
+// Whether the op has a slicing rule (a large case of an op without one cannot be checked):
+// matmul and linear, the unary ops, the reductions and softmax / log_softmax over one axis.
 bool has_element_slices(OpKind op);
+// The key of element `index` of `tensor`, without gathering anything.
+SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index);
 // The slice of element `index` of `tensor` (kOutputTensor or an input's number) of `call`.
 // Throws gp::Error for an op without a rule or an index outside the tensor.
 ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index);

@@ -29,8 +29,28 @@ std::vector<std::int64_t> boundary_indices(std::int64_t n) {
   return out;
 }
 
+std::vector<std::int64_t> extreme_indices(const HostTensor& x) {
+  const std::int64_t numel = x.numel();
+  if (numel == 0) return {};
+  const std::int64_t row = x.shape().rank() > 0 ? x.shape()[x.shape().rank() - 1] : 1;
+  const std::int64_t rows = numel / row;
+  const std::int64_t length = rows > kExtremeRows ? numel : row;
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(2 * (numel / length)));
+  for (std::int64_t first = 0; first < numel; first += length) {
+    std::int64_t high = first, low = first;
+    for (std::int64_t i = first + 1; i < first + length; ++i) {
+      if (x.get(i) > x.get(high)) high = i;
+      if (x.get(i) < x.get(low)) low = i;
+    }
+    out.push_back(high);
+    out.push_back(low);
+  }
+  return out;
+}
+
 std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOptions& options, std::uint64_t seed,
-                                          std::string_view stream) {
+                                          std::string_view stream, const std::vector<std::int64_t>& extremes) {
   const std::int64_t numel = shape.numel();
   std::vector<std::int64_t> out;
   if (numel == 0) return out;
@@ -38,7 +58,7 @@ std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOption
   std::vector<std::vector<std::int64_t>> candidates(static_cast<std::size_t>(rank));
   for (int d = 0; d < rank; ++d) candidates[static_cast<std::size_t>(d)] = boundary_indices(shape[d]);
   std::vector<std::int64_t> at(static_cast<std::size_t>(rank));
-  std::size_t total = static_cast<std::size_t>(options.random) + (std::size_t{1} << rank);
+  std::size_t total = static_cast<std::size_t>(options.random) + (std::size_t{1} << rank) + extremes.size();
   for (const auto& c : candidates) total += c.size();
   out.reserve(total);
   // Candidate c of dimension d, the others at their candidates (c * (e + 1) + e) in turn.
@@ -57,6 +77,7 @@ std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOption
     for (int d = 0; d < rank; ++d) at[static_cast<std::size_t>(d)] = (corner >> d) & 1 ? shape[d] - 1 : 0;
     out.push_back(flat(shape, at));
   }
+  out.insert(out.end(), extremes.begin(), extremes.end());
   Rng rng = Rng::for_case(seed, stream, "sample");
   for (std::int64_t r = 0; r < options.random; ++r)
     out.push_back(static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(numel))));

@@ -4,8 +4,8 @@
 // for every multiple t m (m = 16 covers the tiles of 16, 32, 64, 128 and 256: their edges are
 // multiples of 16), the start of the last partial tile among them; each candidate is sampled once
 // with the other dimensions at their own candidates in turn, so every boundary row meets
-// boundary columns and no dimension is left at 0. Then every corner, then `random` elements
-// drawn from the seed. Sorted and unique: a tensor with fewer elements than the sample is
+// boundary columns and no dimension is left at 0. Then every corner, the inputs' extremes, then
+// `random` elements drawn from the seed. Sorted and unique: a tensor with fewer elements than the sample is
 // compared whole.
 #pragma once
 
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
+#include "core/tensor.hpp"
 #include "harness/check/context.hpp"
 
 namespace gp {
@@ -22,8 +23,15 @@ namespace gp {
 std::vector<std::int64_t> boundary_indices(std::int64_t n);
 
 // The flat indices of the sample of a tensor of `shape`, ascending; `stream` names the tensor
-// (the case id and which tensor) so that each gets its own random elements.
+// (the case id and which tensor) so that each gets its own random elements. `extremes` (the
+// inputs' own, extreme_indices) are added: where a max sends its gradient, where an elementwise
+// op meets its largest argument.
 std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOptions& options, std::uint64_t seed,
-                                          std::string_view stream);
+                                          std::string_view stream, const std::vector<std::int64_t>& extremes = {});
+
+// The largest and the smallest element of every row (along the last dimension) of `x`, or of
+// the whole tensor when it has more than kExtremeRows rows.
+inline constexpr std::int64_t kExtremeRows = 65536;
+std::vector<std::int64_t> extreme_indices(const HostTensor& x);
 
 }  // namespace gp

@@ -1,5 +1,7 @@
 #include "harness/large/sampled_reference.hpp"
 
+#include <map>
+
 #include "harness/check/inputs.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/check/reference_cache.hpp"
@@ -21,19 +23,25 @@ ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::
                               const MathProfile* profile, bool flush) {
   ref::RefTensor out;
   out.shape = Shape{static_cast<std::int64_t>(index.size())};
-  out.v.reserve(index.size());
-  out.err.reserve(index.size());
-  for (std::int64_t i : index) {
-    const ref::ElementSlice s = ref::element_slice(source.call, tensor, i);
+  out.v.resize(index.size());
+  out.err.resize(index.size());
+  // The sampled elements of one line share its slice: evaluated once.
+  std::map<std::int64_t, std::vector<std::size_t>> by_line;
+  for (std::size_t k = 0; k < index.size(); ++k)
+    by_line[ref::slice_key(source.call, tensor, index[k]).line].push_back(k);
+  for (const auto& [line, positions] : by_line) {
+    const ref::ElementSlice s = ref::element_slice(source.call, tensor, index[positions.front()]);
     std::vector<ref::RefTensor> in;
     in.reserve(s.inputs.size());
     for (std::size_t k = 0; k < s.inputs.size(); ++k)
       in.push_back(gather(source.inputs[k], s.inputs[k], s.call.input_shapes[k]));
     const ref::RefTensor dout = gather(source.cotangent, s.cotangent, s.call.output_shape);
     const ref::RefTensor t = ref::bounded_tensor(s.call, in, dout, tensor, profile, flush);
-    const auto e = static_cast<std::size_t>(s.element);
-    out.v.push_back(t.v.at(e));
-    out.err.push_back(t.err.at(e));
+    for (std::size_t k : positions) {
+      const auto e = static_cast<std::size_t>(ref::slice_key(source.call, tensor, index[k]).element);
+      out.v[k] = t.v.at(e);
+      out.err[k] = t.err.at(e);
+    }
   }
   return out;
 }
@@ -49,8 +57,16 @@ SampledReference prepare_sampled_reference(const Case& c, const RunContext& run)
     r.inputs = make_inputs(c, run.seed);
     r.cotangent = make_cotangent(c, run.seed);
   }
+  // The extremes of every input of the tensor's shape: a max's gradient lives at one of them.
   auto add = [&](int tensor, const Shape& shape, const std::string& name) {
-    r.tensors.push_back({tensor, shape.numel(), sample_elements(shape, run.sample, run.seed, c.id + " " + name)});
+    std::vector<std::int64_t> extremes;
+    for (const HostTensor& x : r.inputs)
+      if (x.shape() == shape) {
+        const std::vector<std::int64_t> e = extreme_indices(x);
+        extremes.insert(extremes.end(), e.begin(), e.end());
+      }
+    r.tensors.push_back(
+        {tensor, shape.numel(), sample_elements(shape, run.sample, run.seed, c.id + " " + name, extremes)});
   };
   add(ref::kOutputTensor, c.call.output_shape, "output");
   for (int k = 0; k < static_cast<int>(c.call.input_shapes.size()); ++k)

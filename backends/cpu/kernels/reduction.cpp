@@ -11,9 +11,7 @@ namespace {
 
 template <typename T>
 T lane_sum(const Lane<const T*>& v) {
-  T s = 0;
-  for (std::int64_t j = 0; j < v.n; ++j) s += v[j];
-  return s;
+  return pairwise_sum<T>(0, v.n, [&](std::int64_t j) { return v[j]; });
 }
 
 template <typename T>
@@ -53,9 +51,8 @@ void reduction_forward(const ForwardArgs<T>& a) {
         }();
         break;
       case OpKind::variance: {  // two passes: the mean first, then squared deviations
-        T mu = lane_sum(v) / n, acc = 0;
-        for (std::int64_t j = 0; j < v.n; ++j) acc += (v[j] - mu) * (v[j] - mu);
-        y = acc / divisor;
+        const T mu = lane_sum(v) / n;
+        y = pairwise_sum<T>(0, v.n, [&](std::int64_t j) { return (v[j] - mu) * (v[j] - mu); }) / divisor;
         break;
       }
       default:

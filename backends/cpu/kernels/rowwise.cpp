@@ -24,12 +24,9 @@ bool centred(const OpCall& call) { return call.kind == OpKind::layer_norm; }
 
 template <typename T>
 RowStats<T> row_stats(const T* x, std::int64_t n, T eps, bool centred) {
-  T sum = 0;
-  if (centred)
-    for (std::int64_t j = 0; j < n; ++j) sum += x[j];
-  T mean = sum / static_cast<T>(n);
-  T sq = 0;
-  for (std::int64_t j = 0; j < n; ++j) sq += (x[j] - mean) * (x[j] - mean);
+  const T sum = centred ? pairwise_sum<T>(0, n, [&](std::int64_t j) { return x[j]; }) : T(0);
+  const T mean = sum / static_cast<T>(n);
+  const T sq = pairwise_sum<T>(0, n, [&](std::int64_t j) { return (x[j] - mean) * (x[j] - mean); });
   return {mean, T(1) / std::sqrt(sq / static_cast<T>(n) + eps)};
 }
 
@@ -245,8 +242,7 @@ void rowwise_backward(const BackwardArgs<T>& a) {
         softmax_vjp_lane(y, g, dx, T(1));
         break;
       case OpKind::log_softmax: {  // dx = g - softmax(x) sum(g), softmax(x) = e^y
-        T gsum = 0;
-        for (std::int64_t j = 0; j < s.n; ++j) gsum += g[j];
+        const T gsum = pairwise_sum<T>(0, s.n, [&](std::int64_t j) { return g[j]; });
         for (std::int64_t j = 0; j < s.n; ++j) dx[j] = g[j] - std::exp(y[j]) * gsum;
         break;
       }
