@@ -29,6 +29,12 @@ std::vector<std::int64_t> boundary_indices(std::int64_t n) {
   return out;
 }
 
+HostTensor gather_elements(const HostTensor& full, const std::vector<std::int64_t>& at, const Shape& shape) {
+  HostTensor part(full.dtype(), shape);
+  for (std::size_t i = 0; i < at.size(); ++i) part.set(static_cast<std::int64_t>(i), full.get(at[i]));
+  return part;
+}
+
 std::vector<std::int64_t> extreme_indices(const HostTensor& x) {
   const std::int64_t numel = x.numel();
   if (numel == 0) return {};

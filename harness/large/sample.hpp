@@ -29,6 +29,9 @@ std::vector<std::int64_t> boundary_indices(std::int64_t n);
 std::vector<std::int64_t> sample_elements(const Shape& shape, const SampleOptions& options, std::uint64_t seed,
                                           std::string_view stream, const std::vector<std::int64_t>& extremes = {});
 
+// Elements `at` of `full` as a tensor of `shape` (at.size() elements), in the same dtype.
+HostTensor gather_elements(const HostTensor& full, const std::vector<std::int64_t>& at, const Shape& shape);
+
 // The largest and the smallest element of every row (along the last dimension) of `x`, or of
 // the whole tensor when it has more than kExtremeRows rows.
 inline constexpr std::int64_t kExtremeRows = 65536;

@@ -12,9 +12,7 @@ namespace {
 
 // The elements `at` of a full tensor, as a tensor of `shape` widened to the reference.
 ref::RefTensor gather(const HostTensor& full, const std::vector<std::int64_t>& at, const Shape& shape) {
-  HostTensor part(full.dtype(), shape);
-  for (std::size_t i = 0; i < at.size(); ++i) part.set(static_cast<std::int64_t>(i), full.get(at[i]));
-  return ref::RefTensor::from_host(part);
+  return ref::RefTensor::from_host(gather_elements(full, at, shape));
 }
 
 }  // namespace

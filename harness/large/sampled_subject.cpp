@@ -7,17 +7,12 @@
 #include "harness/check/device_calls.hpp"
 #include "harness/check/judgement.hpp"
 #include "harness/check/tolerance.hpp"
+#include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 
 namespace gp {
 
 namespace {
-
-HostTensor gather_host(const HostTensor& full, const std::vector<std::int64_t>& at) {
-  HostTensor part(full.dtype(), Shape{static_cast<std::int64_t>(at.size())});
-  for (std::size_t i = 0; i < at.size(); ++i) part.set(static_cast<std::int64_t>(i), full.get(at[i]));
-  return part;
-}
 
 class PreparedSampled final : public PreparedSubject {
  public:
@@ -78,8 +73,9 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       const bool output = s.tensor == ref::kOutputTensor;
       const HostTensor& full = output ? results.output : results.grads.at(static_cast<std::size_t>(s.tensor));
       CheckResult r = blank_result(c, device.id, output ? Direction::forward : Direction::backward, s.tensor, run.seed);
-      const Comparison cmp =
-          compare_to_reference(bounded[t], gather_host(full, s.index), tol, c.dtype, {}, {&s.index, s.numel});
+      const Comparison cmp = compare_to_reference(
+          bounded[t], gather_elements(full, s.index, Shape{static_cast<std::int64_t>(s.index.size())}), tol, c.dtype,
+          {}, {&s.index, s.numel});
       apply_comparison(r, cmp, bounded[t], c.decl.op);
       r.tolerance = tol.describe();
       r.time_ms = run_ms;

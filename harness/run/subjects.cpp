@@ -61,6 +61,14 @@ const std::vector<std::unique_ptr<Subject>>& all_subjects() {
     for (const Case& c : all_cases()) out.push_back(std::make_unique<PrimitiveSubject>(c));
     for (const Composite& c : all_composites())
       out.push_back(std::make_unique<CompositeSubject>(c, c.decl.training ? kTrainingKind : kModelKind));
+    return out;
+  }();
+  return subjects;
+}
+
+const std::vector<std::unique_ptr<Subject>>& large_subjects() {
+  static const std::vector<std::unique_ptr<Subject>> subjects = [] {
+    std::vector<std::unique_ptr<Subject>> out;
     for (const Case& c : large_cases()) out.push_back(std::make_unique<SampledSubject>(c));
     return out;
   }();
@@ -70,7 +78,8 @@ const std::vector<std::unique_ptr<Subject>>& all_subjects() {
 const Subject* find_subject(const std::string& id) {
   static const std::unordered_map<std::string, const Subject*> by_id = [] {
     std::unordered_map<std::string, const Subject*> out;
-    for (const auto& s : all_subjects()) out.emplace(s->id(), s.get());
+    for (const auto* tier : {&all_subjects(), &large_subjects()})
+      for (const auto& s : *tier) out.emplace(s->id(), s.get());
     return out;
   }();
   auto it = by_id.find(id);
@@ -90,13 +99,16 @@ std::vector<const Subject*> select_subjects(const Selection& sel) {
   };
   std::vector<const Subject*> out;
   std::size_t index = 0;
-  for (const auto& s : all_subjects()) {
-    const bool tier_taken = sel.scale == Scale::all || (sel.scale == Scale::large) == (s->tier() == Tier::large);
-    if (!tier_taken || !listed(sel.ops, s->op_name()) || !listed(sel.dtypes, dtype_name(s->dtype())) ||
+  std::vector<const Subject*> candidates;
+  if (sel.scale != Scale::large)
+    for (const auto& s : all_subjects()) candidates.push_back(s.get());
+  if (sel.scale != Scale::small)
+    for (const auto& s : large_subjects()) candidates.push_back(s.get());
+  for (const Subject* s : candidates) {
+    if (!listed(sel.ops, s->op_name()) || !listed(sel.dtypes, dtype_name(s->dtype())) ||
         !std::regex_search(s->id(), re))
       continue;
-    if (static_cast<int>(index++ % static_cast<std::size_t>(sel.shard_count)) == sel.shard_index - 1)
-      out.push_back(s.get());
+    if (static_cast<int>(index++ % static_cast<std::size_t>(sel.shard_count)) == sel.shard_index - 1) out.push_back(s);
   }
   return out;
 }

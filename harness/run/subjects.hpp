@@ -31,12 +31,16 @@ struct Selection {
 // Parses "I/N" (1 <= I <= N); throws UsageError naming the bad value.
 void parse_shard(const std::string& text, Selection& sel);
 
-// The primitive cases in registry order, then the models and training runs, then the large tier.
+// The small tier's primitive cases in registry order, then the models and training runs: the
+// default run, the ctest parity suite.
 const std::vector<std::unique_ptr<Subject>>& all_subjects();
+// The large tier's cases (docs/scale.md), selected with --scale large or all.
+const std::vector<std::unique_ptr<Subject>>& large_subjects();
+// A subject of either tier by its id.
 const Subject* find_subject(const std::string& id);
 
-// The subjects a selection picks, in registry order, every N-th for a shard. Throws UsageError
-// for unknown op or dtype names (listing the valid ones) and for a malformed regex.
+// The subjects a selection picks (the tiers --scale names, small first), in registry order, every N-th for a shard.
+// Throws UsageError for unknown op or dtype names (listing the valid ones) and for a malformed regex.
 std::vector<const Subject*> select_subjects(const Selection& sel);
 // The models and training runs among them whose name --op gives: the audits that cost a model
 // check per node and fault (selftest) or per sampled node (oracle) take a model only when named.
