@@ -35,13 +35,16 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30));
 }
 
-// --scale, --op, --dtype and --filter: the case selection every multi-case command takes.
-void add_selection(CLI::App* cmd, gp::Selection& sel) {
-  cmd->add_option_function<std::string>(
-         "--scale", [&sel](const std::string& v) { sel.scale = gp::parse_scale(v); },
-         "tiers: small (default; every element checked), large (production sizes, a sample of each tensor "
-         "checked: docs/scale.md), all")
-      ->check(CLI::IsMember({"small", "large", "all"}));
+// --op, --dtype and --filter: the case selection every multi-case command takes; --scale where
+// the command runs large cases (run, stress; selftest and the oracle read a case's whole
+// reference, which the large tier does not have).
+void add_selection(CLI::App* cmd, gp::Selection& sel, bool scales = false) {
+  if (scales)
+    cmd->add_option_function<std::string>(
+           "--scale", [&sel](const std::string& v) { sel.scale = gp::parse_scale(v); },
+           "tiers: small (default; every element checked), large (production sizes, a sample of each tensor "
+           "checked: docs/scale.md), all")
+        ->check(CLI::IsMember({"small", "large", "all"}));
   cmd->add_option("--op", sel.ops, "ops (comma-separated)")->delimiter(',');
   cmd->add_option("--dtype", sel.dtypes, "dtypes: f16, bf16, f32, f64")->delimiter(',');
   cmd->add_option("--filter", sel.filter, "regex searched in case ids");
@@ -68,7 +71,7 @@ int main(int argc, char** argv) {
   gp::cli::RunCommand run;
   auto* run_cmd = app.add_subcommand("run", "run the parity suite and write reports");
   add_common(run_cmd, run.common, true);
-  add_selection(run_cmd, run.selection);
+  add_selection(run_cmd, run.selection, true);
   run_cmd->add_flag("!--no-isolate", run.isolate,
                     "run a plugin's cases in this process (by default a child process runs them, so that a crash is "
                     "one case's ERROR)");
@@ -110,7 +113,7 @@ int main(int argc, char** argv) {
   auto* stress_child = app.add_subcommand("stress-child", "")->group("");  // hidden: one mode, run by `stress`
   for (auto* cmd : {stress_cmd, stress_child}) {
     add_common(cmd, stress.common, true);
-    add_selection(cmd, stress.selection);
+    add_selection(cmd, stress.selection, true);
     cmd->add_option("--mode", stress.modes, "shared, per-thread, churn (default: all)")->delimiter(',');
     cmd->add_option("--threads", stress.threads, "threads at once (default: max(4, 2 x cores))")
         ->check(CLI::Range(1, 1024));
