@@ -32,6 +32,7 @@ std::vector<std::string> child_args(const StressCommand& cmd, const std::string&
   if (!cmd.selection.ops.empty()) a.insert(a.end(), {"--op", join(cmd.selection.ops)});
   if (!cmd.selection.dtypes.empty()) a.insert(a.end(), {"--dtype", join(cmd.selection.dtypes)});
   if (!cmd.selection.filter.empty()) a.insert(a.end(), {"--filter", cmd.selection.filter});
+  if (cmd.selection.scale != Scale::small) a.insert(a.end(), {"--scale", scale_name(cmd.selection.scale)});
   if (!cmd.common.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", cmd.common.backend.cache_dir});
   if (!cmd.inject.empty()) a.insert(a.end(), {"--inject", cmd.inject});
   if (!cmd.progress) a.push_back("--no-progress");

@@ -29,13 +29,13 @@ class PreparedPrimitive final : public PreparedSubject {
 
 }  // namespace
 
-std::string_view PrimitiveSubject::op_name() const { return gp::op_name(case_.decl.op); }
+std::string_view CaseSubject::op_name() const { return gp::op_name(case_.decl.op); }
 
 std::unique_ptr<PreparedSubject> PrimitiveSubject::prepare(const RunContext& run) const {
   return std::make_unique<PreparedPrimitive>(case_, prepare_reference(case_, run.seed, run.reference_cache));
 }
 
-CheckResult PrimitiveSubject::blank(const std::string& device_id, std::uint64_t seed) const {
+CheckResult CaseSubject::blank(const std::string& device_id, std::uint64_t seed) const {
   return blank_result(case_, device_id, Direction::forward, -1, seed);
 }
 

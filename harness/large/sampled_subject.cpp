@@ -36,7 +36,7 @@ class PreparedSampled final : public PreparedSubject {
 
 }  // namespace
 
-SampledSubject::SampledSubject(const Case& c) : case_(c) {
+SampledSubject::SampledSubject(const Case& c) : CaseSubject(c) {
   if (!ref::has_element_slices(c.decl.op))
     throw Error(c.id + ": the large tier needs element slices of " + std::string(gp::op_name(c.decl.op)) +
                 " (reference/element_slice.hpp)");
@@ -44,14 +44,8 @@ SampledSubject::SampledSubject(const Case& c) : case_(c) {
     throw Error(c.id + ": the large tier does not judge declared surrogate gradients");
 }
 
-std::string_view SampledSubject::op_name() const { return gp::op_name(case_.decl.op); }
-
 std::unique_ptr<PreparedSubject> SampledSubject::prepare(const RunContext& run) const {
   return std::make_unique<PreparedSampled>(case_, prepare_sampled_reference(case_, run));
-}
-
-CheckResult SampledSubject::blank(const std::string& device_id, std::uint64_t seed) const {
-  return blank_result(case_, device_id, Direction::forward, -1, seed);
 }
 
 std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceContext& device,

@@ -5,27 +5,17 @@
 // only: primitive_case() is null here.
 #pragma once
 
-#include "harness/check/subject.hpp"
+#include "harness/check/primitive_subject.hpp"
 
 namespace gp {
 
-class SampledSubject final : public Subject {
+class SampledSubject final : public CaseSubject {
  public:
   // Throws gp::Error for a case the large tier cannot check (an op without element slices, a
   // straight-through op whose declared surrogate the sample does not judge).
   explicit SampledSubject(const Case& c);
-  SubjectKind kind() const override { return SubjectKind::primitive; }
-  const std::string& id() const override { return case_.id; }
-  std::string_view op_name() const override;
-  DType dtype() const override { return case_.dtype; }
-  Support supports(Backend& backend) const override { return backend.supports(case_.call); }
   std::unique_ptr<PreparedSubject> prepare(const RunContext& run) const override;
-  CheckResult blank(const std::string& device_id, std::uint64_t seed) const override;
   Tier tier() const override { return Tier::large; }
-  const Case& large_case() const { return case_; }
-
- private:
-  const Case& case_;
 };
 
 // Every sampled comparison of a large case on one device: the output and each gradient (a

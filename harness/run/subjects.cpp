@@ -39,6 +39,18 @@ void require_known_names(const Selection& sel) {
 
 }  // namespace
 
+const char* scale_name(Scale scale) {
+  switch (scale) {
+    case Scale::small:
+      return "small";
+    case Scale::large:
+      return "large";
+    case Scale::all:
+      return "all";
+  }
+  return "small";
+}
+
 Scale parse_scale(const std::string& text) {
   if (text == "small") return Scale::small;
   if (text == "large") return Scale::large;

@@ -19,6 +19,7 @@ namespace gp {
 enum class Scale : std::uint8_t { small, large, all };
 // "small" | "large" | "all"; throws UsageError naming the bad value.
 Scale parse_scale(const std::string& text);
+const char* scale_name(Scale scale);
 
 struct Selection {
   std::vector<std::string> ops;          // --op: op or model names
