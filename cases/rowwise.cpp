@@ -30,6 +30,24 @@ void add_bspline_cases(CaseList& list, int order, int grid, const std::vector<Sh
   }
 }
 
+// layer_norm (with its weight and bias) and rms_norm (with its weight) over rows of x's last
+// axis. rms_norm's dtypes are the catalog's defaults in the small tier.
+void add_norm_cases(CaseList& list, const Shape& x, Tier tier, const std::vector<DType>& layer_norm_dtypes) {
+  Shape row{x[x.rank() - 1]};
+  CaseDecl c;
+  c.op = OpKind::layer_norm;
+  c.tier = tier;
+  c.inputs = {{x, Domain::range(-5, 5)}, {row, Domain::range(0.5, 2)}, {row, Domain::range(-1, 1)}};
+  c.dtypes = layer_norm_dtypes;
+  list.add(std::move(c));
+  CaseDecl r;
+  r.op = OpKind::rms_norm;
+  r.tier = tier;
+  r.inputs = {{x, Domain::range(-5, 5)}, {row, Domain::range(0.5, 2)}};
+  if (tier == Tier::large) r.dtypes = layer_norm_dtypes;
+  list.add(std::move(r));
+}
+
 }  // namespace
 
 void declare_rowwise_cases(CaseList& list) {
@@ -57,18 +75,10 @@ void declare_rowwise_cases(CaseList& list) {
     add_large_axis_cases(list, op, Domain::range(-8, 8), vocabularies,
                          {.base = staged, .dtypes = {DType::f16, DType::bf16}});
   }
-  for (const Shape& x : {Shape{7}, Shape{127}, Shape{16, 33}, Shape{64, 128}, Shape{4, 7, 9}}) {
-    Shape row{x[x.rank() - 1]};
-    CaseDecl c;
-    c.op = OpKind::layer_norm;
-    c.inputs = {{x, Domain::range(-5, 5)}, {row, Domain::range(0.5, 2)}, {row, Domain::range(-1, 1)}};
-    c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
-    list.add(std::move(c));
-    CaseDecl r;
-    r.op = OpKind::rms_norm;
-    r.inputs = {{x, Domain::range(-5, 5)}, {row, Domain::range(0.5, 2)}};
-    list.add(std::move(r));
-  }
+  for (const Shape& x : {Shape{7}, Shape{127}, Shape{16, 33}, Shape{64, 128}, Shape{4, 7, 9}})
+    add_norm_cases(list, x, Tier::small, {DType::f32, DType::f64, DType::f16, DType::bf16});
+  // The large tier: rows of 8,192 and 16,384 (a transformer's hidden sizes).
+  for (const Shape& x : {Shape{8, 8192}, Shape{8, 16384}}) add_norm_cases(list, x, Tier::large, {DType::f32});
   for (double tau : {0.5, 1.0, 2.0}) {
     for (const Shape& s : {Shape{7}, Shape{16, 33}, Shape{64, 128}}) {
       CaseDecl c;

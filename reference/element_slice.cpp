@@ -132,6 +132,40 @@ ElementSlice axis_slice(const OpCall& call, int tensor, std::int64_t index) {
 
 bool axis_op(OpKind op) { return reduces(op) || op == OpKind::softmax || op == OpKind::log_softmax; }
 
+// layer_norm and rms_norm (reference/layer_norm.cpp) over rows of the last axis: an output or
+// input gradient element is its row's (the op over that row as a 1 x N tensor, with the whole
+// weight and bias); a weight or bias gradient element sums a column over every row, each term
+// from its row's statistics, so its slice is the whole call, one line for the whole tensor.
+bool norm_op(OpKind op) { return op == OpKind::layer_norm || op == OpKind::rms_norm; }
+
+bool row_of_norm(int tensor) { return tensor == kOutputTensor || tensor == 0; }
+
+SliceKey norm_key(const OpCall& call, int tensor, std::int64_t index) {
+  const std::int64_t n = call.input_shapes[0][call.input_shapes[0].rank() - 1];
+  return row_of_norm(tensor) ? SliceKey{index / n, index % n} : SliceKey{0, index};
+}
+
+ElementSlice norm_slice(const OpCall& call, int tensor, std::int64_t index) {
+  const std::int64_t n = call.input_shapes[0][call.input_shapes[0].rank() - 1];
+  const SliceKey key = norm_key(call, tensor, index);
+  auto span = [](std::int64_t first, std::int64_t count) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = first + i;
+    return v;
+  };
+  ElementSlice slice;
+  std::vector<Shape> shapes = call.input_shapes;
+  const bool row = row_of_norm(tensor);
+  if (row) shapes[0] = Shape{1, n};
+  const std::int64_t x_count = row ? n : call.input_shapes[0].numel();
+  slice.inputs.push_back(span(row ? key.line * n : 0, x_count));
+  for (std::size_t k = 1; k < call.input_shapes.size(); ++k) slice.inputs.push_back(span(0, n));
+  slice.cotangent = span(row ? key.line * n : 0, x_count);
+  slice.call = make_call(call.kind, call.attrs, call.dtype, std::move(shapes), call.case_id);
+  slice.element = key.element;
+  return slice;
+}
+
 std::int64_t tensor_size(const OpCall& call, int tensor) {
   return tensor == kOutputTensor ? call.output_shape.numel() : call.input_shapes.at(tensor).numel();
 }
@@ -147,12 +181,14 @@ void require_element(const OpCall& call, int tensor, std::int64_t index) {
 }  // namespace
 
 bool has_element_slices(OpKind op) {
-  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op);
+  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op) ||
+         norm_op(op);
 }
 
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
   require_element(call, tensor, index);
   if (axis_op(call.kind)) return axis_key(call, tensor, index);
+  if (norm_op(call.kind)) return norm_key(call, tensor, index);
   return {index, 0};  // an element of its own
 }
 
@@ -160,6 +196,7 @@ ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
   require_element(call, tensor, index);
   if (call.kind == OpKind::matmul || call.kind == OpKind::linear) return linalg_slice(call, tensor, index);
   if (axis_op(call.kind)) return axis_slice(call, tensor, index);
+  if (norm_op(call.kind)) return norm_slice(call, tensor, index);
   return unary_slice(call, index);
 }
 

@@ -31,7 +31,8 @@ struct SliceKey {
 };
 
 // Whether the op has a slicing rule (a large case of an op without one cannot be checked):
-// matmul and linear, the unary ops, the reductions and softmax / log_softmax over one axis.
+// matmul and linear, the unary ops, the reductions and softmax / log_softmax over one axis,
+// layer_norm and rms_norm.
 bool has_element_slices(OpKind op);
 // The key of element `index` of `tensor`, without gathering anything.
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index);

@@ -1,6 +1,8 @@
 // Reductions over one axis, softmax / log_softmax / gumbel_softmax, layer_norm and the losses
-// (rowwise.comp: one work group per row of core's split_at_axis view); bspline_basis, one
-// invocation per value (its row of bases needs no reduction).
+// (rowwise.comp: one work group per row of core's split_at_axis view, or per chunk of a long
+// row); bspline_basis, one invocation per value (its row of bases needs no reduction).
+#include <vector>
+
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -15,7 +17,8 @@ struct RowPush {
   std::uint32_t mean_reduction, chunk_rows;
   AttrBits eps, tau;
   float eps_f, tau_f;
-  std::uint32_t order, grid;  // bspline_basis
+  std::uint32_t order, grid;            // bspline_basis
+  std::uint32_t chunks = 1, phase = 0;  // a long row's groups, and the phase of this dispatch
 };
 
 Spec spec_of(const RowPush& p) { return {p.op, p.backward}; }
@@ -74,6 +77,29 @@ RowPush row_push(const OpCall& c, bool backward) {
 std::uint64_t rows(const RowPush& p) { return std::uint64_t{p.outer} * p.inner; }
 std::uint64_t value_groups(const RowPush& p) { return (std::uint64_t{p.outer} + 255) / 256; }  // WG 256
 
+// Rows up to this many elements are one work group's (128 iterations of its 256 invocations);
+// longer ones are split into chunks of at most this many. Every row of the small tier is whole.
+constexpr std::uint32_t kChunkElements = 32768;
+constexpr std::uint32_t kRowPhases = 4;         // rowwise.comp's PHASE_MAX .. PHASE_WRITES
+constexpr std::uint32_t kPartialsPerChunk = 6;  // rowwise.comp's PARTIALS
+constexpr std::uint32_t kPartialsBinding = 10;  // rowwise.comp's partials_
+
+// The row-wise dispatch of `p` over every row: one dispatch of whole rows, or one per phase when
+// the rows are split (the recorder's barrier between dispatches orders the phases).
+void dispatch_rows(Recorder& rec, DType dt, std::initializer_list<Bind> binds, RowPush p) {
+  p.chunks = (p.n + kChunkElements - 1) / kChunkElements;
+  if (p.chunks <= 1) {
+    p.chunks = 1;
+    rec.dispatch_groups("rowwise", dt, binds, p, rows(p));
+    return;
+  }
+  const std::uint64_t groups = rows(p) * p.chunks;
+  VulkanBuffer& partials = rec.scratch(compute_dtype(dt), static_cast<std::int64_t>(groups * kPartialsPerChunk));
+  std::vector<Bind> with_partials(binds);
+  with_partials.push_back({kPartialsBinding, &partials});
+  for (p.phase = 0; p.phase < kRowPhases; ++p.phase) rec.dispatch_groups("rowwise", dt, with_partials, p, groups);
+}
+
 }  // namespace
 
 void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
@@ -83,29 +109,29 @@ void forward_rowwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer&
     case OpKind::gumbel_softmax:
     case OpKind::mse_loss:
     case OpKind::bce_with_logits:
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, rows(p));
+      dispatch_rows(rec, dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p);
       return;
     case OpKind::layer_norm:
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, &out}}, p, rows(p));
+      dispatch_rows(rec, dt, {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, &out}}, p);
       return;
     case OpKind::rms_norm:
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, rows(p));
+      dispatch_rows(rec, dt, {{0, in[0]}, {1, in[1]}, {3, &out}}, p);
       return;
     case OpKind::bspline_basis:
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {3, &out}}, p, value_groups(p));
       return;
     case OpKind::cross_entropy: {
       VulkanBuffer& losses = rec.scratch(compute_dtype(dt), p.outer);
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {8, &losses}, {9, in[1]}}, p, rows(p));
+      dispatch_rows(rec, dt, {{0, in[0]}, {8, &losses}, {9, in[1]}}, p);
       RowPush m = p;  // second pass: the mean of the per-row losses
       m.op = ROP_CROSS_ENTROPY_MEAN;
       m.n = p.outer;
       m.outer = m.inner = 1;
-      rec.dispatch_groups("rowwise", dt, {{3, &out}, {8, &losses}}, m, 1);
+      dispatch_rows(rec, dt, {{3, &out}, {8, &losses}}, m);
       return;
     }
     default:
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {3, &out}}, p, rows(p));
+      dispatch_rows(rec, dt, {{0, in[0]}, {3, &out}}, p);
       return;
   }
 }
@@ -121,17 +147,17 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
   };
   switch (call.kind) {
     case OpKind::gumbel_softmax:
-      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, grads[0]}}, p, rows(p));
+      if (grads[0]) dispatch_rows(rec, dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, grads[0]}}, p);
       return;
     case OpKind::mse_loss:
     case OpKind::bce_with_logits: {
       VulkanBuffer& d0 = grad_or_scratch(0);
       VulkanBuffer& d1 = grad_or_scratch(1);
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &d0}, {6, &d1}}, p, 1);
+      dispatch_rows(rec, dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &d0}, {6, &d1}}, p);
       return;
     }
     case OpKind::cross_entropy:
-      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}, {9, in[1]}}, p, rows(p));
+      if (grads[0]) dispatch_rows(rec, dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}, {9, in[1]}}, p);
       return;
     case OpKind::bspline_basis:
       if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {5, grads[0]}}, p, value_groups(p));
@@ -152,7 +178,7 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       const std::int64_t scratch = 2 * (std::int64_t{data_rows} + (params ? std::int64_t{q.outer} * cols : 0));
       VulkanBuffer& stats = rec.scratch(compute_dtype(dt), scratch);
       VulkanBuffer& dx = grad_or_scratch(0);
-      rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &dx}, {8, &stats}}, p, data_rows);
+      dispatch_rows(rec, dt, {{0, in[0]}, {1, in[1]}, {4, &dout}, {5, &dx}, {8, &stats}}, p);
       if (!params) return;
       rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {4, &dout}, {8, &stats}}, q, tiles.groups());
       q.op = ROP_LAYER_NORM_PARAMS_SUM;
@@ -162,7 +188,7 @@ void backward_rowwise(Recorder& rec, const OpCall& call, Inputs in, const Vulkan
       return;
     }
     default:
-      if (grads[0]) rec.dispatch_groups("rowwise", dt, {{0, in[0]}, {3, &out}, {4, &dout}, {5, grads[0]}}, p, rows(p));
+      if (grads[0]) dispatch_rows(rec, dt, {{0, in[0]}, {3, &out}, {4, &dout}, {5, grads[0]}}, p);
       return;
   }
 }

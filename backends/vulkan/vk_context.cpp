@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "vk_errors.hpp"
 #include "vk_layer_lock.hpp"
+#include "vk_pipelines.hpp"    // kMaxBindings
 #include "vulkan_backend.hpp"  // vk_testing: fault-injection hooks
 
 namespace gp::vk {
@@ -150,13 +151,17 @@ DeviceFacts describe(VkPhysicalDevice pd, std::uint32_t instance_api) {
       break;
     }
   }
-  f.usable = compute && f.api_version >= VK_API_VERSION_1_1 && f.subgroup_arithmetic;
+  const std::uint32_t storage_buffers = f.props.limits.maxPerStageDescriptorStorageBuffers;
+  f.usable = compute && f.api_version >= VK_API_VERSION_1_1 && f.subgroup_arithmetic && storage_buffers >= kMaxBindings;
   if (!compute)
     f.unusable_reason = "no compute queue";
   else if (f.api_version < VK_API_VERSION_1_1)
     f.unusable_reason = "Vulkan 1.1 required, device has " + version_string(f.api_version);
-  else if (!f.usable)
+  else if (!f.subgroup_arithmetic)
     f.unusable_reason = "no subgroup arithmetic in compute shaders (the reductions use it)";
+  else if (!f.usable)
+    f.unusable_reason = "maxPerStageDescriptorStorageBuffers is " + std::to_string(storage_buffers) +
+                        ", the shaders bind " + std::to_string(kMaxBindings);
 
   DeviceInfo& info = f.info;
   info.backend = "vulkan";

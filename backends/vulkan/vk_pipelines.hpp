@@ -25,7 +25,7 @@
 
 namespace gp::vk {
 
-inline constexpr std::uint32_t kMaxBindings = 10;
+inline constexpr std::uint32_t kMaxBindings = 11;
 inline constexpr std::uint32_t kPushConstantBytes = 128;
 
 // Values of a dispatch's specialization constants SPEC_OP and SPEC_MODE.

@@ -45,8 +45,8 @@ VulkanBuffer& Recorder::scratch(DType dtype, std::int64_t count) {
   return *scratch_.back();
 }
 
-void Recorder::record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds,
-                      PushBlock push, WorkGroups groups) {
+void Recorder::record(std::string_view family, DType dtype, Spec spec, std::span<const Bind> binds, PushBlock push,
+                      WorkGroups groups) {
   Context& c = *shared_.ctx;
   VkPipeline pipeline = shared_.pipelines->get(family, dtype, spec, case_id_);
 

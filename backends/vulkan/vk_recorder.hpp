@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,11 +44,16 @@ class Recorder {
   // One dispatch of `family`'s pipeline for `dtype` with a linear number of work groups
   // (spread over a 2-D grid when it exceeds 65535; shaders use group_linear()).
   template <typename Push>
-  void dispatch_groups(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
+  void dispatch_groups(std::string_view family, DType dtype, std::span<const Bind> binds, const Push& push,
                        std::uint64_t groups) {
     static_assert(sizeof(Push) <= kPushConstantBytes);
     auto [gx, gy] = grid(groups);
     record(family, dtype, spec_of(push), binds, {&push, sizeof(Push)}, {gx, gy, 1});
+  }
+  template <typename Push>
+  void dispatch_groups(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
+                       std::uint64_t groups) {
+    dispatch_groups(family, dtype, std::span<const Bind>(binds.begin(), binds.size()), push, groups);
   }
   // The elementwise shaders (common.glsl's item()): ELEMS_PER_INVOCATION items per invocation,
   // `local` invocations per work group.
@@ -62,7 +68,8 @@ class Recorder {
   void dispatch_3d(std::string_view family, DType dtype, std::initializer_list<Bind> binds, const Push& push,
                    WorkGroups groups) {
     static_assert(sizeof(Push) <= kPushConstantBytes);
-    record(family, dtype, spec_of(push), binds, {&push, sizeof(Push)}, groups);
+    record(family, dtype, spec_of(push), std::span<const Bind>(binds.begin(), binds.size()), {&push, sizeof(Push)},
+           groups);
   }
 
   // Declares that the next dispatches write `b` (canaries are checked after the submit; for
@@ -83,7 +90,7 @@ class Recorder {
     const void* data;
     std::size_t bytes;
   };
-  void record(std::string_view family, DType dtype, Spec spec, std::initializer_list<Bind> binds, PushBlock push,
+  void record(std::string_view family, DType dtype, Spec spec, std::span<const Bind> binds, PushBlock push,
               WorkGroups groups);
   void barrier();
 

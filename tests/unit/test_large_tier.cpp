@@ -64,7 +64,8 @@ TEST(LargeTier, EverySlicedElementIsTheWholeEvaluationsBitForBit) {
         "max(axis=-1,keepdim=0,shape=16x33,dtype=f32)", "logsumexp(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
         "variance(axis=-1,keepdim=0,correction=1,shape=16x33,dtype=f64)", "softmax(axis=0,shape=16x33,dtype=f32)",
         "softmax(axis=-1,staged=storage,shape=64x128,dtype=bf16)",
-        "log_softmax(axis=-1,saturating,shape=16x33,dtype=bf16)"}) {
+        "log_softmax(axis=-1,saturating,shape=16x33,dtype=bf16)", "layer_norm(eps=1e-05,shape=4x7x9|9|9,dtype=bf16)",
+        "rms_norm(eps=1e-05,shape=16x33|33,dtype=f32)"}) {
     const Case& c = case_named(id);
     const ReferenceData data = prepare_reference(c, 3);
     for (const MathProfile* profile : {static_cast<const MathProfile*>(&kFourUlps), &correctly_rounded_profile()}) {

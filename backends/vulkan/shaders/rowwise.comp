@@ -5,6 +5,14 @@
 // shared-memory reductions (reduce.glsl). Backward passes recompute row statistics in C precision
 // instead of reading the stored (possibly 16-bit) forward output.
 //
+// A long row is split into pc.chunks chunks of consecutive elements, one group each, and the host
+// dispatches the phases one after the other (PHASE_*): a group reduces its chunk into partials_,
+// and every group of the next phase combines its row's partials in chunk order (the same order
+// in every group, so a row's statistics are the same everywhere and do not depend on timing).
+// One group per row of 10^7 elements ran 39,063 iterations per loop and invocation, past the
+// loop limit of lavapipe (llvmpipe ends a shader's loops after 65,535 iterations, shared between
+// them), and left a GPU with one busy group per row.
+//
 // layer_norm's dw and db are column sums over the rows: column tiles as in binary.comp (a group
 // sums a chunk of rows for 32 neighbouring columns, coalesced) into partials, then a pass that
 // adds the chunks in order.
@@ -33,6 +41,8 @@ BUF(7, db_)     // gradient of input 2
 layout(std430, set = 0, binding = 8) buffer Buf8 { C scratch_[]; };  // per-row stats / losses;
                                                                      // then layer_norm's dw/db partials
 IBUF(9, target_)  // cross_entropy class indices
+layout(std430, set = 0, binding = 10) buffer Buf10 { C partials_[]; };  // split rows: per chunk
+                                                                        // max, stage-1 and -2 sums
 
 layout(push_constant) uniform Push {
   uint op;
@@ -49,6 +59,8 @@ layout(push_constant) uniform Push {
   float tau_f;
   uint order;  // bspline_basis degree (pc.n = grid + order bases per value)
   uint grid;
+  uint chunks;  // groups per row; with more than one, `phase` says which pass this is
+  uint phase;
 } pc;
 #define OP SPEC_OR_PUSH(SPEC_OP, pc.op)
 #define BWD (SPEC_OR_PUSH(SPEC_MODE, pc.backward) != 0u)
@@ -56,7 +68,15 @@ layout(push_constant) uniform Push {
 #include "reduce.glsl"
 #include "bspline.glsl"
 
-uint lid, row;
+uint lid, row, chunk;
+uint begin, end;  // this group's elements of the row: [begin, end)
+// The invocation that writes a row's scalars (its first group's first invocation).
+bool leader() { return lid == 0u && chunk == 0u; }
+
+const uint PHASE_MAX = 0u, PHASE_STAGE1 = 1u, PHASE_STAGE2 = 2u, PHASE_WRITES = 3u;
+const uint PARTIALS = 6u;  // per chunk: the max (and a slot unused), stage-1 sums, stage-2 sums
+bool split() { return pc.chunks > 1u; }
+uint row_partial_at(uint c, uint k) { return (row * pc.chunks + c) * PARTIALS + k; }
 
 uint row_base, row_stride;  // element j of this row is at row_base + j * row_stride
 uint at(uint j) { return row_base + j * row_stride; }
@@ -166,22 +186,22 @@ void forward_writes(C m, C2 s1, C2 s2) {
   switch (OP) {
     case GP_OP_sum:
     case GP_OP_mean:
-      if (lid == 0u) y_[row] = FROM_C(OP == GP_OP_mean ? mean : s1.x);
+      if (leader()) y_[row] = FROM_C(OP == GP_OP_mean ? mean : s1.x);
       return;
     case GP_OP_max:
-      if (lid == 0u) y_[row] = FROM_C(m);
+      if (leader()) y_[row] = FROM_C(m);
       return;
     case GP_OP_logsumexp:
-      if (lid == 0u) y_[row] = FROM_C(m + m_log1p(exp_rest(s1)));
+      if (leader()) y_[row] = FROM_C(m + m_log1p(exp_rest(s1)));
       return;
     case GP_OP_variance:
-      if (lid == 0u) y_[row] = FROM_C(s2.x / (n - C(pc.correction)));
+      if (leader()) y_[row] = FROM_C(s2.x / (n - C(pc.correction)));
       return;
     case GP_OP_softmax:
     case GP_OP_gumbel_softmax:
     case GP_OP_log_softmax: {
       C log_s = m_log1p(exp_rest(s1)), s = exp_sum(s1);
-      for (uint j = lid; j < pc.n; j += WG) {
+      for (uint j = begin + lid; j < end; j += WG) {
         // `precise`: NVIDIA's compiler otherwise forms v - (m + log_s), whose rounding of m + log_s
         // (u |m|) is 7e-15 at f64 logits of 80, where the result may be 2e-7
         precise C shifted = (V(j) - m) - log_s;
@@ -192,7 +212,7 @@ void forward_writes(C m, C2 s1, C2 s2) {
     case GP_OP_layer_norm:
     case GP_OP_rms_norm: {
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
-      for (uint j = lid; j < pc.n; j += WG) {
+      for (uint j = begin + lid; j < end; j += WG) {
         if (centred()) {
           y_[at(j)] = FROM_C((X(j) - mean) * rstd * TO_C(w_[j]) + TO_C(bias_[j]));
         } else {
@@ -202,17 +222,17 @@ void forward_writes(C m, C2 s1, C2 s2) {
       return;
     }
     case GP_OP_cross_entropy:  // per-row loss into scratch; ROP_CROSS_ENTROPY_MEAN averages
-      if (lid == 0u) {
+      if (leader()) {
         precise C loss = (m - X(uint(target_[row]))) + m_log1p(exp_rest(s1));  // as log_softmax's
         scratch_[row] = loss;
       }
       return;
     case ROP_CROSS_ENTROPY_MEAN:
     case GP_OP_bce_with_logits:
-      if (lid == 0u) y_[0] = FROM_C(mean);
+      if (leader()) y_[0] = FROM_C(mean);
       return;
     case GP_OP_mse_loss:
-      if (lid == 0u) y_[0] = FROM_C(pc.mean_reduction != 0u ? mean : s1.x);
+      if (leader()) y_[0] = FROM_C(pc.mean_reduction != 0u ? mean : s1.x);
       return;
   }
 }
@@ -224,44 +244,44 @@ void backward_writes(C m, C2 s1, C2 s2) {
     case GP_OP_sum:
     case GP_OP_mean: {
       C gv = TO_C(g_[row]) / (OP == GP_OP_mean ? n : K(1.0));
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv);
+      for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(gv);
       return;
     }
     case GP_OP_max: {  // the maximum is unique by construction: the gradient goes to it
       C ymax = TO_C(y_[row]), gv = TO_C(g_[row]);
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(X(j) == ymax ? gv : K(0.0));
+      for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(X(j) == ymax ? gv : K(0.0));
       return;
     }
     case GP_OP_logsumexp: {
       C gv = TO_C(g_[row]);
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(gv * m_exp(X(j) - m) / exp_sum(s1));
+      for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(gv * m_exp(X(j) - m) / exp_sum(s1));
       return;
     }
     case GP_OP_variance: {
       C k = K(2.0) * TO_C(g_[row]) / (n - C(pc.correction));
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(k * (X(j) - mean));
+      for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(k * (X(j) - mean));
       return;
     }
     case GP_OP_softmax:
     case GP_OP_gumbel_softmax: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
       C scale = OP == GP_OP_gumbel_softmax ? K(1.0) / tau() : K(1.0);
-      for (uint j = lid; j < pc.n; j += WG)
+      for (uint j = begin + lid; j < end; j += WG)
         dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / exp_sum(s1) * (G(j) - s2.x));
       return;
     }
     case GP_OP_log_softmax:  // dx = g - softmax * sum g
-      for (uint j = lid; j < pc.n; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / exp_sum(s1) * s2.x);
+      for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(G(j) - m_exp(V(j) - m) / exp_sum(s1) * s2.x);
       return;
     case GP_OP_layer_norm:
     case GP_OP_rms_norm: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w (rms_norm: no mean d)
       C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
       if (!centred()) mean = K(0.0);
       C mean_d = centred() ? s1.y / n : K(0.0), mean_dx = rstd * s2.y / n;
-      for (uint j = lid; j < pc.n; j += WG) {
+      for (uint j = begin + lid; j < end; j += WG) {
         C xhat = (X(j) - mean) * rstd;
         dx_[at(j)] = FROM_C(rstd * (G(j) * TO_C(w_[j]) - mean_d - xhat * mean_dx));
       }
-      if (lid == 0u) {  // for the dw / db pass
+      if (leader()) {  // for the dw / db pass
         scratch_[2u * row] = mean;
         scratch_[2u * row + 1u] = rstd;
       }
@@ -270,7 +290,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
     case GP_OP_cross_entropy: {  // dlogits = g / B * (softmax - onehot(target))
       C k = TO_C(g_[0]) / C(pc.outer), s = exp_sum(s1);
       uint t = uint(target_[row]);
-      for (uint j = lid; j < pc.n; j += WG) {
+      for (uint j = begin + lid; j < end; j += WG) {
         C xj = X(j), p = m_exp(xj - m) / s;
         // at a target holding the maximum, p - 1 = -rest / S (the subtraction would cancel)
         C d = j != t ? p : (xj == m ? -exp_rest(s1) / s : p - K(1.0));
@@ -280,7 +300,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
     }
     case GP_OP_mse_loss: {
       C k = K(2.0) * TO_C(g_[0]) / (pc.mean_reduction != 0u ? n : K(1.0));
-      for (uint j = lid; j < pc.n; j += WG) {
+      for (uint j = begin + lid; j < end; j += WG) {
         C d = k * (TO_C(x_[j]) - TO_C(w_[j]));
         dx_[j] = FROM_C(d);
         dw_[j] = FROM_C(-d);
@@ -289,7 +309,7 @@ void backward_writes(C m, C2 s1, C2 s2) {
     }
     case GP_OP_bce_with_logits: {
       C k = TO_C(g_[0]) / n;
-      for (uint j = lid; j < pc.n; j += WG) {
+      for (uint j = begin + lid; j < end; j += WG) {
         C x = TO_C(x_[j]);
         dx_[j] = FROM_C(k * (m_sigmoid(x) - TO_C(w_[j])));
         dw_[j] = FROM_C(-k * x);
@@ -332,6 +352,31 @@ void layer_norm_params_sum() {
   db_[col] = FROM_C(s.y);
 }
 
+// A statistic of a split row from its chunks' partials, combined in chunk order.
+C combined_max() {
+  C r = partials_[row_partial_at(0u, 0u)];
+  for (uint c = 1u; c < pc.chunks; ++c) r = max(r, partials_[row_partial_at(c, 0u)]);
+  return r;
+}
+C2 combined_sum(uint k) {
+  C2 r = C2(K(0.0));
+  for (uint c = 0u; c < pc.chunks; ++c) r += C2(partials_[row_partial_at(c, k)], partials_[row_partial_at(c, k + 1u)]);
+  return r;
+}
+void store_partial(uint k, C2 v) {
+  if (lid != 0u) return;
+  partials_[row_partial_at(chunk, k)] = v.x;
+  partials_[row_partial_at(chunk, k + 1u)] = v.y;
+}
+bool phase_needed(uint phase) {
+  switch (phase) {
+    case PHASE_MAX: return needs_max();
+    case PHASE_STAGE1: return needs_stage1();
+    case PHASE_STAGE2: return needs_stage2();
+  }
+  return true;
+}
+
 void main() {
   lid = gl_LocalInvocationID.x;
   row = group_linear();  // uniform per group, so barriers are reached by all or none
@@ -340,26 +385,59 @@ void main() {
     case ROP_LAYER_NORM_PARAMS_SUM: layer_norm_params_sum(); return;
     case GP_OP_bspline_basis: bspline_basis(); return;
   }
+  chunk = row % pc.chunks;
+  row /= pc.chunks;
   if (row >= pc.outer * pc.inner) return;
   row_base = (row / pc.inner) * pc.n * pc.inner + row % pc.inner;
   row_stride = pc.inner;
+  uint span = (pc.n + pc.chunks - 1u) / pc.chunks;
+  begin = min(chunk * span, pc.n);
+  end = min(begin + span, pc.n);
+  // Whole rows run every phase in this one dispatch; a split row's phase P combines the
+  // statistics of the phases before it, reduces its own into partials_ and ends.
+  bool whole = !split();
+  if (!whole && !phase_needed(pc.phase)) return;
 
   C m = K(0.0);
   C2 s1 = C2(K(0.0)), s2 = C2(K(0.0));
   if (needs_max()) {
-    C local_max = C(-1.0 / 0.0);
-    for (uint j = lid; j < pc.n; j += WG) local_max = max(local_max, V(j));
-    m = group_max(local_max);
+    if (!whole && pc.phase > PHASE_MAX) {
+      m = combined_max();
+    } else {
+      C local_max = C(-1.0 / 0.0);
+      for (uint j = begin + lid; j < end; j += WG) local_max = max(local_max, V(j));
+      m = group_max(local_max);
+      if (!whole) {
+        store_partial(0u, C2(m, K(0.0)));
+        return;
+      }
+    }
   }
   if (needs_stage1()) {
-    C2 acc = C2(K(0.0));
-    for (uint j = lid; j < pc.n; j += WG) acc += stage1(j, m);
-    s1 = group_sum2(acc);
+    if (!whole && pc.phase > PHASE_STAGE1) {
+      s1 = combined_sum(2u);
+    } else {
+      C2 acc = C2(K(0.0));
+      for (uint j = begin + lid; j < end; j += WG) acc += stage1(j, m);
+      s1 = group_sum2(acc);
+      if (!whole) {
+        store_partial(2u, s1);
+        return;
+      }
+    }
   }
   if (needs_stage2()) {
-    C2 acc = C2(K(0.0));
-    for (uint j = lid; j < pc.n; j += WG) acc += stage2(j, m, s1);
-    s2 = group_sum2(acc);
+    if (!whole && pc.phase > PHASE_STAGE2) {
+      s2 = combined_sum(4u);
+    } else {
+      C2 acc = C2(K(0.0));
+      for (uint j = begin + lid; j < end; j += WG) acc += stage2(j, m, s1);
+      s2 = group_sum2(acc);
+      if (!whole) {
+        store_partial(4u, s2);
+        return;
+      }
+    }
   }
   if (BWD) backward_writes(m, s1, s2);
   else forward_writes(m, s1, s2);

@@ -1,0 +1,182 @@
+// Rows longer than one work group takes (dispatch_rowwise.cpp's kChunkElements): split into
+// chunks whose partial statistics the next phase combines. Whole-row formulas in double on the
+// host are the reference; the tolerances are those of a sum of a few thousand terms in f64, far
+// below what a lost or doubled chunk would change.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+
+#include "vulkan_test_util.hpp"
+
+namespace gp {
+namespace {
+
+using vktest::run;
+
+class VulkanLongRowsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cache_dir_ = vktest::temp_cache_dir("long_rows");
+    std::string why;
+    backend_ = vktest::make_backend(cache_dir_, why);
+    if (!backend_) GTEST_SKIP() << why;
+  }
+  void TearDown() override {
+    if (!backend_) return;
+    for (const auto& m : backend_->take_validation_messages()) ADD_FAILURE() << "validation: " << m;
+    EXPECT_TRUE(backend_->take_canary_violations().empty());
+    backend_.reset();
+    std::filesystem::remove_all(cache_dir_);
+  }
+  static OpCall call(OpKind k, DType dt, std::vector<Shape> shapes, OpAttrs a = {}) {
+    return make_call(k, std::move(a), dt, std::move(shapes), std::string(op_name(k)));
+  }
+  std::string cache_dir_;
+  std::unique_ptr<VulkanBackend> backend_;
+};
+
+// A tensor of `shape` whose element i is f(i).
+HostTensor filled(DType dt, const Shape& shape, const std::function<double(std::int64_t)>& f) {
+  HostTensor t(dt, shape);
+  for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, f(i));
+  return t;
+}
+
+// Values in [1, 2) that differ from element to element without a pattern a chunk could share.
+double wavy(std::int64_t i) {
+  return 1.5 + 0.5 * std::sin(0.37 * static_cast<double>(i) + 0.001 * static_cast<double>(i % 977));
+}
+
+void expect_close(const HostTensor& got, const std::vector<double>& want, double rel, const char* what) {
+  ASSERT_EQ(got.numel(), static_cast<std::int64_t>(want.size())) << what;
+  double scale = 0;
+  for (double w : want) scale = std::max(scale, std::abs(w));
+  int reported = 0;
+  for (std::int64_t i = 0; i < got.numel() && reported < 5; ++i) {
+    const double w = want[static_cast<std::size_t>(i)];
+    if (std::abs(got.get(i) - w) > rel * scale) {
+      ADD_FAILURE() << what << " element " << i << ": " << got.get(i) << ", want " << w;
+      ++reported;
+    }
+  }
+}
+
+// The lavapipe failure that split rows fix: one group striding over 6e6 elements ended its loop
+// part-way (349,456 instead of 6,000,000).
+TEST_F(VulkanLongRowsTest, SumOfSixMillionOnesCountsEveryOne) {
+  const Shape s{6'000'000};
+  const HostTensor ones = filled(DType::f32, s, [](std::int64_t) { return 1.0; });
+  expect_close(run(*backend_, call(OpKind::sum, DType::f32, {s}), {ones}).out, {6e6}, 0, "sum");
+  const auto last_is_largest = filled(DType::f32, s, [&](std::int64_t i) { return i + 1 == s[0] ? 5.0 : 0.0; });
+  auto r = run(*backend_, call(OpKind::max, DType::f32, {s}), {last_is_largest});
+  expect_close(r.out, {5}, 0, "max");
+  std::vector<double> grad(static_cast<std::size_t>(s[0]), 0.0);
+  grad.back() = 1;
+  expect_close(r.grads[0], grad, 0, "max gradient");
+}
+
+// Rows of 70,001 elements (three chunks, the last one partial) that are 3 apart: axis 1 of
+// [2, 70001, 3], every statistic's forward and backward.
+TEST_F(VulkanLongRowsTest, SplitStridedRowsMatchWholeRowFormulas) {
+  const std::int64_t O = 2, N = 70'001, I = 3;
+  const Shape s{O, N, I};
+  const HostTensor x = filled(DType::f64, s, wavy);
+  const HostTensor g = filled(DType::f64, s, [](std::int64_t i) { return std::cos(0.11 * static_cast<double>(i)); });
+  auto at = [&](std::int64_t o, std::int64_t j, std::int64_t i) { return (o * N + j) * I + i; };
+  OpAttrs a;
+  a.axis = 1;
+  a.correction = 1;
+  std::vector<double> sum(O * I), var(O * I), lse(O * I), soft(O * N * I), dsoft(O * N * I), dlog(O * N * I);
+  for (std::int64_t o = 0; o < O; ++o)
+    for (std::int64_t i = 0; i < I; ++i) {
+      double s1 = 0, m = -INFINITY;
+      for (std::int64_t j = 0; j < N; ++j) s1 += x.get(at(o, j, i)), m = std::max(m, x.get(at(o, j, i)));
+      double mean = s1 / N, s2 = 0, se = 0, gp = 0, gsum = 0;
+      for (std::int64_t j = 0; j < N; ++j) {
+        const double v = x.get(at(o, j, i));
+        s2 += (v - mean) * (v - mean);
+        se += std::exp(v - m);
+      }
+      for (std::int64_t j = 0; j < N; ++j) {
+        soft[at(o, j, i)] = std::exp(x.get(at(o, j, i)) - m) / se;
+        gp += g.get(at(o, j, i)) * soft[at(o, j, i)];
+        gsum += g.get(at(o, j, i));
+      }
+      for (std::int64_t j = 0; j < N; ++j) {
+        dsoft[at(o, j, i)] = soft[at(o, j, i)] * (g.get(at(o, j, i)) - gp);
+        dlog[at(o, j, i)] = g.get(at(o, j, i)) - soft[at(o, j, i)] * gsum;
+      }
+      sum[o * I + i] = s1;
+      var[o * I + i] = s2 / (N - 1);
+      lse[o * I + i] = m + std::log(se);
+    }
+  const double rel = 1e-12;
+  expect_close(run(*backend_, call(OpKind::sum, DType::f64, {s}, a), {x}).out, sum, rel, "sum");
+  expect_close(run(*backend_, call(OpKind::variance, DType::f64, {s}, a), {x}).out, var, rel, "variance");
+  expect_close(run(*backend_, call(OpKind::logsumexp, DType::f64, {s}, a), {x}).out, lse, rel, "logsumexp");
+  auto rs = run(*backend_, call(OpKind::softmax, DType::f64, {s}, a), {x}, &g);
+  expect_close(rs.out, soft, rel, "softmax");
+  expect_close(rs.grads[0], dsoft, rel, "softmax gradient");
+  expect_close(run(*backend_, call(OpKind::log_softmax, DType::f64, {s}, a), {x}, &g).grads[0], dlog, rel,
+               "log_softmax gradient");
+}
+
+// cross_entropy over 70,001 classes and layer_norm over 40,000 columns: split rows whose row
+// scalars (a loss, a row's mean and rstd) are written once, by the first chunk.
+TEST_F(VulkanLongRowsTest, SplitRowsOfLossesAndNorms) {
+  const std::int64_t B = 2, C = 70'001;
+  const HostTensor logits = filled(DType::f64, {B, C}, wavy);
+  HostTensor targets(DType::i32, {B});
+  targets.as<std::int32_t>()[0] = 5;
+  targets.as<std::int32_t>()[1] = static_cast<std::int32_t>(C - 2);
+  std::vector<double> dlogits(B * C);
+  double loss = 0;
+  for (std::int64_t b = 0; b < B; ++b) {
+    double m = -INFINITY, se = 0;
+    for (std::int64_t j = 0; j < C; ++j) m = std::max(m, logits.get(b * C + j));
+    for (std::int64_t j = 0; j < C; ++j) se += std::exp(logits.get(b * C + j) - m);
+    const std::int64_t t = targets.as<std::int32_t>()[b];
+    loss += (m + std::log(se) - logits.get(b * C + t)) / B;
+    for (std::int64_t j = 0; j < C; ++j) dlogits[b * C + j] = (std::exp(logits.get(b * C + j) - m) / se - (j == t)) / B;
+  }
+  auto rc = run(*backend_, call(OpKind::cross_entropy, DType::f64, {{B, C}, {B}}), {logits, targets});
+  expect_close(rc.out, {loss}, 1e-12, "cross_entropy");
+  expect_close(rc.grads[0], dlogits, 1e-12, "cross_entropy gradient");
+
+  const std::int64_t R = 2, N = 40'000;
+  const HostTensor x = filled(DType::f64, {R, N}, wavy);
+  const HostTensor w =
+      filled(DType::f64, {N}, [](std::int64_t j) { return 1 + 0.25 * std::cos(0.3 * static_cast<double>(j)); });
+  const HostTensor bias = filled(DType::f64, {N}, [](std::int64_t j) { return 0.01 * static_cast<double>(j % 7); });
+  OpAttrs a;
+  a.eps = 1e-5;
+  std::vector<double> y(R * N), dx(R * N), dw(N, 0.0), db(N, 0.0);
+  for (std::int64_t r = 0; r < R; ++r) {
+    double mean = 0, var = 0;
+    for (std::int64_t j = 0; j < N; ++j) mean += x.get(r * N + j) / N;
+    for (std::int64_t j = 0; j < N; ++j) var += (x.get(r * N + j) - mean) * (x.get(r * N + j) - mean) / N;
+    const double rstd = 1 / std::sqrt(var + a.eps);
+    double mean_d = 0, mean_dx = 0;  // cotangent of ones: d = w
+    for (std::int64_t j = 0; j < N; ++j) {
+      const double xhat = (x.get(r * N + j) - mean) * rstd;
+      y[r * N + j] = xhat * w.get(j) + bias.get(j);
+      mean_d += w.get(j) / N;
+      mean_dx += w.get(j) * xhat / N;
+      dw[j] += xhat;
+      db[j] += 1;
+    }
+    for (std::int64_t j = 0; j < N; ++j)
+      dx[r * N + j] = rstd * (w.get(j) - mean_d - (x.get(r * N + j) - mean) * rstd * mean_dx);
+  }
+  auto rl = run(*backend_, call(OpKind::layer_norm, DType::f64, {{R, N}, {N}, {N}}, a), {x, w, bias});
+  expect_close(rl.out, y, 1e-12, "layer_norm");
+  expect_close(rl.grads[0], dx, 1e-12, "layer_norm dx");
+  expect_close(rl.grads[1], dw, 1e-12, "layer_norm dw");
+  expect_close(rl.grads[2], db, 1e-12, "layer_norm db");
+}
+
+}  // namespace
+}  // namespace gp
