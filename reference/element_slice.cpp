@@ -181,8 +181,7 @@ void require_element(const OpCall& call, int tensor, std::int64_t index) {
 }  // namespace
 
 bool has_element_slices(OpKind op) {
-  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op) ||
-         norm_op(op);
+  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op) || norm_op(op);
 }
 
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
