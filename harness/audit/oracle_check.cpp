@@ -152,7 +152,7 @@ std::vector<OracleCaseResult> run_oracle(
       }
       OracleCaseResult r;
       try {
-        r = oracle_check_case(*cases[i], prepare_reference(*cases[i], seed), seed, opts);
+        r = oracle_check_case(*cases[i], prepare_reference(*cases[i], seed, opts.cache), seed, opts);
       } catch (const std::exception& e) {
         r.case_id = cases[i]->id;
         r.op_label = std::string(op_name(cases[i]->decl.op));

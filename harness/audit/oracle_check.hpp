@@ -40,6 +40,9 @@ struct OracleOptions {
   // The devices whose bounds the reference must stay well inside: a run's own devices (their
   // bounds are already computed); empty: every compiled-in provider's profile, without flushing.
   std::vector<DeviceMath> devices;
+  // Where the cases' reference data, their bounds included, are read and kept (the bounds are the
+  // ones the parity checks of the same case and seed compute): none, computed here.
+  ReferenceCache* cache = nullptr;
 };
 
 // The profile `gradparity run` uses for its metadata: few points, no large full evaluations

@@ -2,11 +2,14 @@
 // every registered case at seed 1 (sampled sub-problems, harness/audit/oracle_sample.cpp). Fails when
 // any element's |ref - oracle| exceeds kOracleRatioLimit of the tightest backend bound, naming the
 // case, the direction and the element. `gradparity oracle --all` is the exhaustive version.
+// The cases' bounds go through the reference cache the parity suite's entries use
+// ($GRADPARITY_CACHE_DIR, which ci/test.sh sets), so each is computed once in a ctest run.
 #include <cstdio>
 #include <thread>
 
 #include "cases/registry.hpp"
 #include "harness/audit/oracle_check.hpp"
+#include "harness/check/reference_cache.hpp"
 #include "reference/oracle.hpp"
 
 int main() {
@@ -14,7 +17,10 @@ int main() {
   std::vector<const Case*> cases;
   for (const Case& c : all_cases()) cases.push_back(&c);
   const int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const std::vector<OracleCaseResult> results = run_oracle(cases, 1, OracleOptions{}, jobs);
+  ReferenceCache cache(reference_cache_dir(""), kDefaultReferenceCacheCap);
+  OracleOptions opts;
+  opts.cache = &cache;
+  const std::vector<OracleCaseResult> results = run_oracle(cases, 1, opts, jobs);
 
   int failures = 0;
   for (const OracleCaseResult& r : results) {

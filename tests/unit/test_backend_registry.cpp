@@ -2,8 +2,8 @@
 // one representative case per op and dtype (the first the registry holds) through the parity
 // checks of harness/check/checker.hpp, on the first device of each backend. The parity suite runs every
 // case with each device's default mode (generic kernels and pipelines on CPU devices); CMake runs
-// this program once more with GP_CL_GENERIC=0 and GP_VK_SPECIALIZE=1, the per-op kernels and
-// pipelines a GPU gets by default. There is no second case list and no second tolerance here.
+// this program only with GP_CL_GENERIC=0 and GP_VK_SPECIALIZE=1, the per-op kernels and pipelines
+// a GPU gets by default. There is no second case list and no second tolerance here.
 #include <gtest/gtest.h>
 
 #include <map>
