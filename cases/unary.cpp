@@ -87,6 +87,18 @@ void declare_unary_cases(CaseList& list) {
       list.add(std::move(c));
     }
   }
+  // The large tier: 10^8 elements, where a kernel's grid passes 65,535 work groups in one
+  // dimension (or its grid-stride loop runs many rounds).
+  for (const auto& u : unary_decls()) {
+    if ((u.op != OpKind::exp && u.op != OpKind::tanh) || !u.variant.empty()) continue;
+    CaseDecl c;
+    c.op = u.op;
+    c.tier = Tier::large;
+    c.attrs = u.attrs;
+    c.inputs = {{Shape{100'000'000}, u.domain}};
+    c.dtypes = {DType::f32};
+    list.add(std::move(c));
+  }
   // Straight-through ops: the harness checks the backend against the surrogate their catalog row
   // declares (core/op.cpp) instead of against finite differences (zero almost everywhere for a
   // step function) and the report prints why.

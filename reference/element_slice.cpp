@@ -166,6 +166,25 @@ ElementSlice norm_slice(const OpCall& call, int tensor, std::int64_t index) {
   return slice;
 }
 
+// The losses (reference/loss.cpp): the output sums or averages over every element (every row of
+// cross_entropy), and a mean scales every gradient element by 1 / n, so no part of the call holds
+// an element's terms but the whole call: one line for every element of a tensor.
+bool whole_call_op(OpKind op) { return op_family(op) == OpFamily::loss; }
+
+ElementSlice whole_call_slice(const OpCall& call, std::int64_t index) {
+  auto every = [](std::int64_t count) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = i;
+    return v;
+  };
+  ElementSlice slice;
+  slice.call = call;
+  for (const Shape& s : call.input_shapes) slice.inputs.push_back(every(s.numel()));
+  slice.cotangent = every(call.output_shape.numel());
+  slice.element = index;
+  return slice;
+}
+
 std::int64_t tensor_size(const OpCall& call, int tensor) {
   return tensor == kOutputTensor ? call.output_shape.numel() : call.input_shapes.at(tensor).numel();
 }
@@ -181,14 +200,28 @@ void require_element(const OpCall& call, int tensor, std::int64_t index) {
 }  // namespace
 
 bool has_element_slices(OpKind op) {
-  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op) || norm_op(op);
+  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op) ||
+         norm_op(op) || whole_call_op(op);
 }
 
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
   require_element(call, tensor, index);
   if (axis_op(call.kind)) return axis_key(call, tensor, index);
   if (norm_op(call.kind)) return norm_key(call, tensor, index);
+  if (whole_call_op(call.kind)) return {0, index};
   return {index, 0};  // an element of its own
+}
+
+bool has_elementwise_slices(OpKind op) { return op_family(op) == OpFamily::unary; }
+
+ElementSlice elementwise_slice(const OpCall& call, const std::vector<std::int64_t>& index) {
+  if (!has_elementwise_slices(call.kind)) refuse(call, "is not elementwise");
+  for (std::int64_t i : index) require_element(call, kOutputTensor, i);
+  ElementSlice s;
+  s.call = make_call(call.kind, call.attrs, call.dtype, {Shape{static_cast<std::int64_t>(index.size())}}, call.case_id);
+  s.inputs = {index};
+  s.cotangent = index;
+  return s;
 }
 
 ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
@@ -196,6 +229,7 @@ ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
   if (call.kind == OpKind::matmul || call.kind == OpKind::linear) return linalg_slice(call, tensor, index);
   if (axis_op(call.kind)) return axis_slice(call, tensor, index);
   if (norm_op(call.kind)) return norm_slice(call, tensor, index);
+  if (whole_call_op(call.kind)) return whole_call_slice(call, index);
   return unary_slice(call, index);
 }
 

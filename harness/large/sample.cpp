@@ -19,10 +19,23 @@ std::int64_t flat(const Shape& shape, const std::vector<std::int64_t>& at) {
 
 }  // namespace
 
+std::int64_t boundary_step(std::int64_t n) {
+  std::int64_t step = kTileStep;
+  while (n / step > kMaxBoundaryTiles) step *= 2;
+  return step;
+}
+
 std::vector<std::int64_t> boundary_indices(std::int64_t n) {
   std::vector<std::int64_t> out = {0, 1, n - 2, n - 1};
-  for (std::int64_t t = kTileStep; t < n; t += kTileStep)
+  const std::int64_t step = boundary_step(n);
+  for (std::int64_t t = step; t < n; t += step)
     for (std::int64_t i : {t - 1, t, t + 1}) out.push_back(i);
+  // The first element of the last tile, partial or not, for every power-of-two tile: past the
+  // step, the multiples above do not hold them all.
+  for (std::int64_t tile = kTileStep; tile < n; tile *= 2) {
+    const std::int64_t last = (n - 1) / tile * tile;
+    for (std::int64_t i : {last - 1, last, last + 1}) out.push_back(i);
+  }
   std::erase_if(out, [n](std::int64_t i) { return i < 0 || i >= n; });
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

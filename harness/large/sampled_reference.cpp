@@ -15,10 +15,28 @@ ref::RefTensor gather(const HostTensor& full, const std::vector<std::int64_t>& a
   return ref::RefTensor::from_host(gather_elements(full, at, shape));
 }
 
+// The Tracked evaluation of `s` over the gather of `source`, `tensor` of it.
+ref::RefTensor evaluate_slice(const SliceSource& source, const ref::ElementSlice& s, int tensor,
+                              const MathProfile* profile, bool flush) {
+  std::vector<ref::RefTensor> in;
+  in.reserve(s.inputs.size());
+  for (std::size_t k = 0; k < s.inputs.size(); ++k)
+    in.push_back(gather(source.inputs[k], s.inputs[k], s.call.input_shapes[k]));
+  const ref::RefTensor dout = gather(source.cotangent, s.cotangent, s.call.output_shape);
+  return ref::bounded_tensor(s.call, in, dout, tensor, profile, flush);
+}
+
 }  // namespace
 
 ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::vector<std::int64_t>& index,
                               const MathProfile* profile, bool flush) {
+  // Elementwise ops: one evaluation over the gather of every sampled element, not one call per
+  // element.
+  if (ref::has_elementwise_slices(source.call.kind) && !index.empty()) {
+    ref::RefTensor t = evaluate_slice(source, ref::elementwise_slice(source.call, index), tensor, profile, flush);
+    t.shape = Shape{static_cast<std::int64_t>(index.size())};
+    return t;
+  }
   ref::RefTensor out;
   out.shape = Shape{static_cast<std::int64_t>(index.size())};
   out.v.resize(index.size());
@@ -29,12 +47,7 @@ ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::
     by_line[ref::slice_key(source.call, tensor, index[k]).line].push_back(k);
   for (const auto& [line, positions] : by_line) {
     const ref::ElementSlice s = ref::element_slice(source.call, tensor, index[positions.front()]);
-    std::vector<ref::RefTensor> in;
-    in.reserve(s.inputs.size());
-    for (std::size_t k = 0; k < s.inputs.size(); ++k)
-      in.push_back(gather(source.inputs[k], s.inputs[k], s.call.input_shapes[k]));
-    const ref::RefTensor dout = gather(source.cotangent, s.cotangent, s.call.output_shape);
-    const ref::RefTensor t = ref::bounded_tensor(s.call, in, dout, tensor, profile, flush);
+    const ref::RefTensor t = evaluate_slice(source, s, tensor, profile, flush);
     for (std::size_t k : positions) {
       const auto e = static_cast<std::size_t>(ref::slice_key(source.call, tensor, index[k]).element);
       out.v[k] = t.v.at(e);

@@ -65,7 +65,8 @@ TEST(LargeTier, EverySlicedElementIsTheWholeEvaluationsBitForBit) {
         "variance(axis=-1,keepdim=0,correction=1,shape=16x33,dtype=f64)", "softmax(axis=0,shape=16x33,dtype=f32)",
         "softmax(axis=-1,staged=storage,shape=64x128,dtype=bf16)",
         "log_softmax(axis=-1,saturating,shape=16x33,dtype=bf16)", "layer_norm(eps=1e-05,shape=4x7x9|9|9,dtype=bf16)",
-        "rms_norm(eps=1e-05,shape=16x33|33,dtype=f32)"}) {
+        "rms_norm(eps=1e-05,shape=16x33|33,dtype=f32)", "cross_entropy(shape=7x33|7,dtype=f32)",
+        "mse_loss(reduction=mean,shape=16x33|16x33,dtype=f64)"}) {
     const Case& c = case_named(id);
     const ReferenceData data = prepare_reference(c, 3);
     for (const MathProfile* profile : {static_cast<const MathProfile*>(&kFourUlps), &correctly_rounded_profile()}) {
@@ -101,6 +102,14 @@ TEST(LargeTier, TheSampleHoldsEveryTileBoundaryOfEachDimension) {
   for (std::int64_t r : boundary_indices(33)) EXPECT_TRUE(rows.count(r)) << "row " << r;
   for (std::int64_t c : b) EXPECT_TRUE(columns.count(c)) << "column " << c;
   EXPECT_TRUE(std::count(sample.begin(), sample.end(), 33 * 4097 - 1)) << "the last element";
+  // Along 10^8 elements: multiples of a wider step, and the last tile of every power-of-two size.
+  const std::int64_t n = 100'000'000;
+  const std::vector<std::int64_t> wide = boundary_indices(n);
+  EXPECT_EQ(boundary_step(n), 32768);
+  EXPECT_LE(wide.size(), 3 * 4096 + 3 * 27 + 4u);
+  for (std::int64_t tile = 16; tile < n; tile *= 2)
+    EXPECT_TRUE(std::count(wide.begin(), wide.end(), (n - 1) / tile * tile)) << "last tile of " << tile;
+  EXPECT_EQ(boundary_step(65536), 16);
   // Random elements come on top, from the seed.
   EXPECT_GT(sample_elements(shape, SampleOptions{100}, 1, "test").size(), sample.size());
   EXPECT_EQ(sample_elements(shape, SampleOptions{100}, 1, "test"),
