@@ -20,27 +20,9 @@ namespace {
 using vktest::run;
 using vktest::tensor;
 
-class VulkanBackendTest : public ::testing::Test {
+class VulkanBackendTest : public vktest::BackendTest {
  protected:
-  void SetUp() override {
-    cache_dir_ = vktest::temp_cache_dir("unit");
-    std::string why;
-    backend_ = vktest::make_backend(cache_dir_, why);
-    if (!backend_) GTEST_SKIP() << why;
-  }
-  void TearDown() override {
-    if (!backend_) return;
-    auto messages = backend_->take_validation_messages();
-    for (const auto& m : messages) ADD_FAILURE() << "validation: " << m;
-    EXPECT_TRUE(backend_->take_canary_violations().empty());
-    backend_.reset();
-    std::filesystem::remove_all(cache_dir_);
-  }
-  OpCall call(OpKind k, DType dt, std::vector<Shape> shapes, OpAttrs a = {}) {
-    return make_call(k, std::move(a), dt, std::move(shapes), std::string(op_name(k)));
-  }
-  std::string cache_dir_;
-  std::unique_ptr<VulkanBackend> backend_;
+  VulkanBackendTest() : BackendTest("unit") {}
 };
 
 void expect_near_all(const HostTensor& t, const std::vector<double>& want, double rel, const char* what) {

@@ -16,26 +16,9 @@ namespace {
 
 using vktest::run;
 
-class VulkanLongRowsTest : public ::testing::Test {
+class VulkanLongRowsTest : public vktest::BackendTest {
  protected:
-  void SetUp() override {
-    cache_dir_ = vktest::temp_cache_dir("long_rows");
-    std::string why;
-    backend_ = vktest::make_backend(cache_dir_, why);
-    if (!backend_) GTEST_SKIP() << why;
-  }
-  void TearDown() override {
-    if (!backend_) return;
-    for (const auto& m : backend_->take_validation_messages()) ADD_FAILURE() << "validation: " << m;
-    EXPECT_TRUE(backend_->take_canary_violations().empty());
-    backend_.reset();
-    std::filesystem::remove_all(cache_dir_);
-  }
-  static OpCall call(OpKind k, DType dt, std::vector<Shape> shapes, OpAttrs a = {}) {
-    return make_call(k, std::move(a), dt, std::move(shapes), std::string(op_name(k)));
-  }
-  std::string cache_dir_;
-  std::unique_ptr<VulkanBackend> backend_;
+  VulkanLongRowsTest() : BackendTest("long_rows") {}
 };
 
 // A tensor of `shape` whose element i is f(i).

@@ -78,4 +78,30 @@ inline RunResult run(Backend& be, const OpCall& call, const std::vector<HostTens
   return r;
 }
 
+// A test's backend (validation on; the test skips without a device), and after the test: no
+// validation message, no canary violation, the pipeline cache folder removed.
+class BackendTest : public ::testing::Test {
+ protected:
+  explicit BackendTest(std::string tag) : tag_(std::move(tag)) {}
+  void SetUp() override {
+    cache_dir_ = temp_cache_dir(tag_);
+    std::string why;
+    backend_ = make_backend(cache_dir_, why);
+    if (!backend_) GTEST_SKIP() << why;
+  }
+  void TearDown() override {
+    if (!backend_) return;
+    for (const auto& m : backend_->take_validation_messages()) ADD_FAILURE() << "validation: " << m;
+    EXPECT_TRUE(backend_->take_canary_violations().empty());
+    backend_.reset();
+    std::filesystem::remove_all(cache_dir_);
+  }
+  static OpCall call(OpKind k, DType dt, std::vector<Shape> shapes, OpAttrs a = {}) {
+    return make_call(k, std::move(a), dt, std::move(shapes), std::string(op_name(k)));
+  }
+  std::string tag_;
+  std::string cache_dir_;
+  std::unique_ptr<VulkanBackend> backend_;
+};
+
 }  // namespace gp::vktest
