@@ -49,6 +49,16 @@ void declare_binary_cases(CaseList& list) {
       list.add(std::move(c));
     }
   }
+  // The large tier: two inputs of 10^8 elements (grids past 65,535 work groups in one dimension).
+  for (const auto& b : decls) {
+    if (b.op != OpKind::add && b.op != OpKind::mul) continue;
+    CaseDecl c;
+    c.op = b.op;
+    c.tier = Tier::large;
+    c.inputs = {{Shape{100'000'000}, b.x}, {Shape{100'000'000}, b.y}};
+    c.dtypes = {DType::f32};
+    list.add(std::move(c));
+  }
 }
 
 }  // namespace gp

@@ -1,5 +1,6 @@
 #include "reference/element_slice.hpp"
 
+#include <numeric>
 #include <string>
 
 #include "core/error.hpp"
@@ -12,12 +13,24 @@ namespace {
   throw Error(std::string(op_name(call.kind)) + " (" + call.case_id + "): " + why);
 }
 
-// An elementwise op: element i reads element i of its input and of the cotangent.
-ElementSlice unary_slice(const OpCall& call, std::int64_t index) {
+// An elementwise call (the unary ops, the binary ones with no input broadcast): element i reads
+// element i of each input and of the cotangent, so the gather of any elements is their slice.
+bool elementwise_call(const OpCall& call) {
+  const OpFamily f = op_family(call.kind);
+  if (f == OpFamily::unary) return true;
+  if (f != OpFamily::binary) return false;
+  for (const Shape& s : call.input_shapes)
+    if (s != call.output_shape) return false;
+  return true;
+}
+
+ElementSlice gathered_elements(const OpCall& call, const std::vector<std::int64_t>& index) {
   ElementSlice s;
-  s.call = make_call(call.kind, call.attrs, call.dtype, {Shape{1}}, call.case_id);
-  s.inputs = {{index}};
-  s.cotangent = {index};
+  const Shape shape{static_cast<std::int64_t>(index.size())};
+  s.call =
+      make_call(call.kind, call.attrs, call.dtype, std::vector<Shape>(call.input_shapes.size(), shape), call.case_id);
+  s.inputs.assign(call.input_shapes.size(), index);
+  s.cotangent = index;
   return s;
 }
 
@@ -138,6 +151,13 @@ bool axis_op(OpKind op) { return reduces(op) || op == OpKind::softmax || op == O
 // from its row's statistics, so its slice is the whole call, one line for the whole tensor.
 bool norm_op(OpKind op) { return op == OpKind::layer_norm || op == OpKind::rms_norm; }
 
+// The flat indices first, first + 1, ..., first + count - 1.
+std::vector<std::int64_t> consecutive(std::int64_t first, std::int64_t count) {
+  std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+  std::iota(v.begin(), v.end(), first);
+  return v;
+}
+
 bool row_of_norm(int tensor) { return tensor == kOutputTensor || tensor == 0; }
 
 SliceKey norm_key(const OpCall& call, int tensor, std::int64_t index) {
@@ -148,19 +168,14 @@ SliceKey norm_key(const OpCall& call, int tensor, std::int64_t index) {
 ElementSlice norm_slice(const OpCall& call, int tensor, std::int64_t index) {
   const std::int64_t n = call.input_shapes[0][call.input_shapes[0].rank() - 1];
   const SliceKey key = norm_key(call, tensor, index);
-  auto span = [](std::int64_t first, std::int64_t count) {
-    std::vector<std::int64_t> v(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = first + i;
-    return v;
-  };
   ElementSlice slice;
   std::vector<Shape> shapes = call.input_shapes;
   const bool row = row_of_norm(tensor);
   if (row) shapes[0] = Shape{1, n};
   const std::int64_t x_count = row ? n : call.input_shapes[0].numel();
-  slice.inputs.push_back(span(row ? key.line * n : 0, x_count));
-  for (std::size_t k = 1; k < call.input_shapes.size(); ++k) slice.inputs.push_back(span(0, n));
-  slice.cotangent = span(row ? key.line * n : 0, x_count);
+  slice.inputs.push_back(consecutive(row ? key.line * n : 0, x_count));
+  for (std::size_t k = 1; k < call.input_shapes.size(); ++k) slice.inputs.push_back(consecutive(0, n));
+  slice.cotangent = consecutive(row ? key.line * n : 0, x_count);
   slice.call = make_call(call.kind, call.attrs, call.dtype, std::move(shapes), call.case_id);
   slice.element = key.element;
   return slice;
@@ -172,15 +187,10 @@ ElementSlice norm_slice(const OpCall& call, int tensor, std::int64_t index) {
 bool whole_call_op(OpKind op) { return op_family(op) == OpFamily::loss; }
 
 ElementSlice whole_call_slice(const OpCall& call, std::int64_t index) {
-  auto every = [](std::int64_t count) {
-    std::vector<std::int64_t> v(static_cast<std::size_t>(count));
-    for (std::int64_t i = 0; i < count; ++i) v[static_cast<std::size_t>(i)] = i;
-    return v;
-  };
   ElementSlice slice;
   slice.call = call;
-  for (const Shape& s : call.input_shapes) slice.inputs.push_back(every(s.numel()));
-  slice.cotangent = every(call.output_shape.numel());
+  for (const Shape& s : call.input_shapes) slice.inputs.push_back(consecutive(0, s.numel()));
+  slice.cotangent = consecutive(0, call.output_shape.numel());
   slice.element = index;
   return slice;
 }
@@ -190,7 +200,7 @@ std::int64_t tensor_size(const OpCall& call, int tensor) {
 }
 
 void require_element(const OpCall& call, int tensor, std::int64_t index) {
-  if (!has_element_slices(call.kind)) refuse(call, "has no element slices");
+  if (!has_element_slices(call)) refuse(call, "has no element slices");
   if (tensor < kOutputTensor || tensor >= static_cast<int>(call.input_shapes.size()))
     refuse(call, "no tensor " + std::to_string(tensor));
   if (index < 0 || index >= tensor_size(call, tensor))
@@ -199,9 +209,10 @@ void require_element(const OpCall& call, int tensor, std::int64_t index) {
 
 }  // namespace
 
-bool has_element_slices(OpKind op) {
-  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || axis_op(op) ||
-         norm_op(op) || whole_call_op(op);
+bool has_element_slices(const OpCall& call) {
+  const OpKind op = call.kind;
+  return op == OpKind::matmul || op == OpKind::linear || elementwise_call(call) || axis_op(op) || norm_op(op) ||
+         whole_call_op(op);
 }
 
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
@@ -212,16 +223,12 @@ SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
   return {index, 0};  // an element of its own
 }
 
-bool has_elementwise_slices(OpKind op) { return op_family(op) == OpFamily::unary; }
+bool has_elementwise_slices(const OpCall& call) { return elementwise_call(call); }
 
 ElementSlice elementwise_slice(const OpCall& call, const std::vector<std::int64_t>& index) {
-  if (!has_elementwise_slices(call.kind)) refuse(call, "is not elementwise");
+  if (!elementwise_call(call)) refuse(call, "is not elementwise");
   for (std::int64_t i : index) require_element(call, kOutputTensor, i);
-  ElementSlice s;
-  s.call = make_call(call.kind, call.attrs, call.dtype, {Shape{static_cast<std::int64_t>(index.size())}}, call.case_id);
-  s.inputs = {index};
-  s.cotangent = index;
-  return s;
+  return gathered_elements(call, index);
 }
 
 ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
@@ -230,7 +237,7 @@ ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
   if (axis_op(call.kind)) return axis_slice(call, tensor, index);
   if (norm_op(call.kind)) return norm_slice(call, tensor, index);
   if (whole_call_op(call.kind)) return whole_call_slice(call, index);
-  return unary_slice(call, index);
+  return gathered_elements(call, {index});
 }
 
 }  // namespace gp::ref

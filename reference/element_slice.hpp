@@ -30,19 +30,20 @@ struct SliceKey {
   std::int64_t element = 0;  // ElementSlice::element
 };
 
-// Whether the op has a slicing rule (a large case of an op without one cannot be checked):
-// matmul and linear, the unary ops, the reductions and softmax / log_softmax over one axis,
-// layer_norm and rms_norm, the losses.
-bool has_element_slices(OpKind op);
+// Whether the call has a slicing rule (a large case without one cannot be checked): matmul and
+// linear, the unary ops and the binary ones without a broadcast input, the reductions and
+// softmax / log_softmax over one axis, layer_norm and rms_norm, the losses.
+bool has_element_slices(const OpCall& call);
 // The key of element `index` of `tensor`, without gathering anything.
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index);
 // The slice of element `index` of `tensor` (kOutputTensor or an input's number) of `call`.
 // Throws gp::Error for an op without a rule or an index outside the tensor.
 ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index);
 
-// The elementwise ops (the unary family): every element is computed from its own input alone, so
-// any set of elements has one slice, the op over their gather, element k of it at position k.
-bool has_elementwise_slices(OpKind op);
+// The elementwise calls (the unary ops, the binary ones without a broadcast input): every element
+// is computed from the same element of each input alone, so any set of elements has one slice,
+// the op over their gather, element k of it at position k.
+bool has_elementwise_slices(const OpCall& call);
 // That slice of the elements `index` (of the output or the gradient: the same gather).
 ElementSlice elementwise_slice(const OpCall& call, const std::vector<std::int64_t>& index);
 

@@ -30,9 +30,9 @@ ref::RefTensor evaluate_slice(const SliceSource& source, const ref::ElementSlice
 
 ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::vector<std::int64_t>& index,
                               const MathProfile* profile, bool flush) {
-  // Elementwise ops: one evaluation over the gather of every sampled element, not one call per
+  // Elementwise calls: one evaluation over the gather of every sampled element, not one call per
   // element.
-  if (ref::has_elementwise_slices(source.call.kind) && !index.empty()) {
+  if (ref::has_elementwise_slices(source.call) && !index.empty()) {
     ref::RefTensor t = evaluate_slice(source, ref::elementwise_slice(source.call, index), tensor, profile, flush);
     t.shape = Shape{static_cast<std::int64_t>(index.size())};
     return t;

@@ -37,7 +37,7 @@ class PreparedSampled final : public PreparedSubject {
 }  // namespace
 
 SampledSubject::SampledSubject(const Case& c) : CaseSubject(c) {
-  if (!ref::has_element_slices(c.decl.op))
+  if (!ref::has_element_slices(c.call))
     throw Error(c.id + ": the large tier needs element slices of " + std::string(gp::op_name(c.decl.op)) +
                 " (reference/element_slice.hpp)");
   if (op_is_straight_through(c.decl.op))
