@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git clang-format clang-tidy  # clang-*: ci/lint.sh
+  lld  # the ci preset's linker
   libeigen3-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev python3-numpy
   chromium  # tests/html: parity.html rendered in a real headless browser
