@@ -148,8 +148,13 @@ Json check_to_json(const CheckResult& c) {
             {"seed", c.seed},
             {"repro", c.repro}};
   if (m.tensor_elements > m.elements) j["tensor_elements"] = m.tensor_elements;  // a sample (large tier)
-  if (!c.part.empty()) j["part"] = c.part;                                       // composite models
-  if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);                     // 1.6: training runs
+  if (c.speed.measured())                                                        // 1.11: the large tier
+    j["speed"] = {{"seconds", encode_number(c.speed.seconds)},
+                  {"timer", c.speed.device_timer ? "device" : "host"},
+                  {"bytes", c.speed.bytes},
+                  {"flops", c.speed.flops}};
+  if (!c.part.empty()) j["part"] = c.part;                    // composite models
+  if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);  // 1.6: training runs
   // 1.7: the typed subject and reason, and a model's formulation, where they say something.
   if (c.subject != SubjectKind::primitive) j["subject"] = subject_kind_name(c.subject);
   if (c.reason_kind != ReasonKind::none) j["reason_kind"] = reason_kind_name(c.reason_kind);
@@ -300,6 +305,11 @@ CheckResult check_from_json(const FieldReader& r) {
   m.worst.got = worst.number("got");
   m.worst.bound = worst.number("bound");
   c.time_ms = r.number("time_ms");
+  const FieldReader speed = r.object("speed", Need::optional);
+  c.speed.seconds = speed.number("seconds");
+  c.speed.device_timer = speed.string("timer") == "device";
+  c.speed.bytes = speed.int64("bytes", 0);
+  c.speed.flops = speed.int64("flops", 0);
   c.seed = r.uint64("seed");
   c.repro = r.string("repro");
   const FieldReader steps = r.object("steps", Need::optional);
@@ -344,7 +354,7 @@ std::string report_to_json_text(const RunReport& report) {
   // runs' steps (checks' `steps`, summary.training), 1.7 with typed subjects and reasons (checks'
   // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile, 1.9 with
   // the devices' own time in it (meta.profile.device_seconds), 1.10 with sampled comparisons
-  // (checks' `tensor_elements`, the large tier).
+  // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds.
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -361,7 +371,10 @@ std::string report_to_json_text(const RunReport& report) {
   const bool v1_9 = report.meta.profile.device_total() > 0;
   const bool v1_10 = std::any_of(report.checks.begin(), report.checks.end(),
                                  [](const CheckResult& c) { return c.metrics.tensor_elements > c.metrics.elements; });
-  const std::string_view version = v1_10                   ? kParitySchemaVersion
+  const bool v1_11 =
+      std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.speed.measured(); });
+  const std::string_view version = v1_11                   ? kParitySchemaVersion
+                                   : v1_10                 ? std::string_view("1.10")
                                    : v1_9                  ? std::string_view("1.9")
                                    : v1_8                  ? std::string_view("1.8")
                                    : v1_7                  ? std::string_view("1.7")

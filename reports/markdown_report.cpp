@@ -184,6 +184,7 @@ std::string report_to_markdown(const RunReport& report) {
   md::append_training(out, report);
   md::append_thinnest_margins(out, report, kThinnestRows);
   md::append_sensitivity(out, report);
+  md::append_speed(out, report);
   md::append_loosened_tolerances(out, report);
   fmt::format_to(
       std::back_inserter(out),

@@ -69,6 +69,8 @@ void append_problem_table(std::string& out, const RunReport& report, std::size_t
 void append_thinnest_margins(std::string& out, const RunReport& report, std::size_t rows);
 // Sensitivity per backend x dtype, then per op x backend x dtype (median / worst).
 void append_sensitivity(std::string& out, const RunReport& report);
+// The large tier's call times with GB/s and GFLOP/s; nothing when no check was timed.
+void append_speed(std::string& out, const RunReport& report);
 // The Models section (composite models x backends); nothing when the run has none.
 void append_models(std::string& out, const RunReport& report);
 // The Training section (training runs x backends); nothing when the run has none.

@@ -89,6 +89,18 @@ struct TrainingSteps {
   bool empty() const { return first_out == 0 && loss.empty() && amplification.empty(); }
 };
 
+// How long the call a check judges took and what it moves (the large tier: docs/scale.md,
+// "Speed"): the seconds from the device's own timers or the host's clock around the call; bytes
+// and floating-point operations from the catalog (core/op_work.hpp). Not measured: seconds 0.
+struct CallSpeed {
+  double seconds = 0;
+  bool device_timer = false;
+  std::int64_t bytes = 0, flops = 0;
+  bool measured() const { return seconds > 0; }
+  double gb_per_s() const { return static_cast<double>(bytes) / seconds * 1e-9; }
+  double gflop_per_s() const { return static_cast<double>(flops) / seconds * 1e-9; }
+};
+
 struct CheckResult {
   std::string case_id;
   std::string op;
@@ -109,6 +121,7 @@ struct CheckResult {
   std::string tolerance;  // the tolerance model in words ("4 ulp * scale, n=128 accumulation")
   Metrics metrics;
   double time_ms = 0;
+  CallSpeed speed;  // of the forward call (a forward check) or the backward call (a gradient's)
   std::uint64_t seed = 0;
   std::string repro;  // one-line command that reproduces this check
   TrainingSteps steps;

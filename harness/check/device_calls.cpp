@@ -1,5 +1,7 @@
 #include "harness/check/device_calls.hpp"
 
+#include <chrono>
+
 #include "harness/check/phase_clock.hpp"
 #include "harness/check/poison.hpp"
 
@@ -37,6 +39,32 @@ std::vector<HostTensor> with_gaps(const std::vector<std::unique_ptr<DeviceBuffer
   for (const auto& b : bufs) out.push_back(b ? std::move(got[next++]) : HostTensor());
   return out;
 }
+
+// Times one call between two synchronisations of the queue, when the caller asked for times.
+class CallStopwatch {
+ public:
+  CallStopwatch(Queue& queue, DeviceCallsTimer& timer, DeviceCalls::CallTimes* times)
+      : queue_(queue), timer_(timer), times_(times) {}
+  void start() {
+    if (!times_) return;
+    queue_.finish();  // what was queued before the call is not its time
+    timer_.lap();
+    since_ = std::chrono::steady_clock::now();
+  }
+  double stop() {
+    queue_.finish();
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - since_).count();
+    const std::optional<double> device = timer_.lap();
+    times_->device_timer = device.has_value();
+    return device.value_or(wall);
+  }
+
+ private:
+  Queue& queue_;
+  DeviceCallsTimer& timer_;
+  DeviceCalls::CallTimes* times_;
+  std::chrono::steady_clock::time_point since_;
+};
 }  // namespace
 
 HostTensor DeviceCalls::run_forward(const std::vector<HostTensor>& inputs, int k, const HostTensor* replacement) {
@@ -53,12 +81,16 @@ HostTensor DeviceCalls::forward_with(const std::vector<HostTensor>& inputs, int 
   return run_forward(inputs, k, &replacement);
 }
 
-DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent) {
+DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent,
+                                                  CallTimes* times) {
   DeviceCallsTimer timer(queue_);
+  CallStopwatch stopwatch(queue_, timer, times);
   auto in = upload_all(inputs);
   auto in_views = views(in);
   auto out = poisoned(c_.dtype, c_.call.output_shape);
+  stopwatch.start();
   queue_.forward(c_.call, in_views, *out);
+  if (times) times->forward_seconds = stopwatch.stop();
   auto dout = backend_.allocate(c_.dtype, c_.call.output_shape);
   queue_.upload(*dout, cotangent);
   std::vector<std::unique_ptr<DeviceBuffer>> grads;
@@ -71,7 +103,9 @@ DeviceCalls::Result DeviceCalls::forward_backward(const std::vector<HostTensor>&
     }
     grad_views.push_back(grads.back().get());
   }
+  stopwatch.start();
   queue_.backward(c_.call, in_views, *out, *dout, grad_views);
+  if (times) times->backward_seconds = stopwatch.stop();
   Result r;
   std::vector<const DeviceBuffer*> wanted = {out.get()};  // the output, then every gradient
   for (const auto& g : grads)

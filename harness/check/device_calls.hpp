@@ -26,8 +26,18 @@ class DeviceCalls {
       return out;
     }
   };
-  // Forward, then backward (twice) from the backend's own forward output and the cotangent.
-  Result forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent);
+  // How long the forward and the first backward took, each between two synchronisations of the
+  // queue (its uploads and the poisoning of its outputs before, its downloads after): by the
+  // device's own timers where the queue has them (Queue::take_device_seconds), else by the host's
+  // clock around the call.
+  struct CallTimes {
+    double forward_seconds = 0, backward_seconds = 0;
+    bool device_timer = false;
+  };
+  // Forward, then backward (twice) from the backend's own forward output and the cotangent;
+  // `times`, where given, gets the calls' times (the synchronisations cost the batching of calls).
+  Result forward_backward(const std::vector<HostTensor>& inputs, const HostTensor& cotangent,
+                          CallTimes* times = nullptr);
   // Forward with input k replaced.
   HostTensor forward_with(const std::vector<HostTensor>& inputs, int k, const HostTensor& replacement);
 

@@ -37,11 +37,14 @@ PhaseProfile PhaseRecorder::profile() const {
   return out;
 }
 
-DeviceCallsTimer::~DeviceCallsTimer() {
+std::optional<double> DeviceCallsTimer::lap() {
   const std::optional<double> seconds = queue_.take_device_seconds();  // taken bound or not: a fresh count next
   if (seconds && t_phases.recorder)
     t_phases.recorder->add_device(t_phases.kind, std::chrono::nanoseconds(static_cast<std::int64_t>(*seconds * 1e9)));
+  return seconds;
 }
+
+DeviceCallsTimer::~DeviceCallsTimer() { lap(); }
 
 PhaseTimer::PhaseTimer(Phase p) : phase_(p) {
   if (!t_phases.recorder) return;

@@ -52,6 +52,9 @@ class DeviceCallsTimer {
  public:
   explicit DeviceCallsTimer(Queue& queue) : timer_(Phase::device_calls), queue_(queue) {}
   ~DeviceCallsTimer();
+  // The device time since the last lap (or the start), counted in the profile as at the end;
+  // nothing where the queue has no timers. The work must be finished.
+  std::optional<double> lap();
   DeviceCallsTimer(const DeviceCallsTimer&) = delete;
   DeviceCallsTimer& operator=(const DeviceCallsTimer&) = delete;
 

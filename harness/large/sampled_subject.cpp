@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/error.hpp"
+#include "core/op_work.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/device_calls.hpp"
 #include "harness/check/judgement.hpp"
@@ -59,9 +60,11 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
     const Tolerance tol = tolerance_for(c, *math, ftz);
     const std::vector<ref::RefTensor>& bounded = reference.bounded(math, ftz);
     const auto t0 = std::chrono::steady_clock::now();
+    DeviceCalls::CallTimes times;
     DeviceCalls::Result results =
-        DeviceCalls(c, backend, *device.queue).forward_backward(reference.inputs, reference.cotangent);
+        DeviceCalls(c, backend, *device.queue).forward_backward(reference.inputs, reference.cotangent, &times);
     const double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const CallWork forward = forward_work(c.call), backward = backward_work(c.call);
     for (std::size_t t = 0; t < reference.tensors.size(); ++t) {
       const SampledTensor& s = reference.tensors[t];
       const bool output = s.tensor == ref::kOutputTensor;
@@ -73,6 +76,8 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       apply_comparison(r, cmp, bounded[t], c.decl.op);
       r.tolerance = tol.describe();
       r.time_ms = run_ms;
+      r.speed = output ? CallSpeed{times.forward_seconds, times.device_timer, forward.bytes, forward.flops}
+                       : CallSpeed{times.backward_seconds, times.device_timer, backward.bytes, backward.flops};
       if (!output) require_repeatable(r, full, results.grads_again.at(static_cast<std::size_t>(s.tensor)));
       out.push_back(std::move(r));
     }

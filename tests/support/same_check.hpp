@@ -50,6 +50,12 @@ inline void expect_same_check(const CheckResult& a, const CheckResult& b, bool w
   ASSERT_EQ(m.worst.inputs.size(), n.worst.inputs.size());
   for (std::size_t i = 0; i < m.worst.inputs.size(); ++i)
     EXPECT_TRUE(same_double(m.worst.inputs[i], n.worst.inputs[i]));
+  if (with_time) {
+    EXPECT_EQ(a.speed.seconds, b.speed.seconds);
+    EXPECT_EQ(a.speed.device_timer, b.speed.device_timer);
+    EXPECT_EQ(a.speed.bytes, b.speed.bytes);
+    EXPECT_EQ(a.speed.flops, b.speed.flops);
+  }
   EXPECT_EQ(a.seed, b.seed);
   EXPECT_EQ(a.repro, b.repro);
   EXPECT_EQ(a.steps.first_out, b.steps.first_out);

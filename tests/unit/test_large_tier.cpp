@@ -10,6 +10,7 @@
 #include "backends/registry.hpp"
 #include "cases/registry.hpp"
 #include "core/error.hpp"
+#include "core/op_work.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
@@ -219,6 +220,51 @@ TEST(LargeTier, TheCpuBackendsLongLanesStayWithinTheirBounds) {
     for (const CheckResult& r :
          check_sampled_on_backend(c, {"cpu", cpu.get(), queue.get()}, prepare_sampled_reference(c, run), run))
       EXPECT_EQ(r.verdict, Verdict::pass) << id << " " << check_label(r) << ": " << r.reason;
+  }
+}
+
+// What a call moves and computes (core/op_work.hpp): each tensor once, the contractions' 2mnk.
+TEST(LargeTier, CallWorkCountsEachTensorOnceAndTheContractions) {
+  const OpCall mm = make_call(OpKind::matmul, {}, DType::f32, {Shape{33, 4097}, Shape{4097, 31}});
+  const std::int64_t a = 33 * 4097, b = 4097 * 31, c = 33 * 31;
+  EXPECT_EQ(forward_work(mm).bytes, 4 * (a + b + c));
+  EXPECT_EQ(forward_work(mm).flops, 2 * a * 31);
+  EXPECT_EQ(backward_work(mm).bytes, 4 * (c + 2 * (a + b)));  // dC; dA and dB written, A and B read
+  EXPECT_EQ(backward_work(mm).flops, 4 * a * 31);
+  const OpCall add = make_call(OpKind::add, {}, DType::bf16, {Shape{1000}, Shape{1000}});
+  EXPECT_EQ(forward_work(add).bytes, 2 * 3000);
+  EXPECT_EQ(backward_work(add).bytes, 2 * 3000);  // its VJP reads the cotangent alone
+  EXPECT_EQ(backward_work(add).flops, 0);
+  const OpCall exp = make_call(OpKind::exp, {}, DType::f32, {Shape{1000}});
+  EXPECT_EQ(backward_work(exp).bytes, 4 * 3000);
+}
+
+// Each check of a large case carries the time of the call it judges, from the device's timers
+// where the queue has them, else from the host's clock, with the call's bytes and operations.
+TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCall) {
+  class TimedQueue : public NiceMock<MockQueue> {
+   public:
+    std::optional<double> take_device_seconds() noexcept override { return 0.25; }
+  };
+  const Case& c = case_named("matmul(large,shape=33x4097|4097x31,dtype=f32)");
+  RunContext run{3};
+  run.sample.random = 0;
+  const SampledReference reference = prepare_sampled_reference(c, run);
+  FakeBackend backend;
+  TimedQueue timed;
+  const std::vector<CheckResult> device = check_sampled_on_backend(c, {"fake", &backend, &timed}, reference, run);
+  ASSERT_EQ(device.size(), 3u);
+  for (const CheckResult& r : device) {
+    EXPECT_EQ(r.speed.seconds, 0.25) << check_label(r);
+    EXPECT_TRUE(r.speed.device_timer);
+    const CallWork w = r.direction == Direction::forward ? forward_work(c.call) : backward_work(c.call);
+    EXPECT_EQ(r.speed.bytes, w.bytes);
+    EXPECT_EQ(r.speed.flops, w.flops);
+  }
+  NiceMock<MockQueue> untimed;
+  for (const CheckResult& r : check_sampled_on_backend(c, {"fake", &backend, &untimed}, reference, run)) {
+    EXPECT_GT(r.speed.seconds, 0) << check_label(r);
+    EXPECT_FALSE(r.speed.device_timer);
   }
 }
 

@@ -225,6 +225,31 @@ TEST(ParityJson, SensitivityRoundTripsAndNeedsSchema14) {
   EXPECT_TRUE(std::isnan(back.checks[1].metrics.sensitivity_ulp));
 }
 
+// The large tier's call speeds: written where measured (schema 1.11), read back, and listed once
+// per call in parity.md with GB/s and GFLOP/s (a call's gradient checks share it).
+TEST(ParityJson, SpeedRoundTripsNeedsSchema111AndIsListedOncePerCall) {
+  RunReport r = synthetic_report();
+  r.checks[0].speed = {0.002, true, 4'000'000'000, 0};
+  r.checks[1].speed = {0.5, false, 1'000'000'000, 3'000'000'000};
+  const std::string text = report_to_json_text(r);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.11");
+  EXPECT_EQ(doc["checks"][0]["speed"]["timer"], "device");
+  EXPECT_FALSE(doc["checks"][2].contains("speed"));  // not measured: not written
+  const RunReport back = report_from_json_text(text);
+  for (std::size_t i = 0; i < 3; ++i) expect_same_check(r.checks[i], back.checks[i]);
+
+  const std::string md = report_to_markdown(r);
+  EXPECT_THAT(md, HasSubstr("## Speed (large tier)"));
+  EXPECT_THAT(md, HasSubstr("| 2 | device | 2e+03 | — |"));  // 4 GB in 2 ms; no operations counted
+  EXPECT_THAT(md, HasSubstr("| 500 | host | 2 | 6 |"));
+  r.checks[2] = r.checks[1];  // a second gradient of the same call: the same row, not a second one
+  r.checks[2].input = 1;
+  const std::string again = report_to_markdown(r);
+  EXPECT_EQ(again.find("| 500 | host"), again.rfind("| 500 | host"));
+  EXPECT_THAT(report_to_markdown(synthetic_report()), Not(HasSubstr("## Speed")));
+}
+
 TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
   const std::string text = report_to_json_text(synthetic_report());
   const std::string v2 = replace_once(text, "\"schema_version\": \"1.3\"", "\"schema_version\": \"2.0\"");
