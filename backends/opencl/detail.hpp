@@ -176,6 +176,11 @@ using Grads = std::span<DeviceBuffer* const>;
 struct RealArg {
   double v;
 };
+// A 64-bit kernel argument (`long`): sizes and indices of kernels that address past 2^31
+// elements. A plain std::int64_t argument is passed as `int` and must fit in it.
+struct LongArg {
+  std::int64_t v;
+};
 
 class ClQueue final : public OpenclQueue {
  public:
@@ -202,6 +207,7 @@ class ClQueue final : public OpenclQueue {
   std::size_t real_size() const { return dtype_ == DType::f64 ? 8 : 4; }
   // A device buffer of `count` reals (the arithmetic type) for intermediate results.
   cl::Buffer scratch(std::size_t count);
+  cl::Buffer int_scratch(std::size_t count);  // `count` ints
   // Sets the arguments and enqueues kernel `name` of the current dtype over an N-D range whose
   // global size is rounded up to a multiple of the local size.
   template <typename... Args>
@@ -240,6 +246,7 @@ class ClQueue final : public OpenclQueue {
   void set_arg(cl::Kernel& k, cl_uint i, std::int64_t v);
   void set_arg(cl::Kernel& k, cl_uint i, const cl_int4& v) { k.setArg(i, v); }
   void set_arg(cl::Kernel& k, cl_uint i, RealArg v);
+  void set_arg(cl::Kernel& k, cl_uint i, LongArg v) { k.setArg(i, static_cast<cl_long>(v.v)); }
   void begin_call(DType dtype, const std::string& case_id);
   void count_finished(bool wait) noexcept;
   // Enqueues what a buffer needs before its first use here: its guards, its NaN fill (not for a

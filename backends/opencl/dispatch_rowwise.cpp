@@ -1,6 +1,8 @@
 // Work-group kernels: reductions over one axis, softmax / log_softmax / gumbel_softmax,
 // layer_norm and the losses. Geometry comes from core/op.hpp split_at_axis. bspline_basis (a row
 // per value, nothing to reduce) runs one work item per value.
+#include <limits>
+
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -21,6 +23,73 @@ SoftmaxArgs softmax_args(const OpCall& call) {
   if (call.kind == OpKind::gumbel_softmax)
     return {split_at_axis(call.input_shapes[0], -1), 0, true, 1.0 / call.attrs.tau};
   return {split_at_axis(call.input_shapes[0], call.attrs.axis), call.kind == OpKind::log_softmax ? 1 : 0, false, 1.0};
+}
+
+// Lines longer than this are split into chunks of kChunk elements, one work-group each
+// (reduction.cl, "Long lines"); shorter ones keep one group per line.
+constexpr std::int64_t kLongLine = 32768, kChunk = 4096;
+constexpr int kStatSum = 0, kStatArgmax = 1, kStatExpRest = 2, kStatSqDev = 3;   // STAT_* in reduction.cl
+constexpr int kRedSum = 0, kRedMean = 1, kRedMax = 2, kRedLse = 3, kRedVar = 4;  // RED_*
+
+int reduction_mode(OpKind k) {
+  switch (k) {
+    case OpKind::sum:
+      return kRedSum;
+    case OpKind::mean:
+      return kRedMean;
+    case OpKind::max:
+      return kRedMax;
+    case OpKind::logsumexp:
+      return kRedLse;
+    case OpKind::variance:
+      return kRedVar;
+    default:
+      throw Error("opencl: no reduction mode for " + std::string(op_name(k)));
+  }
+}
+
+// A long line's statistics, each from its chunks' partials: s1 the sum (sum, mean, variance) or
+// the maximum with its index (max, logsumexp), s2 the second phase's sum (logsumexp, variance).
+struct LineStats {
+  cl::Buffer s1, s1_index, s2;
+};
+
+LineStats long_line_stats(ClQueue& q, const ClBuffer& x, const AxisSplit& sp, OpKind k, bool forward) {
+  if (sp.n > std::numeric_limits<std::int32_t>::max())
+    throw Error("opencl: a reduction line of " + std::to_string(sp.n) + " elements (at most 2^31 - 1)");
+  const std::int64_t lines = sp.outer * sp.inner;
+  const int chunks = static_cast<int>((sp.n + kChunk - 1) / kChunk);
+  const auto count = static_cast<std::size_t>(lines);
+  LineStats st{q.scratch(count), q.int_scratch(count), q.scratch(count)};
+  const bool by_max = k == OpKind::max || k == OpKind::logsumexp;
+  // The backward of sum, mean and max reads no statistic of the line.
+  if (!forward && (k == OpKind::sum || k == OpKind::mean || k == OpKind::max)) return st;
+  cl::Buffer part_v = q.scratch(count * static_cast<std::size_t>(chunks));
+  cl::Buffer part_i = q.int_scratch(count * static_cast<std::size_t>(chunks));
+  auto phase = [&](int stat, const cl::Buffer& out) {
+    q.run_per_group("reduce_chunk", lines * chunks, x, part_v, part_i, st.s1, st.s1_index, LongArg{sp.n},
+                    LongArg{sp.inner}, LongArg{kChunk}, chunks, stat);
+    q.run_per_group("reduce_combine", lines, part_v, part_i, out, st.s1_index, chunks, stat);
+  };
+  phase(by_max ? kStatArgmax : kStatSum, st.s1);
+  if (k == OpKind::logsumexp) phase(kStatExpRest, st.s2);
+  if (k == OpKind::variance) phase(kStatSqDev, st.s2);
+  return st;
+}
+
+void forward_long_lines(ClQueue& q, const OpCall& call, const ClBuffer& x, const AxisSplit& sp, ClBuffer& out) {
+  const LineStats st = long_line_stats(q, x, sp, call.kind, true);
+  const std::int64_t lines = sp.outer * sp.inner;
+  q.run_elementwise("reduce_finish", lines, st.s1, st.s2, out, LongArg{lines}, LongArg{sp.n}, call.attrs.correction,
+                    reduction_mode(call.kind));
+}
+
+void backward_long_lines(ClQueue& q, const OpCall& call, const ClBuffer& x, const AxisSplit& sp, const ClBuffer& out,
+                         const ClBuffer& dout, ClBuffer& dx) {
+  const LineStats st = long_line_stats(q, x, sp, call.kind, false);
+  const std::int64_t total = sp.outer * sp.n * sp.inner;
+  q.run_elementwise("reduce_bwd_long", total, x, out, dout, dx, st.s1, st.s2, LongArg{total}, LongArg{sp.n},
+                    LongArg{sp.inner}, call.attrs.correction, reduction_mode(call.kind));
 }
 
 constexpr int kLossMse = 0, kLossBce = 1;  // LOSS_* in loss.cl
@@ -105,6 +174,7 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const ClBuffer& x = as_cl(in[0]);
   if (op_family(call.kind) == OpFamily::reduction) {
     AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
+    if (sp.n > kLongLine) return forward_long_lines(q, call, x, sp, out);
     q.run_per_group(reduce_kernel("reduce_fwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, sp.outer, sp.n,
                     sp.inner, call.attrs.correction);
     return;
@@ -146,6 +216,7 @@ void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& ou
   if (op_family(call.kind) == OpFamily::reduction) {
     if (!grads[0]) return;
     AxisSplit sp = split_at_axis(call.input_shapes[0], call.attrs.axis);
+    if (sp.n > kLongLine) return backward_long_lines(q, call, x, sp, out, dout, as_cl(grads[0]));
     q.run_per_group(reduce_kernel("reduce_bwd_", call.kind).c_str(), sp.outer * sp.inner, x, out, dout, as_cl(grads[0]),
                     sp.outer, sp.n, sp.inner, call.attrs.correction);
     return;

@@ -81,6 +81,10 @@ cl::Buffer ClQueue::scratch(std::size_t count) {
   return cl::Buffer(backend_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(count, 1) * real_size());
 }
 
+cl::Buffer ClQueue::int_scratch(std::size_t count) {
+  return cl::Buffer(backend_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(count, 1) * sizeof(cl_int));
+}
+
 void ClQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
   translate_errors("", [&] {
     ClBuffer& d = as_cl(&dst);

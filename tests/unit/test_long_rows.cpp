@@ -1,23 +1,45 @@
-// Rows longer than one work group takes (dispatch_rowwise.cpp's kChunkElements): split into
-// chunks whose partial statistics the next phase combines. Whole-row formulas in double on the
-// host are the reference, within 1e-12 of the largest expected value: sums of 70,001 f64 terms
-// in any order err far less, and a chunk lost or counted twice moves a row's sum by a third.
+// Lines longer than one work group takes, on every backend this build has: the Vulkan backend
+// splits rows of more than 32,768 elements into chunks whose partial statistics the next phase
+// combines (backends/vulkan/README.md), the OpenCL backend its reductions' lines
+// (backends/opencl/kernels/reduction.cl, "Long lines"), the cpu backend sums pairwise. Whole-row
+// formulas in double on the host are the reference, within 1e-12 of the largest expected value:
+// sums of 70,001 f64 terms in any order err far less, and a chunk lost or counted twice moves a
+// row's sum by a third. Each backend's first device, with validation on; ctest runs the program
+// again with the GPU kernel modes (tests/CMakeLists.txt).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
-#include "vulkan_test_util.hpp"
+#include "backends/registry.hpp"
+#include "support/backend_calls.hpp"
 
 namespace gp {
 namespace {
 
-using vktest::run;
+using backend_calls::run;
 
-class VulkanLongRowsTest : public vktest::BackendTest {
+class LongRows : public ::testing::TestWithParam<std::string> {
  protected:
-  VulkanLongRowsTest() : BackendTest("long_rows") {}
+  void SetUp() override {
+    BackendOptions opts;
+    opts.vulkan_validation = true;
+    std::vector<SelectedDevice> devices = select_devices({GetParam()}, opts);
+    if (devices.empty() || !devices.front().entry.create)
+      GTEST_SKIP() << GetParam()
+                   << " unavailable: " << (devices.empty() ? "no device" : devices.front().entry.unavailable);
+    backend_ = devices.front().entry.create();
+  }
+  void TearDown() override {
+    if (!backend_) return;
+    for (const auto& m : backend_->take_validation_messages()) ADD_FAILURE() << "validation: " << m;
+    EXPECT_TRUE(backend_->take_canary_violations().empty());
+  }
+  static OpCall call(OpKind k, DType dt, std::vector<Shape> shapes, OpAttrs a = {}) {
+    return make_call(k, std::move(a), dt, std::move(shapes), std::string(op_name(k)));
+  }
+  std::unique_ptr<Backend> backend_;
 };
 
 // A tensor of `shape` whose element i is f(i).
@@ -46,9 +68,9 @@ void expect_close(const HostTensor& got, const std::vector<double>& want, double
   }
 }
 
-// The lavapipe failure that split rows fix: one group striding over 6e6 elements ended its loop
-// part-way (349,456 instead of 6,000,000).
-TEST_F(VulkanLongRowsTest, SumOfSixMillionOnesCountsEveryOne) {
+// A line of 6e6 elements: on lavapipe one group striding over it ended its loop part-way (349,456
+// instead of 6,000,000); the OpenCL backend's chunks must count every element once.
+TEST_P(LongRows, SumOfSixMillionOnesCountsEveryOne) {
   const Shape s{6'000'000};
   const HostTensor ones = filled(DType::f32, s, [](std::int64_t) { return 1.0; });
   expect_close(run(*backend_, call(OpKind::sum, DType::f32, {s}), {ones}).out, {6e6}, 0, "sum");
@@ -62,7 +84,7 @@ TEST_F(VulkanLongRowsTest, SumOfSixMillionOnesCountsEveryOne) {
 
 // Rows of 70,001 elements (three chunks, the last one partial) that are 3 apart: axis 1 of
 // [2, 70001, 3], every statistic's forward and backward.
-TEST_F(VulkanLongRowsTest, SplitStridedRowsMatchWholeRowFormulas) {
+TEST_P(LongRows, SplitStridedRowsMatchWholeRowFormulas) {
   const std::int64_t O = 2, N = 70'001, I = 3;
   const Shape s{O, N, I};
   const HostTensor x = filled(DType::f64, s, wavy);
@@ -107,8 +129,8 @@ TEST_F(VulkanLongRowsTest, SplitStridedRowsMatchWholeRowFormulas) {
 }
 
 // cross_entropy over 70,001 classes and layer_norm over 40,000 columns: split rows whose row
-// scalars (a loss, a row's mean and rstd) are written once, by the first chunk.
-TEST_F(VulkanLongRowsTest, SplitRowsOfLossesAndNorms) {
+// scalars (a loss, a row's mean and rstd) are written once (by the first chunk where rows split).
+TEST_P(LongRows, SplitRowsOfLossesAndNorms) {
   const std::int64_t B = 2, C = 70'001;
   const HostTensor logits = filled(DType::f64, {B, C}, wavy);
   HostTensor targets(DType::i32, {B});
@@ -159,6 +181,15 @@ TEST_F(VulkanLongRowsTest, SplitRowsOfLossesAndNorms) {
   expect_close(rl.grads[1], dw, 1e-12, "layer_norm dw");
   expect_close(rl.grads[2], db, 1e-12, "layer_norm db");
 }
+
+std::vector<std::string> built_in_backends() {
+  std::vector<std::string> names;
+  for (const auto& p : backend_providers())
+    if (!p.load) names.push_back(p.name);  // a plugin needs its library: tests/plugin
+  return names;
+}
+INSTANTIATE_TEST_SUITE_P(Backends, LongRows, ::testing::ValuesIn(built_in_backends()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace gp
