@@ -42,6 +42,12 @@ struct DeviceInfo {
   // The accuracy of the device's math functions, which the error model propagates
   // (core/math_profile.hpp). Every backend sets it; it outlives the backend.
   const MathProfile* math = nullptr;
+  // The memory the device reports, 0 where it does not: its global memory (OpenCL), its largest
+  // device-local heap (Vulkan), the machine's physical memory (cpu); and its largest single
+  // buffer (OpenCL's CL_DEVICE_MAX_MEM_ALLOC_SIZE). A case whose buffers do not fit SKIPs
+  // (harness/check/memory_fit.hpp).
+  std::int64_t memory_bytes = 0;
+  std::int64_t max_buffer_bytes = 0;
 };
 
 struct Support {

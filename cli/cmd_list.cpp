@@ -10,6 +10,7 @@
 #include "cases/registry.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/memory_size.hpp"
 
 namespace gp::cli {
 
@@ -95,18 +96,6 @@ void list_catalog() {
                  gradient_contract(k), kinks.empty() ? "—" : kinks, count, cell);
     }
   }
-}
-
-// "1.5 KiB", "64 MiB": a case's device memory at a glance.
-std::string memory_text(std::int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB"};
-  auto v = static_cast<double>(bytes);
-  int u = 0;
-  while (v >= 1024 && u < 3) {
-    v /= 1024;
-    ++u;
-  }
-  return fmt::format("{:.3g} {}", v, units[u]);
 }
 
 void list_cases() {

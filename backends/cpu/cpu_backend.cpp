@@ -6,6 +6,7 @@
 
 #include "backends/cpu/cpu_buffer.hpp"
 #include "backends/cpu/cpu_queue.hpp"
+#include "core/memory_size.hpp"
 
 namespace gp::cpu {
 
@@ -48,6 +49,7 @@ DeviceInfo cpu_device_info() {
   d.api_version = "host C++20";
   d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
+  d.memory_bytes = host_memory_bytes();
   d.notes = {"synchronous: commands run on the calling thread",
              std::string("f16/bf16 are storage only (computed in f32), for ") + k16bitStorageOps,
              "64-byte canary guards around every buffer",

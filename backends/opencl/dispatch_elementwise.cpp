@@ -34,7 +34,7 @@ void forward_unary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   const std::int64_t n = call.output_shape.numel() + testing::unary_overrun_elements.load();
   auto k = elementwise_kernel(q, "unary_fwd", call.kind);
   const UnaryScalars s = unary_scalars(call);
-  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, n, RealArg{s.p}, RealArg{s.a}, k.op);
+  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, LongArg{n}, RealArg{s.p}, RealArg{s.a}, k.op);
 }
 
 void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout, Grads grads) {
@@ -42,8 +42,8 @@ void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& o
   const std::int64_t n = call.output_shape.numel();
   auto k = elementwise_kernel(q, "unary_bwd", call.kind);
   const UnaryScalars s = unary_scalars(call);
-  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), n, RealArg{s.p}, RealArg{s.a},
-                         k.op);
+  q.run_elementwise_wide(k.name.c_str(), n, as_cl(in[0]), out, dout, as_cl(grads[0]), LongArg{n}, RealArg{s.p},
+                         RealArg{s.a}, k.op);
 }
 
 void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {

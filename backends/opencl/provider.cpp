@@ -47,7 +47,10 @@ DeviceInfo describe(const Found& f) {
   info.may_flush_subnormals = !(f.device.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_DENORM);
   if (info.may_flush_subnormals) info.notes.push_back("float subnormals may flush to zero (no CL_FP_DENORM)");
   info.notes.push_back("compute units " + std::to_string(f.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()));
-  info.notes.push_back("global memory " + std::to_string(f.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>() >> 20) + " MiB");
+  info.memory_bytes = static_cast<std::int64_t>(f.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>());
+  info.max_buffer_bytes = static_cast<std::int64_t>(f.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
+  info.notes.push_back("global memory " + std::to_string(info.memory_bytes >> 20) + " MiB, largest buffer " +
+                       std::to_string(info.max_buffer_bytes >> 20) + " MiB");
   info.notes.push_back("max work-group " + std::to_string(f.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()));
   info.notes.push_back("OpenCL C " + f.device.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
   return info;

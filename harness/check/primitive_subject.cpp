@@ -1,6 +1,8 @@
 #include "harness/check/primitive_subject.hpp"
 
+#include "core/memory_size.hpp"
 #include "harness/check/device_calls.hpp"
+#include "harness/check/memory_fit.hpp"
 
 namespace gp {
 
@@ -28,6 +30,11 @@ class PreparedPrimitive final : public PreparedSubject {
 };
 
 }  // namespace
+
+Support CaseSubject::supports(Backend& backend) const {
+  if (Support fit = fits_in_memory(case_, backend.info(), host_memory_bytes()); !fit.ok) return fit;
+  return backend.supports(case_.call);
+}
 
 std::string_view CaseSubject::op_name() const { return gp::op_name(case_.decl.op); }
 

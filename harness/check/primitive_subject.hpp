@@ -15,7 +15,8 @@ class CaseSubject : public Subject {
   const std::string& id() const override { return case_.id; }
   std::string_view op_name() const override;
   DType dtype() const override { return case_.dtype; }
-  Support supports(Backend& backend) const override { return backend.supports(case_.call); }
+  // What the device says of the call, once its buffers fit (check/memory_fit.hpp).
+  Support supports(Backend& backend) const override;
   CheckResult blank(const std::string& device_id, std::uint64_t seed) const override;
 
  protected:

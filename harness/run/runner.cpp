@@ -169,7 +169,21 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     }
     return nullptr;
   };
+  // A large subject that no device runs is not prepared: its reference data alone may need more
+  // memory and time than the machine has (the index case past 2^31 elements).
+  auto any_device_runs = [&](const Subject& s) {
+    for (const auto& st : states) {
+      if (!st->opened.backend || st->status().first != ReasonKind::none) continue;
+      try {
+        if (s.supports(*st->opened.backend).ok) return true;
+      } catch (const std::exception&) {  // a plugin's supports() may fail: its item says so
+        return true;
+      }
+    }
+    return false;
+  };
   auto prepare = [&](const Subject& s, SubjectWork& w, std::size_t i) {
+    if (s.tier() == Tier::large && !any_device_runs(s)) return;
     try {
       w.prepared = s.prepare(run);
       if (opts.reference_checks) {

@@ -12,6 +12,8 @@
 #include "core/error.hpp"
 #include "core/op_work.hpp"
 #include "harness/check/checker.hpp"
+#include "harness/check/memory_fit.hpp"
+#include "harness/check/primitive_subject.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 #include "harness/large/sampled_subject.hpp"
@@ -266,6 +268,44 @@ TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCall) {
     EXPECT_GT(r.speed.seconds, 0) << check_label(r);
     EXPECT_FALSE(r.speed.device_timer);
   }
+}
+
+// A case whose buffers do not fit the device, or whose host copies do not fit the machine, SKIPs
+// with the sizes (harness/check/memory_fit.hpp) instead of failing an allocation or being killed.
+TEST(LargeTier, ACaseThatDoesNotFitSkipsWithTheSizes) {
+  const Case& index = case_named("exp(large,shape=2147487745,dtype=bf16)");  // past 2^31 elements
+  EXPECT_EQ(device_bytes(index), 4 * ((std::int64_t{1} << 31) + 4097) * 2);
+  DeviceInfo roomy;
+  roomy.memory_bytes = std::int64_t{40} << 30;
+  roomy.max_buffer_bytes = std::int64_t{8} << 30;
+  const std::int64_t host = std::int64_t{128} << 30;
+  EXPECT_TRUE(fits_in_memory(index, roomy, host).ok);
+  EXPECT_TRUE(fits_in_memory(index, DeviceInfo{}, host).ok);  // a device that reports nothing
+  DeviceInfo small = roomy;
+  small.memory_bytes = std::int64_t{15} << 30;
+  EXPECT_EQ(fits_in_memory(index, small, host).reason,
+            "its buffers need 16 GiB of device memory; the device has 15 GiB");
+  small = roomy;
+  small.max_buffer_bytes = std::int64_t{4} << 30;
+  EXPECT_THAT(fits_in_memory(index, small, host).reason,
+              HasSubstr("a tensor of 4 GiB exceeds the device's largest buffer"));
+  EXPECT_THAT(fits_in_memory(index, roomy, std::int64_t{24} << 30).reason,
+              HasSubstr("its host copies need about 32 GiB"));
+  // The small tier holds its tensors whole on the host in any case: only the device counts.
+  EXPECT_TRUE(fits_in_memory(case_named("exp(shape=7,dtype=f32)"), roomy, 1).ok);
+
+  // The subjects ask before the device does.
+  class SmallDevice : public FakeBackend {
+   public:
+    SmallDevice() { info_.memory_bytes = std::int64_t{1} << 30; }
+    const DeviceInfo& info() const override { return info_; }
+
+   private:
+    DeviceInfo info_ = FakeBackend().info();
+  };
+  SmallDevice device;
+  EXPECT_THAT(SampledSubject(index).supports(device).reason, HasSubstr("device memory"));
+  EXPECT_TRUE(PrimitiveSubject(case_named("exp(shape=7,dtype=f32)")).supports(device).ok);
 }
 
 TEST(LargeTier, ScaleSelectsTheTiers) {

@@ -55,8 +55,10 @@ typedef uint bits_t;
 // Wide elementwise kernels: each work item handles GP_EW_ITEMS elements, the local size apart
 // within its group's block of local_size * GP_EW_ITEMS elements (coalesced for every k). Several
 // loads in flight per item are what a large GPU needs to approach its memory bandwidth.
-#define GP_EW_INDEX(k) \
-  ((int)get_group_id(0) * (int)get_local_size(0) * GP_EW_ITEMS + (k) * (int)get_local_size(0) + (int)get_local_id(0))
+// 64-bit: a unary kernel's tensor may pass 2^31 elements (the other kernels take int counts).
+#define GP_EW_INDEX(k)                                                                              \
+  ((long)get_group_id(0) * (long)get_local_size(0) * GP_EW_ITEMS + (long)(k) * (long)get_local_size(0) + \
+   (long)get_local_id(0))
 
 // sigmoid(x) and sigmoid(-x) from one exp(-|x|): each keeps its relative accuracy on both sides,
 // so 1 - sigmoid(x) is never formed by a subtraction.

@@ -92,33 +92,33 @@ inline real d_ste_round(real x, real y, real g, real P, real A) { return g; }
 inline real f_ste_hardtanh_gate(real x, real P, real A) { return x > R(0) ? R(1) : R(0); }
 inline real d_ste_hardtanh_gate(real x, real y, real g, real P, real A) { return fabs(x) < R(1) ? g : R(0); }
 
-// GP_EW_ITEMS elements per work item (GP_EW_INDEX), all loaded before any store. `op` is read
-// by the generic kernels only.
+// GP_EW_ITEMS elements per work item (GP_EW_INDEX), all loaded before any store; indices and the
+// count are 64-bit (tensors past 2^31 elements). `op` is read by the generic kernels only.
 #define GP_DEFINE_UNARY(NAME)                                                                   \
-  __kernel void unary_fwd_##NAME(__global const store_t* x, __global store_t* y, int n, real P, \
+  __kernel void unary_fwd_##NAME(__global const store_t* x, __global store_t* y, long n, real P, \
                                  real A, int op) {                                              \
     real xv[GP_EW_ITEMS];                                                                       \
     for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const int i = GP_EW_INDEX(k);                                                             \
+      const long i = GP_EW_INDEX(k);                                                             \
       xv[k] = i < n ? LOAD(x, i) : R(0);                                                        \
     }                                                                                           \
     for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const int i = GP_EW_INDEX(k);                                                             \
+      const long i = GP_EW_INDEX(k);                                                             \
       if (i < n) STORE(y, i, f_##NAME(xv[k], P, A));                                            \
     }                                                                                           \
   }                                                                                             \
   __kernel void unary_bwd_##NAME(__global const store_t* x, __global const store_t* y,          \
-                                 __global const store_t* g, __global store_t* dx, int n, real P, \
+                                 __global const store_t* g, __global store_t* dx, long n, real P, \
                                  real A, int op) {                                              \
     real xv[GP_EW_ITEMS], yv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                     \
     for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const int i = GP_EW_INDEX(k);                                                             \
+      const long i = GP_EW_INDEX(k);                                                             \
       xv[k] = i < n ? LOAD(x, i) : R(0);                                                        \
       yv[k] = i < n ? LOAD(y, i) : R(0);                                                        \
       gv[k] = i < n ? LOAD(g, i) : R(0);                                                        \
     }                                                                                           \
     for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const int i = GP_EW_INDEX(k);                                                             \
+      const long i = GP_EW_INDEX(k);                                                             \
       if (i < n) STORE(dx, i, d_##NAME(xv[k], yv[k], gv[k], P, A));                             \
     }                                                                                           \
   }

@@ -1,0 +1,31 @@
+#include "harness/check/memory_fit.hpp"
+
+#include <algorithm>
+
+#include "core/memory_size.hpp"
+
+namespace gp {
+
+std::int64_t large_case_host_bytes(const Case& c) { return 2 * device_bytes(c); }
+
+Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes) {
+  const std::int64_t buffers = device_bytes(c);
+  if (device.memory_bytes > 0 && buffers > device.memory_bytes)
+    return Support::no("its buffers need " + memory_text(buffers) + " of device memory; the device has " +
+                       memory_text(device.memory_bytes));
+  if (device.max_buffer_bytes > 0) {
+    std::int64_t largest = c.call.output_shape.numel() * static_cast<std::int64_t>(dtype_size(c.call.dtype));
+    for (std::size_t k = 0; k < c.call.input_shapes.size(); ++k)
+      largest = std::max(
+          largest, c.call.input_shapes[k].numel() * static_cast<std::int64_t>(dtype_size(c.call.input_dtypes[k])));
+    if (largest > device.max_buffer_bytes)
+      return Support::no("a tensor of " + memory_text(largest) + " exceeds the device's largest buffer (" +
+                         memory_text(device.max_buffer_bytes) + ")");
+  }
+  if (c.decl.tier == Tier::large && host_bytes > 0 && large_case_host_bytes(c) > host_bytes)
+    return Support::no("its host copies need about " + memory_text(large_case_host_bytes(c)) +
+                       " (inputs, cotangent and the device's results); this machine has " + memory_text(host_bytes));
+  return Support::yes();
+}
+
+}  // namespace gp

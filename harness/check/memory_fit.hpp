@@ -1,0 +1,23 @@
+// Whether a case fits the device and the machine: its buffers within the memory the device
+// reports (DeviceInfo::memory_bytes) and each tensor within its largest buffer, and for the large
+// tier the run's host copies within the machine's physical memory. A case that does not fit SKIPs
+// with the sizes, instead of failing an allocation or being killed for memory (docs/scale.md).
+#pragma once
+
+#include <cstdint>
+
+#include "backends/backend.hpp"
+#include "cases/case.hpp"
+
+namespace gp {
+
+// What a large case holds on the host at once, at most: the inputs and the cotangent the
+// reference keeps, and per device check the downloaded output, two copies of each gradient (the
+// backward runs twice) and one poison tensor: twice its buffers' bytes (cases/case.hpp
+// device_bytes).
+std::int64_t large_case_host_bytes(const Case& c);
+
+// `host_bytes`: the machine's physical memory (core/memory_size.hpp), a parameter for tests.
+Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes);
+
+}  // namespace gp
