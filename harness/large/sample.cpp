@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "harness/check/parallel_blocks.hpp"
 #include "harness/check/rng.hpp"
 
 namespace gp {
@@ -10,6 +11,8 @@ namespace {
 
 // Tile edges are multiples of this (every power of two from 16 up is one).
 constexpr std::int64_t kTileStep = 16;
+// A line of more elements is scanned for its extremes in blocks on every core.
+constexpr std::int64_t kOneThreadScan = std::int64_t{1} << 24, kScanBlock = std::int64_t{1} << 22;
 
 std::int64_t flat(const Shape& shape, const std::vector<std::int64_t>& at) {
   std::int64_t i = 0;
@@ -56,12 +59,33 @@ std::vector<std::int64_t> extreme_indices(const HostTensor& x) {
   const std::int64_t length = rows > kExtremeRows ? numel : row;
   std::vector<std::int64_t> out;
   out.reserve(static_cast<std::size_t>(2 * (numel / length)));
-  for (std::int64_t first = 0; first < numel; first += length) {
-    std::int64_t high = first, low = first;
-    for (std::int64_t i = first + 1; i < first + length; ++i) {
+  // The first index of the largest and of the smallest value of [begin, end).
+  auto scan = [&x](std::int64_t begin, std::int64_t end) {
+    std::int64_t high = begin, low = begin;
+    for (std::int64_t i = begin + 1; i < end; ++i) {
       if (x.get(i) > x.get(high)) high = i;
       if (x.get(i) < x.get(low)) low = i;
     }
+    return std::pair{high, low};
+  };
+  // A line past kOneThreadScan elements: its blocks on every core, then the blocks' extremes in
+  // order, so that the first index still wins a tie.
+  auto scan_line = [&](std::int64_t first) {
+    if (length <= kOneThreadScan) return scan(first, first + length);
+    std::vector<std::pair<std::int64_t, std::int64_t>> parts(
+        static_cast<std::size_t>((length + kScanBlock - 1) / kScanBlock));
+    for_each_block(length, kScanBlock, [&](std::int64_t block, std::int64_t begin, std::int64_t end) {
+      parts[static_cast<std::size_t>(block)] = scan(first + begin, first + end);
+    });
+    std::pair<std::int64_t, std::int64_t> best = parts.front();
+    for (const auto& [high, low] : parts) {
+      if (x.get(high) > x.get(best.first)) best.first = high;
+      if (x.get(low) < x.get(best.second)) best.second = low;
+    }
+    return best;
+  };
+  for (std::int64_t first = 0; first < numel; first += length) {
+    const auto [high, low] = scan_line(first);
     out.push_back(high);
     out.push_back(low);
   }

@@ -270,6 +270,20 @@ TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCall) {
   }
 }
 
+// A line past 2^24 elements is scanned in blocks on every core: the extremes are still the first
+// index of the largest and of the smallest value, across block boundaries (blocks of 2^22).
+TEST(LargeTier, ExtremesOfAHugeLineAreTheFirstIndicesAcrossBlocks) {
+  const std::int64_t n = (std::int64_t{1} << 24) + 5, block = std::int64_t{1} << 22;
+  HostTensor x(DType::f32, Shape{n});
+  for (std::int64_t i = 0; i < n; ++i) x.set(i, static_cast<double>(i % 1000) / 1000);
+  x.set(3 * block - 1, 7);  // the largest, last of block 2, tied by the first of block 3 and by the last element
+  x.set(3 * block, 7);
+  x.set(n - 1, 7);
+  x.set(block + 17, -2);  // the smallest, tied in a later block
+  x.set(2 * block + 4, -2);
+  EXPECT_EQ(extreme_indices(x), (std::vector<std::int64_t>{3 * block - 1, block + 17}));
+}
+
 // A case whose buffers do not fit the device, or whose host copies do not fit the machine, SKIPs
 // with the sizes (harness/check/memory_fit.hpp) instead of failing an allocation or being killed.
 TEST(LargeTier, ACaseThatDoesNotFitSkipsWithTheSizes) {
