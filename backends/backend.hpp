@@ -48,6 +48,9 @@ struct DeviceInfo {
   // (harness/check/memory_fit.hpp).
   std::int64_t memory_bytes = 0;
   std::int64_t max_buffer_bytes = 0;
+  // Its buffers live in the host's memory (the cpu backend, OpenCL and Vulkan CPU devices): a
+  // large case's buffers then count against the machine's memory too.
+  bool host_memory = false;
 };
 
 struct Support {

@@ -50,6 +50,7 @@ DeviceInfo cpu_device_info() {
   d.math = &glibc_math_profile();
   d.dtypes = {DType::f16, DType::bf16, DType::f32, DType::f64};
   d.memory_bytes = host_memory_bytes();
+  d.host_memory = true;
   d.notes = {"synchronous: commands run on the calling thread",
              std::string("f16/bf16 are storage only (computed in f32), for ") + k16bitStorageOps,
              "64-byte canary guards around every buffer",

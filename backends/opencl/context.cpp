@@ -184,8 +184,10 @@ cl::Kernel& ClBackend::shared_kernel(DType dtype, const std::string& name, const
 Support ClBackend::supports(const OpCall& call) const {
   if (call.dtype == DType::f64 && !has_fp64_) return Support::no("device lacks cl_khr_fp64");
   if (!is_float(call.dtype)) return Support::no("dtype must be floating point");
+  // The kernels take int counts with headroom for their index arithmetic, except the unary ones,
+  // which index in 64 bits (kernels/unary.cl): tensors past 2^31 elements run there.
   constexpr std::int64_t kMaxElements = std::numeric_limits<std::int32_t>::max() / 2;
-  auto too_big = [&](const Shape& s) { return s.numel() > kMaxElements; };
+  auto too_big = [&](const Shape& s) { return op_family(call.kind) != OpFamily::unary && s.numel() > kMaxElements; };
   if (too_big(call.output_shape)) return Support::no("tensor too large for 32-bit kernel indices");
   for (const auto& s : call.input_shapes)
     if (too_big(s)) return Support::no("tensor too large for 32-bit kernel indices");

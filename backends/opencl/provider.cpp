@@ -49,6 +49,7 @@ DeviceInfo describe(const Found& f) {
   info.notes.push_back("compute units " + std::to_string(f.device.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>()));
   info.memory_bytes = static_cast<std::int64_t>(f.device.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>());
   info.max_buffer_bytes = static_cast<std::int64_t>(f.device.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>());
+  info.host_memory = (f.device.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
   info.notes.push_back("global memory " + std::to_string(info.memory_bytes >> 20) + " MiB, largest buffer " +
                        std::to_string(info.max_buffer_bytes >> 20) + " MiB");
   info.notes.push_back("max work-group " + std::to_string(f.device.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()));

@@ -179,6 +179,7 @@ DeviceFacts describe(VkPhysicalDevice pd, std::uint32_t instance_api) {
   for (std::uint32_t h = 0; h < memory.memoryHeapCount; ++h)
     if (memory.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
       info.memory_bytes = std::max(info.memory_bytes, static_cast<std::int64_t>(memory.memoryHeaps[h].size));
+  info.host_memory = f.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
   if (f.float64) info.dtypes.push_back(DType::f64);
   if (f.storage16) {
     info.dtypes.push_back(DType::f16);

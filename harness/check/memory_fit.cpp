@@ -6,7 +6,9 @@
 
 namespace gp {
 
-std::int64_t large_case_host_bytes(const Case& c) { return 2 * device_bytes(c); }
+std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device) {
+  return (device.host_memory ? 4 : 2) * device_bytes(c);
+}
 
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes) {
   const std::int64_t buffers = device_bytes(c);
@@ -22,9 +24,11 @@ Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t hos
       return Support::no("a tensor of " + memory_text(largest) + " exceeds the device's largest buffer (" +
                          memory_text(device.max_buffer_bytes) + ")");
   }
-  if (c.decl.tier == Tier::large && host_bytes > 0 && large_case_host_bytes(c) > host_bytes)
-    return Support::no("its host copies need about " + memory_text(large_case_host_bytes(c)) +
-                       " (inputs, cotangent and the device's results); this machine has " + memory_text(host_bytes));
+  if (c.decl.tier == Tier::large && host_bytes > 0 && large_case_host_bytes(c, device) > host_bytes)
+    return Support::no("its host copies need about " + memory_text(large_case_host_bytes(c, device)) +
+                       " (inputs, cotangent, the device's results, its buffers where they are in host memory); this "
+                       "machine has " +
+                       memory_text(host_bytes));
   return Support::yes();
 }
 

@@ -11,11 +11,13 @@
 
 namespace gp {
 
-// What a large case holds on the host at once, at most: the inputs and the cotangent the
-// reference keeps, and per device check the downloaded output, two copies of each gradient (the
-// backward runs twice) and one poison tensor: twice its buffers' bytes (cases/case.hpp
-// device_bytes).
-std::int64_t large_case_host_bytes(const Case& c);
+// What a large case holds on the host for one device: the inputs and the cotangent the reference
+// keeps, the downloaded output, two copies of each gradient (the backward runs twice) and one
+// poison tensor: twice its buffers' bytes (cases/case.hpp device_bytes); and where the device's
+// buffers are in host memory, twice their bytes again (the buffers, and the f32 working copies a
+// 16-bit call makes). An estimate: exp over 2^31 + 4,097 bf16 elements on the H200 host peaked at
+// 21 GB with OpenCL alone (estimate 34 GB), at 67 GB with the cpu backend and OpenCL at once.
+std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 
 // `host_bytes`: the machine's physical memory (core/memory_size.hpp), a parameter for tests.
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes);

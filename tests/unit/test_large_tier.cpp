@@ -305,6 +305,11 @@ TEST(LargeTier, ACaseThatDoesNotFitSkipsWithTheSizes) {
               HasSubstr("a tensor of 4 GiB exceeds the device's largest buffer"));
   EXPECT_THAT(fits_in_memory(index, roomy, std::int64_t{24} << 30).reason,
               HasSubstr("its host copies need about 32 GiB"));
+  DeviceInfo in_host_memory = roomy;  // a device whose buffers are the host's
+  in_host_memory.host_memory = true;
+  EXPECT_TRUE(fits_in_memory(index, roomy, std::int64_t{48} << 30).ok);
+  EXPECT_THAT(fits_in_memory(index, in_host_memory, std::int64_t{48} << 30).reason,
+              HasSubstr("its host copies need about 64 GiB"));
   // The small tier holds its tensors whole on the host in any case: only the device counts.
   EXPECT_TRUE(fits_in_memory(case_named("exp(shape=7,dtype=f32)"), roomy, 1).ok);
 
