@@ -5,34 +5,46 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <exception>
+#include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace gp {
 
-// fn(block, begin, end) for every block [block * size, min(n, (block + 1) * size)), blocks spread
-// over the hardware's threads; the first exception a block throws is rethrown after all end.
+// fn(block, begin, end) for every block [block * size, min(n, (block + 1) * size)), taken in turn
+// by the hardware's threads (fewer when the system refuses one); the first exception a block
+// throws is rethrown after every thread ended.
 template <typename Fn>
 void for_each_block(std::int64_t n, std::int64_t size, const Fn& fn) {
   const std::int64_t blocks = (n + size - 1) / size;
-  const auto threads =
-      static_cast<std::int64_t>(std::min<std::int64_t>(blocks, std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(threads));
-  auto work = [&](std::int64_t t) {
+  const std::int64_t threads = std::min<std::int64_t>(blocks, std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<std::int64_t> next{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  auto work = [&] {
     try {
-      for (std::int64_t b = t; b < blocks; b += threads) fn(b, b * size, std::min(n, (b + 1) * size));
+      for (std::int64_t b = next++; b < blocks; b = next++) fn(b, b * size, std::min(n, (b + 1) * size));
     } catch (...) {
-      errors[static_cast<std::size_t>(t)] = std::current_exception();
+      std::lock_guard lock(error_mutex);
+      if (!error) error = std::current_exception();
+      next = blocks;  // the others stop after their block
     }
   };
   std::vector<std::thread> pool;
-  for (std::int64_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
+  for (std::int64_t t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads: the ones running take every block
+      break;
+    }
+  }
+  work();
   for (auto& th : pool) th.join();
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace gp
