@@ -16,7 +16,7 @@ namespace gp {
 // poison tensor: twice its buffers' bytes (cases/case.hpp device_bytes); and where the device's
 // buffers are in host memory, twice their bytes again (the buffers, and the f32 working copies a
 // 16-bit call makes). An estimate: exp over 2^31 + 4,097 bf16 elements on the H200 host peaked at
-// 21 GB with OpenCL alone (estimate 34 GB), at 67 GB with the cpu backend and OpenCL at once.
+// 21.1 GB with OpenCL alone (estimate 34.4 GB), at 67.4 GB with the cpu backend (68.7 GB).
 std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 
 // `host_bytes`: the machine's physical memory (core/memory_size.hpp), a parameter for tests.
