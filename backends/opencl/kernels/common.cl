@@ -56,7 +56,7 @@ typedef uint bits_t;
 // within its group's block of local_size * GP_EW_ITEMS elements (coalesced for every k). Several
 // loads in flight per item are what a large GPU needs to approach its memory bandwidth.
 // 64-bit: a unary kernel's tensor may pass 2^31 elements (the other kernels take int counts).
-#define GP_EW_INDEX(k)                                                                              \
+#define GP_EW_INDEX(k)                                                                                   \
   ((long)get_group_id(0) * (long)get_local_size(0) * GP_EW_ITEMS + (long)(k) * (long)get_local_size(0) + \
    (long)get_local_id(0))
 
@@ -77,15 +77,15 @@ inline real sigmoid_r(real x) {
 // every item gets the result. The tree is unrolled with compile-time guards so that no barrier
 // sits inside a loop: PoCL compiles straight-line barrier regions far faster than barrier loops,
 // and GPUs do not care. The trailing barrier lets callers reuse the scratch memory.
-#define GP_TREE_STEP(S, COMBINE)                  \
-  if (GP_WG > (S)) {                              \
-    if (lid < (S)) COMBINE(lid, lid + (S));       \
-    barrier(CLK_LOCAL_MEM_FENCE);                 \
+#define GP_TREE_STEP(S, COMBINE)            \
+  if (GP_WG > (S)) {                        \
+    if (lid < (S)) COMBINE(lid, lid + (S)); \
+    barrier(CLK_LOCAL_MEM_FENCE);           \
   }
-#define GP_TREE(COMBINE)                                                                   \
-  GP_TREE_STEP(128, COMBINE) GP_TREE_STEP(64, COMBINE) GP_TREE_STEP(32, COMBINE)           \
-  GP_TREE_STEP(16, COMBINE) GP_TREE_STEP(8, COMBINE) GP_TREE_STEP(4, COMBINE)              \
-  GP_TREE_STEP(2, COMBINE) GP_TREE_STEP(1, COMBINE)
+#define GP_TREE(COMBINE)                                                                                 \
+  GP_TREE_STEP(128, COMBINE)                                                                             \
+  GP_TREE_STEP(64, COMBINE) GP_TREE_STEP(32, COMBINE) GP_TREE_STEP(16, COMBINE) GP_TREE_STEP(8, COMBINE) \
+      GP_TREE_STEP(4, COMBINE) GP_TREE_STEP(2, COMBINE) GP_TREE_STEP(1, COMBINE)
 
 #define GP_ADD_INTO(a, b) scratch[a] += scratch[b]
 #define GP_MAX_INTO(a, b) scratch[a] = fmax(scratch[a], scratch[b])
@@ -111,10 +111,10 @@ inline real wg_max(real v, __local real* scratch) {
 }
 
 // Arg-max over the work-group: the smallest index holding the largest value.
-#define GP_ARGMAX_INTO(a, b)                                          \
-  if (sv[b] > sv[a] || (sv[b] == sv[a] && si[b] < si[a])) {           \
-    sv[a] = sv[b];                                                    \
-    si[a] = si[b];                                                    \
+#define GP_ARGMAX_INTO(a, b)                                \
+  if (sv[b] > sv[a] || (sv[b] == sv[a] && si[b] < si[a])) { \
+    sv[a] = sv[b];                                          \
+    si[a] = si[b];                                          \
   }
 inline int wg_argmax(real v, int idx, __local real* sv, __local int* si) {
   const int lid = get_local_id(0);

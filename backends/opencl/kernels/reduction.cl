@@ -19,13 +19,16 @@ inline real line_mean(__global const store_t* x, int base, int n, int inner, __l
 }
 
 // Max and the sum of exp(x - max) over the other elements (so that the log is log1p-accurate).
-inline real line_lse_parts(__global const store_t* x, int base, int n, int inner, __local real* sv,
-                           __local int* si, real* rest) {
+inline real line_lse_parts(__global const store_t* x, int base, int n, int inner, __local real* sv, __local int* si,
+                           real* rest) {
   real m = -INFINITY;
   int am = 0;
   for (int j = get_local_id(0); j < n; j += GP_WG) {
     real v = LOAD(x, base + j * inner);
-    if (v > m) { m = v; am = j; }
+    if (v > m) {
+      m = v;
+      am = j;
+    }
   }
   am = wg_argmax(m, am, sv, si);
   m = LOAD(x, base + am * inner);
@@ -68,8 +71,8 @@ inline void reduce_line_fwd(__global const store_t* x, __global store_t* y, int 
 }
 
 inline void reduce_line_bwd(__global const store_t* x, __global const store_t* y, __global const store_t* g,
-                            __global store_t* dx, int n, int inner, int correction, const int mode,
-                            __local real* sv, __local int* si) {
+                            __global store_t* dx, int n, int inner, int correction, const int mode, __local real* sv,
+                            __local int* si) {
   const int line = get_group_id(0);
   const int base = line_base(line, inner, n);
   const int lid = get_local_id(0);
@@ -95,19 +98,19 @@ inline void reduce_line_bwd(__global const store_t* x, __global const store_t* y
 
 #define GP_REDUCE_OPS(X) X(sum, RED_SUM) X(mean, RED_MEAN) X(max, RED_MAX) X(logsumexp, RED_LSE) X(variance, RED_VAR)
 
-#define GP_DEFINE_REDUCE(NAME, MODE)                                                                       \
-  __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_fwd_##NAME(                      \
-      __global const store_t* x, __global store_t* y, int outer, int n, int inner, int correction) {       \
-    __local real sv[GP_WG];                                                                                \
-    __local int si[GP_WG];                                                                                 \
-    reduce_line_fwd(x, y, n, inner, correction, MODE, sv, si);                                             \
-  }                                                                                                        \
-  __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_bwd_##NAME(                      \
+#define GP_DEFINE_REDUCE(NAME, MODE)                                                                         \
+  __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_fwd_##NAME(                        \
+      __global const store_t* x, __global store_t* y, int outer, int n, int inner, int correction) {         \
+    __local real sv[GP_WG];                                                                                  \
+    __local int si[GP_WG];                                                                                   \
+    reduce_line_fwd(x, y, n, inner, correction, MODE, sv, si);                                               \
+  }                                                                                                          \
+  __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_bwd_##NAME(                        \
       __global const store_t* x, __global const store_t* y, __global const store_t* g, __global store_t* dx, \
-      int outer, int n, int inner, int correction) {                                                      \
-    __local real sv[GP_WG];                                                                                \
-    __local int si[GP_WG];                                                                                 \
-    reduce_line_bwd(x, y, g, dx, n, inner, correction, MODE, sv, si);                                      \
+      int outer, int n, int inner, int correction) {                                                         \
+    __local real sv[GP_WG];                                                                                  \
+    __local int si[GP_WG];                                                                                   \
+    reduce_line_bwd(x, y, g, dx, n, inner, correction, MODE, sv, si);                                        \
   }
 
 GP_REDUCE_OPS(GP_DEFINE_REDUCE)
@@ -142,10 +145,16 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_chunk(
     int am = (int)begin;
     for (long j = begin + lid; j < end; j += GP_WG) {
       const real v = LOAD(x, base + j * inner);
-      if (v > m) { m = v; am = (int)j; }
+      if (v > m) {
+        m = v;
+        am = (int)j;
+      }
     }
     am = wg_argmax(m, am, sv, si);
-    if (lid == 0) { part_v[group] = LOAD(x, base + (long)am * inner); part_i[group] = am; }
+    if (lid == 0) {
+      part_v[group] = LOAD(x, base + (long)am * inner);
+      part_i[group] = am;
+    }
     return;
   }
   real acc = R(0);
@@ -167,9 +176,11 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_chunk(
   if (lid == 0) part_v[group] = acc;
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_combine(
-    __global const real* part_v, __global const int* part_i, __global real* stat_v, __global int* stat_i, int chunks,
-    int stat) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_combine(__global const real* part_v,
+                                                                                __global const int* part_i,
+                                                                                __global real* stat_v,
+                                                                                __global int* stat_i, int chunks,
+                                                                                int stat) {
   __local real sv[GP_WG];
   __local int si[GP_WG];
   const long line = get_group_id(0);
@@ -180,10 +191,16 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_combine(
     real m = -INFINITY;
     int am = INT_MAX;
     for (int c = lid; c < chunks; c += GP_WG)
-      if (pv[c] > m || (pv[c] == m && pi[c] < am)) { m = pv[c]; am = pi[c]; }
+      if (pv[c] > m || (pv[c] == m && pi[c] < am)) {
+        m = pv[c];
+        am = pi[c];
+      }
     const real largest = wg_max(m, sv);
     am = wg_argmax(m, am, sv, si);
-    if (lid == 0) { stat_v[line] = largest; stat_i[line] = am; }
+    if (lid == 0) {
+      stat_v[line] = largest;
+      stat_i[line] = am;
+    }
     return;
   }
   real acc = R(0);
@@ -199,9 +216,12 @@ __kernel void reduce_finish(__global const real* s1, __global const real* s2, __
   const long line = get_global_id(0);
   if (line >= lines) return;
   real r = s1[line];
-  if (mode == RED_MEAN) r /= (real)n;
-  else if (mode == RED_LSE) r = s1[line] + log1p(s2[line]);
-  else if (mode == RED_VAR) r = s2[line] / (real)(n - correction);
+  if (mode == RED_MEAN)
+    r /= (real)n;
+  else if (mode == RED_LSE)
+    r = s1[line] + log1p(s2[line]);
+  else if (mode == RED_VAR)
+    r = s2[line] / (real)(n - correction);
   STORE(y, line, r);
 }
 

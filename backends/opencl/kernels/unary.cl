@@ -39,7 +39,10 @@ inline real d_sin(real x, real y, real g, real P, real A) { return g * cos(x); }
 inline real f_cos(real x, real P, real A) { return cos(x); }
 inline real d_cos(real x, real y, real g, real P, real A) { return -g * sin(x); }
 inline real f_tanh(real x, real P, real A) { return tanh(x); }
-inline real d_tanh(real x, real y, real g, real P, real A) { real t = tanh(x); return g * (R(1) - t * t); }
+inline real d_tanh(real x, real y, real g, real P, real A) {
+  real t = tanh(x);
+  return g * (R(1) - t * t);
+}
 inline real f_sigmoid(real x, real P, real A) { return sigmoid_r(x); }
 inline real d_sigmoid(real x, real y, real g, real P, real A) {
   real sm, s = sigmoid_pair(x, &sm);
@@ -80,9 +83,7 @@ inline real dgelu_tanh(real x) {
 inline real f_gelu(real x, real P, real A) { return A == R(0) ? gelu_erf(x) : gelu_tanh(x); }
 inline real d_gelu(real x, real y, real g, real P, real A) { return g * (A == R(0) ? dgelu_erf(x) : dgelu_tanh(x)); }
 // x relu6(x + 3) / 6, with kinks at -3 and 3.
-inline real f_hardswish(real x, real P, real A) {
-  return x <= R(-3) ? R(0) : x >= R(3) ? x : x * (x + R(3)) / R(6);
-}
+inline real f_hardswish(real x, real P, real A) { return x <= R(-3) ? R(0) : x >= R(3) ? x : x * (x + R(3)) / R(6); }
 inline real d_hardswish(real x, real y, real g, real P, real A) {
   return x <= R(-3) ? R(0) : x >= R(3) ? g : g * (R(2) * x + R(3)) / R(6);
 }
@@ -94,33 +95,31 @@ inline real d_ste_hardtanh_gate(real x, real y, real g, real P, real A) { return
 
 // GP_EW_ITEMS elements per work item (GP_EW_INDEX), all loaded before any store; indices and the
 // count are 64-bit (tensors past 2^31 elements). `op` is read by the generic kernels only.
-#define GP_DEFINE_UNARY(NAME)                                                                   \
-  __kernel void unary_fwd_##NAME(__global const store_t* x, __global store_t* y, long n, real P, \
-                                 real A, int op) {                                              \
-    real xv[GP_EW_ITEMS];                                                                       \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const long i = GP_EW_INDEX(k);                                                             \
-      xv[k] = i < n ? LOAD(x, i) : R(0);                                                        \
-    }                                                                                           \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const long i = GP_EW_INDEX(k);                                                             \
-      if (i < n) STORE(y, i, f_##NAME(xv[k], P, A));                                            \
-    }                                                                                           \
-  }                                                                                             \
-  __kernel void unary_bwd_##NAME(__global const store_t* x, __global const store_t* y,          \
-                                 __global const store_t* g, __global store_t* dx, long n, real P, \
-                                 real A, int op) {                                              \
-    real xv[GP_EW_ITEMS], yv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                     \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const long i = GP_EW_INDEX(k);                                                             \
-      xv[k] = i < n ? LOAD(x, i) : R(0);                                                        \
-      yv[k] = i < n ? LOAD(y, i) : R(0);                                                        \
-      gv[k] = i < n ? LOAD(g, i) : R(0);                                                        \
-    }                                                                                           \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                     \
-      const long i = GP_EW_INDEX(k);                                                             \
-      if (i < n) STORE(dx, i, d_##NAME(xv[k], yv[k], gv[k], P, A));                             \
-    }                                                                                           \
+#define GP_DEFINE_UNARY(NAME)                                                                                      \
+  __kernel void unary_fwd_##NAME(__global const store_t* x, __global store_t* y, long n, real P, real A, int op) { \
+    real xv[GP_EW_ITEMS];                                                                                          \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                        \
+      const long i = GP_EW_INDEX(k);                                                                               \
+      xv[k] = i < n ? LOAD(x, i) : R(0);                                                                           \
+    }                                                                                                              \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                        \
+      const long i = GP_EW_INDEX(k);                                                                               \
+      if (i < n) STORE(y, i, f_##NAME(xv[k], P, A));                                                               \
+    }                                                                                                              \
+  }                                                                                                                \
+  __kernel void unary_bwd_##NAME(__global const store_t* x, __global const store_t* y, __global const store_t* g,  \
+                                 __global store_t* dx, long n, real P, real A, int op) {                           \
+    real xv[GP_EW_ITEMS], yv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                                        \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                        \
+      const long i = GP_EW_INDEX(k);                                                                               \
+      xv[k] = i < n ? LOAD(x, i) : R(0);                                                                           \
+      yv[k] = i < n ? LOAD(y, i) : R(0);                                                                           \
+      gv[k] = i < n ? LOAD(g, i) : R(0);                                                                           \
+    }                                                                                                              \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                        \
+      const long i = GP_EW_INDEX(k);                                                                               \
+      if (i < n) STORE(dx, i, d_##NAME(xv[k], yv[k], gv[k], P, A));                                                \
+    }                                                                                                              \
   }
 
 #ifdef GP_GENERIC_ELEMENTWISE
