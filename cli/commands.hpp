@@ -49,11 +49,31 @@ struct MergeCommand {
   std::string junit;
 };
 
-// `gradparity compare OLD.json NEW.json`
+// `gradparity compare OLD.json NEW.json`: two parity.json, or two bench.json.
 struct CompareCommand {
-  std::string old_path, new_path;  // parity.json files or folders holding one
+  std::string old_path, new_path;  // parity.json / bench.json files or folders holding one
   double max_margin_increase = 0.25;
   std::size_t rows = 15;
+  double significance = 1e-3;  // bench: the rank test's level (reports/bench_compare.hpp)
+  double min_slowdown = 0.15;  // bench: the least growth of a median that counts
+};
+
+// `gradparity bench`: every selected case's calls timed on every selected device (docs/bench.md).
+struct BenchCommand {
+  CommonOptions common;
+  Selection selection;
+  double min_time = 0.01;  // --min-time: seconds of calls per repetition, at least
+  int repetitions = 10;    // --repetitions
+  std::string report_dir;  // --report-dir: DIR/bench.md and bench.json
+  std::string json;        // --json FILE: bench.json alone
+  std::string parity;      // --parity FILE|DIR: a parity.json whose checks give each row's accuracy
+  bool progress = true;
+  int processes = 1;          // --processes K: each device's repetitions shared by K child processes
+  bool isolate = true;        // !--no-isolate: a plugin's device runs in child processes
+  double case_timeout = 300;  // --case-timeout: seconds without progress before a child is killed
+  bool copy_probes = true;    // bench-child: !--no-copy-probes
+  std::string child_cases;    // bench-child --cases FILE
+  std::string child_trace;    // bench-child --trace FILE
 };
 
 struct OneCaseCommand {
@@ -126,6 +146,8 @@ int stress_child_command(const StressCommand& cmd);  // one device x mode, in th
 int run_child_command(const RunCommand& cmd);        // a plugin device's cases, for `run` (isolated_run.hpp)
 int merge_command(const MergeCommand& cmd);
 int compare_command(const CompareCommand& cmd);
+int bench_command(const BenchCommand& cmd);
+int bench_child_command(const BenchCommand& cmd);  // one device's rounds, for `bench` (bench_children.hpp)
 int oracle_command(const OracleCommand& cmd);
 
 // Helpers shared by the commands.

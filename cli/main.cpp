@@ -9,7 +9,8 @@
 
 namespace {
 
-void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
+// The devices, the inputs' seed and the caches: what every command that calls devices takes.
+void add_devices(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
   auto* b = cmd->add_option(
       "--backend,-b", c.backends,
       backend_list ? "backends/devices: cpu, opencl, opencl:N, vulkan:NAME, plugin:PATH.so[:N] (default: all)"
@@ -21,6 +22,11 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
                   "cache folder: kernel binaries, pipelines and the reference's bounds (default "
                   "$GRADPARITY_CACHE_DIR, else ~/.cache/gradparity)");
   cmd->add_flag("--vk-validation", c.backend.vulkan_validation, "enable the Vulkan validation layer");
+}
+
+// add_devices, and what the checks take: the reference cache, probes, the large tier's sample.
+void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
+  add_devices(cmd, c, backend_list);
   cmd->add_flag("!--no-reference-cache", c.reference_cache,
                 "compute every bound instead of reading it from the reference cache (CACHE_DIR/reference)");
   cmd->add_option("--probes", c.numerical.reference_probes, "directional probes per input on the reference")
@@ -163,6 +169,51 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   compare_cmd->add_option("--rows", compare.rows, "entries shown per list")->capture_default_str();
+  compare_cmd
+      ->add_option("--significance", compare.significance,
+                   "bench.json: the one-sided rank test's p-value below which a row's change counts")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-12, 0.5));
+  compare_cmd
+      ->add_option("--min-slowdown", compare.min_slowdown,
+                   "bench.json: the least growth of a row's median time that counts (0.15: 15 %)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 100.0));
+
+  gp::cli::BenchCommand bench;
+  auto* bench_cmd = app.add_subcommand(
+      "bench", "time every selected case's forward and backward call on every device; exit 1 if a call errored");
+  auto* bench_child = app.add_subcommand("bench-child", "")->group("");  // hidden: one device, run by `bench`
+  for (auto* cmd : {bench_cmd, bench_child}) {
+    add_devices(cmd, bench.common, true);
+    cmd->add_option("--min-time", bench.min_time, "seconds of calls each repetition takes at least")
+        ->capture_default_str()
+        ->check(CLI::Range(1e-6, 3600.0));
+    cmd->add_option("--repetitions", bench.repetitions, "repetitions per call (the median is reported)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+  }
+  add_selection(bench_cmd, bench.selection, true);
+  bench_cmd->add_option("--report-dir", bench.report_dir, "write DIR/bench.md and DIR/bench.json");
+  bench_cmd->add_option("--json", bench.json, "also write bench.json to FILE");
+  bench_cmd->add_option("--parity", bench.parity,
+                        "a parity.json (or its folder) of the same cases and devices: its verdicts, margins and "
+                        "sensitivities beside the times");
+  bench_cmd
+      ->add_option("--processes", bench.processes,
+                   "child processes that share each device's repetitions, one after another (default 1: in this "
+                   "process, a plugin's device in one child)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  bench_cmd->add_flag("!--no-isolate", bench.isolate, "run a plugin's device in this process too");
+  bench_cmd->add_option("--case-timeout", bench.case_timeout, "seconds a child may run one case's calls")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bench_child->add_option("--cases", bench.child_cases, "case ids, one per line")->required();
+  bench_child->add_option("--out", bench.json, "bench.json to write")->required();
+  bench_child->add_option("--trace", bench.child_trace, "file naming the case in progress")->required();
+  bench_child->add_flag("!--no-copy-probes", bench.copy_probes, "no copy probe");
+  bench_cmd->add_flag("!--no-progress", bench.progress, "no line per timed call");
 
   gp::cli::OracleCommand oracle;
   auto* oracle_cmd =
@@ -188,7 +239,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   run.common.command_line = one.common.command_line = stress.common.command_line = self.common.command_line =
-      command_line;
+      bench.common.command_line = command_line;
   try {
     if (list->parsed()) return gp::cli::list_command(list_what, list_opts, list_backends);
     if (run_cmd->parsed()) return gp::cli::run_command(run);
@@ -201,6 +252,8 @@ int main(int argc, char** argv) {
     if (merge_cmd->parsed()) return gp::cli::merge_command(merge);
     if (compare_cmd->parsed()) return gp::cli::compare_command(compare);
     if (oracle_cmd->parsed()) return gp::cli::oracle_command(oracle);
+    if (bench_cmd->parsed()) return gp::cli::bench_command(bench);
+    if (bench_child->parsed()) return gp::cli::bench_child_command(bench);
   } catch (const gp::UsageError& e) {
     fmt::print(stderr, "gradparity: {}\n", e.what());
     return 2;

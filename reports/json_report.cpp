@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "reports/file_io.hpp"
 #include "reports/json_codec.hpp"
+#include "reports/json_meta.hpp"
 #include "reports/json_profile.hpp"
 #include "reports/models.hpp"
 #include "reports/summary.hpp"
@@ -40,6 +41,8 @@ Json summary_to_json(const ReportSummary& s) {
   return {{"overall", counts_to_json(s.overall)}, {"by_backend", std::move(by_backend)}};
 }
 
+}  // namespace
+
 Json device_to_json(const DeviceSummary& d) {
   return {{"id", d.id},
           {"backend", d.backend},
@@ -50,6 +53,8 @@ Json device_to_json(const DeviceSummary& d) {
           {"unavailable_reason", d.unavailable_reason},
           {"notes", d.notes}};
 }
+
+namespace {
 
 // Absent values (no input index, no worst element) are null rather than a magic -1.
 Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
@@ -67,6 +72,8 @@ Json accuracy_to_json(const ReferenceAccuracy& a) {
           {"seconds", encode_number(a.seconds)}};
 }
 
+}  // namespace
+
 Json meta_to_json(const RunMetadata& m) {
   Json devices = Json::array();
   for (const DeviceSummary& d : m.devices) devices.push_back(device_to_json(d));
@@ -80,6 +87,8 @@ Json meta_to_json(const RunMetadata& m) {
           {"wall_seconds", encode_number(m.wall_seconds)},
           {"devices", std::move(devices)}};
 }
+
+namespace {
 
 // The 1.2 fields, written only when they say something (their absence reads back as "" and
 // false), so that a document uses the oldest schema version that holds it.
@@ -200,6 +209,8 @@ void check_schema_version(const FieldReader& doc) {
                 std::string(kParitySchemaVersion) + "); regenerate the report or use a matching gradparity");
 }
 
+}  // namespace
+
 DeviceSummary device_from_json(const FieldReader& r) {
   DeviceSummary d;
   d.id = r.string("id", Need::required);
@@ -212,6 +223,8 @@ DeviceSummary device_from_json(const FieldReader& r) {
   d.notes = r.strings("notes");
   return d;
 }
+
+namespace {
 
 ReferenceAccuracy accuracy_from_json(const FieldReader& r) {
   ReferenceAccuracy a;
@@ -227,6 +240,8 @@ ReferenceAccuracy accuracy_from_json(const FieldReader& r) {
   a.seconds = r.number("seconds");
   return a;
 }
+
+}  // namespace
 
 RunMetadata meta_from_json(const FieldReader& r) {
   RunMetadata m;
@@ -248,6 +263,8 @@ RunMetadata meta_from_json(const FieldReader& r) {
   if (r.has("profile")) m.profile = profile_from_json(r.object("profile"));
   return m;
 }
+
+namespace {
 
 template <typename T, typename Parse>
 T parse_enum(const FieldReader& r, std::string_view key, Parse parse, std::string_view expected) {

@@ -9,6 +9,7 @@ A plugin that crashes inside forward (on one shape): under `run`, the child proc
 plugin's cases dies, that case is an ERROR naming the signal, the other cases run in a new child
 and PASS, the reports are written, exit code 1 (with --no-isolate the process dies instead); under
 `stress`, each mode's child process dies, the mode is reported as a crash, exit code 1.
+A plugin that crashes or hangs under `bench`: that case's rows are errors, every other call is timed.
 A plugin that hangs in forward (on one shape) under `run`: its child is killed after --case-timeout
 without progress, that case is an ERROR saying so, the others PASS, exit code 1.
 Usage: check_bad_plugins.py GRADPARITY PLUGIN_DIR WORK_DIR
@@ -111,6 +112,21 @@ expect(rc == 1, f"hang run: exit code {rc}, expected 1; stderr {err[-2000:]!r}")
 expect("ERROR exp(shape=7,dtype=f32)" in out and "no progress for 2 s (--case-timeout; killed) during this case" in out,
        f"hang run: {out[-2000:]!r}")
 expect("12 PASS" in out, f"hang run: the other exp cases did not PASS: {out[-600:]!r}")
+
+# bench: the case whose calls crashed or hung its child is an error row, every other call is timed.
+for plugin, extra, why in ((crashing, [], "signal 11 (SIGSEGV) in this case's calls"),
+                           (hanging, ["--case-timeout", "2"], "no progress for 2 s (--case-timeout; killed)")):
+    bench_json = os.path.join(work, os.path.basename(plugin) + "-bench.json")
+    rc, out, err = gp("bench", "--backend", "plugin:" + plugin, "--op", "exp", "--dtype", "f32", "--no-progress",
+                      "--min-time", "0.001", "--repetitions", "2", "--json", bench_json, *extra)
+    expect(rc == 1, f"bench {plugin}: exit code {rc}, expected 1; stderr {err[-2000:]!r}")
+    rows = json.load(open(bench_json))["rows"] if os.path.exists(bench_json) else []
+    bad = [r for r in rows if r["outcome"] == "error"]
+    expect(len(bad) == 2 and all(r["case_id"] == "exp(shape=7,dtype=f32)" and why in r["reason"] for r in bad),
+           f"bench {plugin}: error rows {bad}")
+    timed = [r for r in rows if r["outcome"] == "timed"]
+    expect(len(timed) == 12 and all(len(r["repetition_seconds"]) == 2 for r in timed),  # the 6 other exp cases
+           f"bench {plugin}: {len(timed)} timed rows")
 
 report = os.path.join(work, "segv")
 rc, out, err = gp("stress", "--backend", "plugin:" + crashing, "--op", "exp", "--dtype", "f32", "--threads", "2",

@@ -19,11 +19,13 @@
 #include "harness/large/sampled_subject.hpp"
 #include "harness/run/subjects.hpp"
 #include "support/fake_backend.hpp"
+#include "support/lookup.hpp"
 
 namespace gp {
 namespace {
 
 using namespace fake_backend_names;
+using testing::case_named;
 using ::testing::HasSubstr;
 
 // Four ULPs for every library function: a profile whose budgets the unary slices must charge.
@@ -33,12 +35,6 @@ class FourUlps final : public MathProfile {
   FnBudget budget(MathFn, DType, long double, long double, long double) const override { return {4, 0}; }
 };
 const FourUlps kFourUlps;
-
-const Case& case_named(const std::string& id) {
-  const Case* c = find_case(id);
-  if (!c) throw Error("missing case " + id);
-  return *c;
-}
 
 std::vector<std::int64_t> every_index(std::int64_t n) {
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));

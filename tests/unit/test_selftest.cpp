@@ -15,17 +15,14 @@
 #include "harness/check/poison.hpp"
 #include "harness/run/subjects.hpp"
 #include "support/fake_backend.hpp"
+#include "support/lookup.hpp"
 
 namespace gp {
 namespace {
 
 using testing::FakeBackend;
 
-const Case& get(const std::string& id) {
-  const Case* c = find_case(id);
-  if (!c) throw Error("missing case " + id);
-  return *c;
-}
+const Case& get(const std::string& id) { return testing::case_named(id); }
 
 struct Both {
   DeviceCalls::Result exact, faulty;

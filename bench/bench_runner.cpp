@@ -1,0 +1,270 @@
+#include "bench/bench_runner.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <exception>
+#include <memory>
+
+#include "bench/resident_call.hpp"
+#include "core/memory_size.hpp"
+#include "core/op_work.hpp"
+#include "harness/check/inputs.hpp"
+#include "harness/check/memory_fit.hpp"
+#include "harness/check/open_device.hpp"
+
+namespace gp {
+
+namespace {
+
+bool has_gradient(const Case& c) {
+  for (std::size_t k = 0; k < c.call.input_shapes.size(); ++k)
+    if (input_is_differentiable(c.decl.op, static_cast<int>(k))) return true;
+  return false;
+}
+
+}  // namespace
+
+std::vector<BenchRow> bench_rows_of(const Case& c, const std::string& device) {
+  std::vector<BenchRow> rows;
+  for (Direction d : {Direction::forward, Direction::backward}) {
+    if (d == Direction::backward && !has_gradient(c)) continue;  // forward only (the optimizer steps)
+    BenchRow r;
+    r.case_id = c.id;
+    r.op = std::string(op_name(c.decl.op));
+    r.dtype = std::string(dtype_name(c.dtype));
+    r.device = device;
+    r.direction = d;
+    const CallWork w = d == Direction::forward ? forward_work(c.call) : backward_work(c.call);
+    r.bytes = w.bytes;
+    r.flops = w.flops;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+namespace {
+
+void mark(std::vector<BenchRow>& rows, std::size_t from, BenchOutcome outcome, const std::string& reason) {
+  for (std::size_t i = from; i < rows.size(); ++i) {
+    rows[i].outcome = outcome;
+    rows[i].reason = reason;
+  }
+}
+
+// A case on one device across the rounds: its rows, and its buffers while they stay resident.
+struct BenchEntry {
+  const Case* c = nullptr;
+  bool probe = false;  // a copy probe: its forward row becomes a DeviceLimit
+  std::vector<BenchRow> rows;
+  std::unique_ptr<ResidentCall> resident;
+  bool keep_resident = false;
+  bool pending() const {
+    for (const BenchRow& r : rows)
+      if (r.outcome == BenchOutcome::timed) return true;
+    return false;
+  }
+};
+
+// Cases whose buffers stay on the device between rounds, in all: beyond it they are uploaded
+// again each round, so that the large tier's bench needs one case's memory at a time.
+constexpr std::int64_t kResidentBudget = std::int64_t{1} << 30;
+
+class DeviceBench {
+ public:
+  DeviceBench(const SelectedDevice& d, Backend& backend, const BenchOptions& opts)
+      : device_(d), backend_(backend), opts_(opts) {}
+
+  void add(const Case& c, bool probe = false) {
+    BenchEntry e;
+    e.c = &c;
+    e.probe = probe;
+    e.rows = bench_rows_of(c, device_.id);
+    if (probe) e.rows.resize(1);  // the forward: a copy
+    if (const Support s = backend_.supports(c.call); !s.ok) {
+      mark(e.rows, 0, BenchOutcome::skipped, s.reason);
+    } else if (const Support f = fits_in_memory(c, backend_.info(), host_memory_bytes()); !f.ok) {
+      mark(e.rows, 0, BenchOutcome::skipped, f.reason);
+    }
+    entries_.push_back(std::move(e));
+  }
+
+  // A copy probe for each dtype of the rows the device takes, timed first in every round.
+  void add_probes() {
+    std::vector<DType> dtypes;
+    for (const BenchEntry& e : entries_)
+      if (e.pending() && std::find(dtypes.begin(), dtypes.end(), e.c->dtype) == dtypes.end())
+        dtypes.push_back(e.c->dtype);
+    for (DType t : dtypes) probes_.push_back(copy_probe_case(t, backend_.info()));
+    std::vector<BenchEntry> cases = std::move(entries_);
+    entries_.clear();
+    for (const Case& p : probes_) add(p, true);
+    for (BenchEntry& e : cases) entries_.push_back(std::move(e));
+  }
+
+  BenchMeasurement run() {
+    try {
+      queue_ = backend_.create_queue();
+    } catch (const std::exception& e) {
+      lost_ = e.what();
+    }
+    for (int round = 0; round <= opts_.repetitions; ++round) {
+      if (round > 0 && opts_.stop && opts_.stop->load()) break;
+      for (BenchEntry& e : entries_) {
+        if (!e.pending()) continue;
+        if (opts_.on_entry) opts_.on_entry(e.c->id, round);
+        time_entry(e, round);
+      }
+      if (opts_.on_round) opts_.on_round(round, opts_.repetitions, device_.id);
+    }
+    BenchMeasurement m;
+    for (BenchEntry& e : entries_) {
+      if (e.probe) {
+        m.limits.push_back({device_.id, std::string(dtype_name(e.c->dtype)), std::move(e.rows.front())});
+        continue;
+      }
+      for (BenchRow& r : e.rows) m.rows.push_back(std::move(r));
+    }
+    return m;
+  }
+
+ private:
+  ResidentCall& resident(BenchEntry& e, int round) {
+    if (e.resident) return *e.resident;
+    const Case& c = *e.c;
+    auto call =
+        std::make_unique<ResidentCall>(c, backend_, *queue_, make_inputs(c, opts_.seed), make_cotangent(c, opts_.seed));
+    if (round == 0 && resident_bytes_ + device_bytes(c) <= kResidentBudget) {
+      resident_bytes_ += device_bytes(c);
+      e.keep_resident = true;
+    }
+    e.resident = std::move(call);
+    return *e.resident;
+  }
+
+  // Round 0 calibrates each call: as many calls as fill min_time make one repetition.
+  void time_entry(BenchEntry& e, int round) {
+    if (!queue_) {
+      for (BenchRow& r : e.rows) r.repetition_seconds.clear();
+      mark(e.rows, 0, BenchOutcome::error, lost_);
+      return;
+    }
+    std::size_t next = 0;
+    try {
+      ResidentCall& call = resident(e, round);
+      for (; next < e.rows.size(); ++next) {
+        BenchRow& row = e.rows[next];
+        if (round == 0) {
+          row.calls_per_repetition = calibrate(call, row.direction);
+          continue;
+        }
+        double sum = 0;
+        for (std::int64_t i = 0; i < row.calls_per_repetition; ++i) {
+          const ResidentCall::Timed t = call.run(*queue_, row.direction);
+          sum += t.seconds;
+          row.device_timer = t.device_timer;
+        }
+        row.repetition_seconds.push_back(sum / static_cast<double>(row.calls_per_repetition));
+      }
+    } catch (const std::exception& ex) {
+      for (BenchRow& r : e.rows) r.repetition_seconds.clear();
+      const std::string when = round == 0 ? "" : fmt::format(" (repetition {})", round);
+      mark(e.rows, 0, BenchOutcome::error,
+           fmt::format("{} {}{}: {}", direction_name(e.rows[std::min(next, e.rows.size() - 1)].direction),
+                       round == 0 ? "calibration" : "call", when, ex.what()));
+      e.resident.reset();
+      renew_queue(*e.c, ex.what());
+    }
+    if (!e.keep_resident) e.resident.reset();
+  }
+
+  std::int64_t calibrate(ResidentCall& call, Direction direction) {
+    using Clock = std::chrono::steady_clock;
+    const auto since = Clock::now();
+    std::int64_t calls = 0;
+    double elapsed = 0;
+    do {
+      call.run(*queue_, direction);
+      ++calls;
+      elapsed = std::chrono::duration<double>(Clock::now() - since).count();
+    } while (elapsed < opts_.min_time && calls < 1'000'000);
+    return calls_for(elapsed / static_cast<double>(calls), opts_.min_time);
+  }
+
+  void renew_queue(const Case& c, const std::string& error) {
+    try {
+      queue_ = backend_.create_queue();  // the failed one may hold a broken state
+    } catch (const std::exception&) {
+      queue_.reset();  // the device is gone: its remaining cases are errors with this one's
+      lost_ = "the device failed in " + c.id + ": " + error;
+    }
+  }
+
+  const SelectedDevice& device_;
+  Backend& backend_;
+  const BenchOptions& opts_;
+  std::unique_ptr<Queue> queue_;
+  std::string lost_;
+  std::vector<BenchEntry> entries_;
+  std::deque<Case> probes_;  // the probes' cases, which entries point to
+  std::int64_t resident_bytes_ = 0;
+};
+
+}  // namespace
+
+std::int64_t calls_for(double seconds_per_call, double min_time, std::int64_t max_calls) {
+  if (!(seconds_per_call > 0)) return max_calls;
+  const double n = std::ceil(min_time / seconds_per_call);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min(n, 1e18)), 1, max_calls);
+}
+
+Case copy_probe_case(DType dtype, const DeviceInfo& device) {
+  const auto size = static_cast<std::int64_t>(dtype_size(dtype));
+  std::int64_t bytes = std::int64_t{1} << 28;
+  if (device.max_buffer_bytes > 0) bytes = std::min(bytes, device.max_buffer_bytes);
+  if (device.memory_bytes > 0) bytes = std::min(bytes, device.memory_bytes / 8);
+  std::int64_t n = 1;
+  while (2 * n * size <= bytes) n *= 2;
+  Case c;
+  c.decl.op = OpKind::reshape;
+  c.decl.attrs.shape = {n};
+  c.decl.inputs.push_back({Shape{n}, Domain::range(-1, 1)});
+  c.decl.variant = "copy";
+  c.dtype = dtype;
+  c.id = fmt::format("reshape(copy,shape={},dtype={})", n, dtype_name(dtype));
+  c.call = make_call(OpKind::reshape, c.decl.attrs, dtype, {Shape{n}}, c.id);
+  return c;
+}
+
+BenchMeasurement run_bench(const std::vector<const Case*>& cases, const std::vector<SelectedDevice>& devices,
+                           const BenchOptions& opts) {
+  BenchMeasurement all;
+  for (const SelectedDevice& d : devices) {
+    if (opts.stop && opts.stop->load()) break;
+    OpenedDevice opened = open_device(d);
+    BenchMeasurement m;
+    if (!opened.backend) {
+      for (const Case* c : cases) {
+        std::vector<BenchRow> skipped = bench_rows_of(*c, d.id);
+        mark(skipped, 0, BenchOutcome::skipped, opened.reason);
+        for (BenchRow& r : skipped) m.rows.push_back(std::move(r));
+      }
+    } else {
+      DeviceBench bench(d, *opened.backend, opts);
+      for (const Case* c : cases) bench.add(*c);
+      if (opts.copy_probes) bench.add_probes();
+      m = bench.run();
+    }
+    for (BenchRow& r : m.rows) {
+      if (opts.on_row) opts.on_row(r);
+      all.rows.push_back(std::move(r));
+    }
+    for (DeviceLimit& l : m.limits) all.limits.push_back(std::move(l));
+  }
+  return all;
+}
+
+}  // namespace gp

@@ -1,0 +1,190 @@
+#include "cli/bench_children.hpp"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "cases/registry.hpp"
+#include "cli/child_process.hpp"
+#include "cli/interrupt.hpp"
+#include "core/atomic_file.hpp"
+#include "core/error.hpp"
+#include "reports/bench_json.hpp"
+#include "reports/file_io.hpp"
+
+namespace gp::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> child_args(const BenchCommand& cmd, const std::string& device_id, const fs::path& dir,
+                                    int repetitions, bool copy_probes) {
+  const CommonOptions& c = cmd.common;
+  std::vector<std::string> a = {"gradparity",    "bench-child",
+                                "--backend",     device_id,
+                                "--seed",        std::to_string(c.seed),
+                                "--min-time",    fmt::format("{}", cmd.min_time),
+                                "--repetitions", std::to_string(repetitions),
+                                "--cases",       (dir / "cases").string(),
+                                "--out",         (dir / "bench.json").string(),
+                                "--trace",       (dir / "started").string()};
+  if (!c.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", c.backend.cache_dir});
+  if (c.backend.vulkan_validation) a.push_back("--vk-validation");
+  if (!copy_probes) a.push_back("--no-copy-probes");
+  return a;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Rows of one device merged over processes: the first process's row, the others' repetitions
+// appended; an error or a skip in any process is the row's outcome.
+class MergedRows {
+ public:
+  void add(BenchRow&& r) {
+    const auto key = std::make_pair(r.case_id, r.direction);
+    const auto it = index_.find(key);
+    if (it == index_.end()) {
+      index_.emplace(key, rows_.size());
+      rows_.push_back(std::move(r));
+      return;
+    }
+    BenchRow& into = rows_[it->second];
+    if (into.outcome != BenchOutcome::timed) return;
+    if (r.outcome != BenchOutcome::timed) {
+      into.outcome = r.outcome;
+      into.reason = r.reason;
+      into.repetition_seconds.clear();
+      return;
+    }
+    into.repetition_seconds.insert(into.repetition_seconds.end(), r.repetition_seconds.begin(),
+                                   r.repetition_seconds.end());
+  }
+  std::vector<BenchRow> take() { return std::move(rows_); }
+
+ private:
+  std::map<std::pair<std::string, Direction>, std::size_t> index_;
+  std::vector<BenchRow> rows_;
+};
+
+void add_errors(MergedRows& rows, const Case& c, const std::string& device, const std::string& why) {
+  for (BenchRow& r : bench_rows_of(c, device)) {
+    r.outcome = BenchOutcome::error;
+    r.reason = why;
+    rows.add(std::move(r));
+  }
+}
+
+}  // namespace
+
+BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const SelectedDevice& device,
+                                          const std::vector<const Case*>& cases, int processes) {
+  MergedRows rows, limits;
+  std::set<std::string> failed;  // cases whose call crashed or hung a child: not run again
+  bool copy_probes = true;
+  std::map<std::string, const Case*> by_id;
+  for (const Case* c : cases) by_id.emplace(c->id, c);
+  for (int p = 0; p < processes && !InterruptGuard::flag().load(); ++p) {
+    const int repetitions = cmd.repetitions / processes + (p < cmd.repetitions % processes ? 1 : 0);
+    if (repetitions == 0) break;
+    for (int attempt = 0; !InterruptGuard::flag().load(); ++attempt) {
+      const fs::path dir = make_temp_path("bench-child", true);
+      std::string list;
+      for (const Case* c : cases)
+        if (!failed.count(c->id)) list += c->id + "\n";
+      if (list.empty()) break;
+      write_file_atomically(dir / "cases", list);
+      std::string mark;
+      double last_change = 0;
+      const ChildExit exit =
+          run_self(child_args(cmd, device.id, dir, repetitions, copy_probes), [&](double elapsed) -> std::string {
+            if (const std::string m = read_text(dir / "started"); m != mark) {
+              mark = m;
+              last_change = elapsed;
+            } else if (elapsed - last_change > cmd.case_timeout) {
+              return fmt::format("no progress for {:g} s (--case-timeout; killed)", cmd.case_timeout);
+            }
+            return "";
+          });
+      if (exit.clean()) {
+        BenchReport got = read_bench_json(dir / "bench.json");
+        for (BenchRow& r : got.rows) rows.add(std::move(r));
+        for (DeviceLimit& l : got.limits) limits.add(std::move(l.copy));
+        fs::remove_all(dir);
+        break;
+      }
+      // "round case-id": the case whose calls were in progress.
+      const std::string started = read_text(dir / "started");
+      fs::remove_all(dir);
+      const std::size_t space = started.find(' ');
+      const std::string culprit = space == std::string::npos ? "" : started.substr(space + 1);
+      const auto it = by_id.find(culprit);
+      if (it == by_id.end() && !culprit.empty() && copy_probes) {  // the copy probe: go on without it
+        copy_probes = false;
+        fmt::print(stderr, "{}: the child process ended with {} in the copy probe {}; the bench goes on without it\n",
+                   device.id, exit.describe(), culprit);
+        continue;
+      }
+      if (it == by_id.end()) {  // before its first call: a new child would end the same way
+        for (const Case* c : cases)
+          if (!failed.count(c->id))
+            add_errors(
+                rows, *c, device.id,
+                "the child process running " + device.id + " ended (" + exit.describe() + ") before its first call");
+        return {rows.take(), {}};
+      }
+      failed.insert(culprit);
+      const std::string why = fmt::format(
+          "the child process ended with {} in this case's calls (round {}); the "
+          "bench went on without it",
+          exit.describe(), started.substr(0, space));
+      add_errors(rows, *it->second, device.id, why);
+      fmt::print(stderr, "{}: the child process ended with {} in {}; the bench goes on in a new process\n", device.id,
+                 exit.describe(), culprit);
+    }
+  }
+  BenchMeasurement m;
+  m.rows = rows.take();
+  for (BenchRow& r : limits.take()) {
+    DeviceLimit l{r.device, r.dtype, std::move(r)};
+    m.limits.push_back(std::move(l));
+  }
+  return m;
+}
+
+int bench_child_command(const BenchCommand& cmd) {
+  if (cmd.common.backends.size() != 1 || cmd.child_cases.empty() || cmd.json.empty() || cmd.child_trace.empty())
+    throw UsageError("bench-child needs exactly one --backend, --cases, --out and --trace");
+  std::vector<const Case*> cases;
+  std::ifstream in(cmd.child_cases);
+  for (std::string id; std::getline(in, id);) {
+    if (id.empty()) continue;
+    const Case* c = find_case(id);
+    if (!c) throw UsageError("bench-child: unknown case id '" + id + "' in " + cmd.child_cases);
+    cases.push_back(c);
+  }
+  const std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
+  if (devices.size() != 1) throw UsageError("bench-child: '" + cmd.common.backends.front() + "' is not one device");
+  BenchOptions opts;
+  opts.seed = cmd.common.seed;
+  opts.min_time = cmd.min_time;
+  opts.repetitions = cmd.repetitions;
+  opts.copy_probes = cmd.copy_probes;
+  opts.on_entry = [&](const std::string& id, int round) {
+    write_file_atomically(cmd.child_trace, std::to_string(round) + " " + id);
+  };
+  BenchMeasurement m = run_bench(cases, devices, opts);
+  BenchReport report;
+  report.rows = std::move(m.rows);
+  report.limits = std::move(m.limits);
+  write_bench_json(cmd.json, report);
+  return 0;
+}
+
+}  // namespace gp::cli

@@ -1,0 +1,109 @@
+// `gradparity bench`: the selected cases' forward and backward calls timed on every selected
+// device (bench/, docs/bench.md), written as DIR/bench.md and bench.json. Exit 1 when a call
+// errored; a skipped row (an op a device lacks, a case too large for it) is not an error.
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+#include "bench/bench_runner.hpp"
+#include "cli/bench_children.hpp"
+#include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
+#include "core/error.hpp"
+#include "harness/run/runner.hpp"
+#include "reports/bench_accuracy.hpp"
+#include "reports/bench_json.hpp"
+#include "reports/bench_markdown.hpp"
+#include "reports/file_io.hpp"
+
+namespace gp::cli {
+
+namespace {
+
+void print_row(const BenchRow& r) {
+  std::string what;
+  if (r.outcome == BenchOutcome::timed) {
+    const CallSpeed s = r.speed();
+    what = fmt::format("{:>9} {:<6}", duration_text(s.seconds), s.device_timer ? "device" : "host");
+    if (s.bytes > 0) what += fmt::format(" {:>7.3g} GB/s", s.gb_per_s());
+    if (s.flops > 0) what += fmt::format(" {:>7.3g} GFLOP/s", s.gflop_per_s());
+  } else {
+    what = fmt::format("{}: {}", bench_outcome_name(r.outcome), r.reason.substr(0, r.reason.find('\n')));
+  }
+  fmt::print("  {:<10} {:<8} {:<44} {}\n", r.device, direction_name(r.direction), what, r.case_id);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int bench_command(const BenchCommand& cmd) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<const Case*> cases = select_cases(cmd.selection);  // validates the selection
+  if (cases.empty()) throw UsageError("the selection matches no primitive case");
+  const std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
+  if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
+  if (!cmd.json.empty()) require_writable_file(cmd.json, "--json");
+  const RunReport parity = cmd.parity.empty() ? RunReport{} : read_report_input(cmd.parity);  // before the bench
+
+  BenchReport report;
+  report.meta = make_metadata(cmd.common);
+  for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
+  report.min_time = cmd.min_time;
+  report.repetitions = cmd.repetitions;
+  BenchOptions opts;
+  opts.seed = cmd.common.seed;
+  opts.min_time = cmd.min_time;
+  opts.repetitions = cmd.repetitions;
+  InterruptGuard interrupt;
+  opts.stop = &InterruptGuard::flag();
+  if (cmd.progress) {
+    opts.on_row = print_row;
+    opts.on_round = [t0](int round, int rounds, const std::string& device) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      fmt::print(stderr, "  {}: {} ({:.1f} s)\n", device,
+                 round == 0 ? std::string("calibrated") : fmt::format("repetition {} of {}", round, rounds), s);
+    };
+  }
+  fmt::print("bench: {} cases on {} devices, {} repetitions of at least {} per call\n", cases.size(), devices.size(),
+             cmd.repetitions, duration_text(cmd.min_time));
+  std::fflush(stdout);
+  for (const SelectedDevice& d : devices) {
+    if (InterruptGuard::flag().load()) break;
+    const bool in_child = d.entry.create && ((d.entry.run_in_child && cmd.isolate) || cmd.processes > 1);
+    BenchMeasurement m =
+        in_child ? bench_device_in_children(cmd, d, cases, cmd.processes) : run_bench(cases, {d}, opts);
+    if (in_child && opts.on_row)
+      for (const BenchRow& r : m.rows) opts.on_row(r);
+    for (BenchRow& r : m.rows) report.rows.push_back(std::move(r));
+    for (DeviceLimit& l : m.limits) report.limits.push_back(std::move(l));
+  }
+  if (!cmd.parity.empty()) {
+    const std::size_t attached = attach_accuracy(report, parity);
+    report.parity_source = cmd.parity;
+    fmt::print("accuracy: {} of {} rows have checks in {}\n", attached, report.rows.size(), cmd.parity);
+  }
+  report.meta.interrupted = InterruptGuard::flag().load();
+  report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  if (!cmd.report_dir.empty()) {
+    const std::filesystem::path dir(cmd.report_dir);
+    write_bench_json(dir / "bench.json", report);
+    write_file_atomically(dir / "bench.md", bench_to_markdown(report));
+    fmt::print("reports: {}/bench.md, bench.json\n", cmd.report_dir);
+  }
+  if (!cmd.json.empty()) {
+    write_bench_json(cmd.json, report);
+    fmt::print("json: {}\n", cmd.json);
+  }
+  const auto count = [&](BenchOutcome o) {
+    return std::count_if(report.rows.begin(), report.rows.end(), [o](const BenchRow& r) { return r.outcome == o; });
+  };
+  fmt::print("bench: {} rows timed, {} skipped, {} errors in {:.1f} s\n", count(BenchOutcome::timed),
+             count(BenchOutcome::skipped), count(BenchOutcome::error), report.meta.wall_seconds);
+  if (report.meta.interrupted) return kInterruptedExit;
+  return count(BenchOutcome::error) > 0 ? 1 : 0;
+}
+
+}  // namespace gp::cli

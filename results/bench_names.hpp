@@ -1,0 +1,20 @@
+// The schema names of bench.json's enums and their parsers (results/bench.hpp declares the
+// writer): part of the schema, never renamed.
+#pragma once
+
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "results/bench.hpp"
+
+namespace gp {
+
+inline constexpr BenchOutcome kAllBenchOutcomes[] = {BenchOutcome::timed, BenchOutcome::skipped, BenchOutcome::error};
+
+std::optional<BenchOutcome> parse_bench_outcome(std::string_view name);  // "timed" -> BenchOutcome::timed
+
+// The median of the values (the mean of the two middle ones for an even count); 0 for none.
+double median_of(std::vector<double> values);
+
+}  // namespace gp

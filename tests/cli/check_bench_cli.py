@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""gradparity bench end to end on the cpu backend: bench.md and bench.json written, every selected
+call timed over the repetitions; compare of a bench with itself finds no slowdown (exit 0), a
+row made slower in the JSON is flagged (exit 1), a bench and a parity.json are refused (exit 2);
+bad options are one line and exit 2 without writing. Times are never asserted.
+
+Usage: check_bench_cli.py GRADPARITY WORK_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+EXE, WORK = sys.argv[1], sys.argv[2]
+SEL = ["--backend", "cpu", "--dtype", "f32", "--filter",
+       r"^(exp\(shape=(7|127),|matmul\(shape=16x7\||adamw_step\(.*wd=0.01,step=10,shape=7,)"]
+failures = []
+
+
+def run(args):
+    return subprocess.run([EXE, *args], capture_output=True, text=True)
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def expect_usage_error(args, needle, what):
+    r = run(args)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and len(lines) == 1 and needle in r.stderr,
+          f"{what}: exit {r.returncode}, stderr {r.stderr.strip()!r}")
+
+
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+d = lambda *p: os.path.join(WORK, *p)
+
+r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "4", "--report-dir", d("one")])
+check(r.returncode == 0, f"bench: exit {r.returncode} {r.stderr[-500:]!r}")
+with open(d("one", "bench.json")) as f:
+    doc = json.load(f)
+rows = doc["rows"]
+ids = sorted({row["case_id"] for row in rows})
+check(len(ids) == 4, f"bench: {len(ids)} cases {ids}")
+check(all(row["outcome"] == "timed" and len(row["repetition_seconds"]) == 4 for row in rows),
+      "bench: every row timed, 4 repetitions each")
+step_rows = [row for row in rows if row["op"] == "adamw_step"]
+check(step_rows and all(row["direction"] == "forward" for row in step_rows), "bench: an optimizer step forward only")
+check(any(row["flops"] > 0 for row in rows if row["op"] == "matmul"), "bench: matmul rows count their operations")
+md = open(d("one", "bench.md")).read()
+check("## `cpu`" in md and "GFLOP/s" in md, "bench.md: the cpu table")
+
+r = run(["compare", d("one"), d("one", "bench.json")])
+check(r.returncode == 0 and "no slowdown" in r.stdout, f"compare with itself: exit {r.returncode} {r.stdout!r}")
+
+slowed = json.loads(json.dumps(doc))
+target = slowed["rows"][0]
+# Every repetition above the slowest old one: the rank test's smallest p for 4 and 4 (1/70).
+slowest = max(target["repetition_seconds"])
+target["repetition_seconds"] = [slowest * (1.5 + 0.01 * i) for i in range(len(target["repetition_seconds"]))]
+with open(d("slowed.json"), "w") as f:
+    json.dump(slowed, f)
+r = run(["compare", d("one", "bench.json"), d("slowed.json"), "--significance", "0.02"])
+check(r.returncode == 1 and target["case_id"] in r.stdout and "1 slower rows" in r.stdout,
+      f"compare flags the slowed row: exit {r.returncode} {r.stdout!r}")
+
+r = run(["run", "--backend", "cpu", "--op", "exp", "--filter", "shape=7,", "--report-dir", d("parity"), "--no-progress"])
+expect_usage_error(["compare", d("one"), d("parity")], "is a bench report", "bench vs parity.json")
+expect_usage_error(["bench", *SEL, "--min-time", "0", "--json", d("never.json")], "--min-time", "--min-time 0")
+expect_usage_error(["bench", *SEL, "--repetitions", "0"], "--repetitions", "--repetitions 0")
+expect_usage_error(["bench", "--op", "nosuchop"], "nosuchop", "unknown op")
+check(not os.path.exists(d("never.json")), "a refused bench writes nothing")
+
+print(f"{len(failures)} failures")
+sys.exit(1 if failures else 0)
