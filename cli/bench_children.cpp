@@ -113,6 +113,8 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
             return "";
           });
       if (exit.clean()) {
+        if (cmd.progress)
+          fmt::print(stderr, "  {}: process {} of {} done ({:.1f} s)\n", device.id, p + 1, processes, exit.seconds);
         BenchReport got = read_bench_json(dir / "bench.json");
         for (BenchRow& r : got.rows) rows.add(std::move(r));
         for (DeviceLimit& l : got.limits) limits.add(std::move(l.copy));

@@ -201,8 +201,8 @@ int main(int argc, char** argv) {
                         "sensitivities beside the times");
   bench_cmd
       ->add_option("--processes", bench.processes,
-                   "child processes that share each device's repetitions, one after another (default 1: in this "
-                   "process, a plugin's device in one child)")
+                   "child processes that share each device's repetitions, one after another (1: in this process, "
+                   "a plugin's device in one child)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
   bench_cmd->add_flag("!--no-isolate", bench.isolate, "run a plugin's device in this process too");
