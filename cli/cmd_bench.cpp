@@ -40,7 +40,7 @@ void print_row(const BenchRow& r) {
 
 int bench_command(const BenchCommand& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<const Case*> cases = select_cases(cmd.selection);  // validates the selection
+  const std::vector<const Case*> cases = select_case_calls(cmd.selection);  // validates the selection
   if (cases.empty()) throw UsageError("the selection matches no primitive case");
   const std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");

@@ -47,7 +47,7 @@ BenchReport read_bench_input(const fs::path& p) {
 int compare_command(const CompareCommand& cmd) {
   const std::optional<fs::path> old_bench = bench_document(cmd.old_path), new_bench = bench_document(cmd.new_path);
   if (old_bench && new_bench) {
-    const BenchCompareOptions opts{cmd.significance, cmd.min_slowdown, cmd.rows};
+    const BenchCompareOptions opts{cmd.significance, cmd.min_slowdown, cmd.rows, cmd.absolute};
     const BenchReport before = read_bench_input(*old_bench), after = read_bench_input(*new_bench);
     const BenchComparison cmp = compare_bench(before, after, opts);  // points into both
     fmt::print("{}", bench_comparison_text(cmp, opts));

@@ -56,6 +56,7 @@ struct CompareCommand {
   std::size_t rows = 15;
   double significance = 1e-3;  // bench: the rank test's level (reports/bench_compare.hpp)
   double min_slowdown = 0.15;  // bench: the least growth of a median that counts
+  bool absolute = false;       // bench: rows judged as measured alone, not also relative to their device's shift
 };
 
 // `gradparity bench`: every selected case's calls timed on every selected device (docs/bench.md).

@@ -180,6 +180,9 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 100.0));
 
+  compare_cmd->add_flag("--absolute", compare.absolute,
+                        "bench.json: judge rows as measured alone, not also relative to their device's overall shift");
+
   gp::cli::BenchCommand bench;
   auto* bench_cmd = app.add_subcommand(
       "bench", "time every selected case's forward and backward call on every device; exit 1 if a call errored");

@@ -4,6 +4,7 @@
 
 #include "bench/bench_runner.hpp"
 #include "core/op_work.hpp"
+#include "harness/run/subjects.hpp"
 #include "reports/bench_accuracy.hpp"
 #include "reports/bench_compare.hpp"
 #include "reports/bench_json.hpp"
@@ -87,8 +88,44 @@ TEST(BenchCompare, FlagsARowMadeSlowerBeyondItsNoiseAndNotTheSameTimesAgain) {
   noisy_after.rows = {timed_row("n", {1.3, 2.1, 1.0, 2.4, 1.6, 0.9, 1.9, 1.4, 2.6, 1.2})};
   EXPECT_TRUE(compare_bench(noisy_before, noisy_after, {}).slower.empty());
   const std::string text = bench_comparison_text(cmp, {});
-  EXPECT_NE(text.find("slower (1):\n  opencl:0   b forward: 20.1 µs -> 26 µs (1.29x, p = 5.4e-06)"), std::string::npos)
+  EXPECT_NE(text.find("slower (1):\n  opencl:0   b forward: 20.1 µs -> 26 µs (1.29x; 1.29x of the device's shift; "
+                      "p = 5.4e-06)"),
+            std::string::npos)
       << text;
+}
+
+// Twelve rows of one device; `scale` multiplies every row's times, `row_scale` row 0's alone.
+BenchReport device_of_twelve(double scale, double row_scale) {
+  BenchReport r;
+  for (int i = 0; i < 12; ++i) {
+    std::vector<double> t = around((1 + i) * 1e-5 * scale * (i == 0 ? row_scale : 1), i % 3);
+    r.rows.push_back(timed_row("r" + std::to_string(i), t));
+  }
+  return r;
+}
+
+TEST(BenchCompare, AWholeDeviceThatMovedIsTheMachineAndARowMustMoveAgainstIt) {
+  const BenchReport base = device_of_twelve(1, 1);
+  // The machine twice as slow: every row 2x, none slower than its device.
+  BenchComparison cmp = compare_bench(base, device_of_twelve(2, 1), {});
+  EXPECT_TRUE(cmp.slower.empty());
+  ASSERT_EQ(cmp.shifts.size(), 1u);
+  EXPECT_TRUE(cmp.shifts[0].applied);
+  EXPECT_NEAR(cmp.shifts[0].ratio, 2, 1e-9);
+  EXPECT_NE(bench_comparison_text(cmp, {}).find("the whole device moved"), std::string::npos);
+  // As measured alone, every row is slower.
+  BenchCompareOptions absolute;
+  absolute.absolute = true;
+  EXPECT_EQ(compare_bench(base, device_of_twelve(2, 1), absolute).slower.size(), 12u);
+  // The machine a third faster and one row as before: it did not become slower.
+  EXPECT_TRUE(compare_bench(base, device_of_twelve(0.67, 1 / 0.67), {}).slower.empty());
+  // One row 1.3x on an unchanged machine, and 1.3x past a machine twice as slow: both flagged.
+  for (double machine : {1.0, 2.0}) {
+    cmp = compare_bench(base, device_of_twelve(machine, 1.3), {});
+    ASSERT_EQ(cmp.slower.size(), 1u) << machine;
+    EXPECT_EQ(cmp.slower[0].after->case_id, "r0");
+    EXPECT_NEAR(cmp.slower[0].relative, 1.3, 0.01);
+  }
 }
 
 TEST(BenchJson, RoundTripsEveryFieldAndIsToldFromParityJson) {
@@ -311,6 +348,20 @@ TEST(BenchRunner, EachDtypeOfADeviceGetsACopyProbeThatTheRowsAreReadAgainst) {
   EXPECT_NEAR(report.copy_fraction(report.rows[4]),
               report.rows[4].speed().gb_per_s() / report.limits[1].copy_gb_per_s(), 1e-12);
   EXPECT_EQ(report.copy_fraction(report.rows[2]), 0) << "a contraction is not read against bandwidth";
+}
+
+TEST(BenchSelection, TakesTheLargeTiersCasesToo) {
+  Selection sel;
+  sel.ops = {"sum"};
+  sel.filter = "shape=1000000,";
+  sel.scale = Scale::large;
+  const std::vector<const Case*> large = select_case_calls(sel);
+  ASSERT_EQ(large.size(), 1u);
+  EXPECT_EQ(large[0]->id, "sum(large,axis=-1,keepdim=0,shape=1000000,dtype=f32)");
+  sel.scale = Scale::small;
+  EXPECT_TRUE(select_case_calls(sel).empty());
+  sel.filter = "^sum\\(axis=0,keepdim=0,shape=7,dtype=f32\\)$";
+  EXPECT_EQ(select_case_calls(sel).size(), 1u);
 }
 
 TEST(BenchRunner, CallsPerRepetitionFillTheMinimumTime) {
