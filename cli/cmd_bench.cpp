@@ -9,6 +9,7 @@
 
 #include "bench/bench_runner.hpp"
 #include "cli/bench_children.hpp"
+#include "cli/child_process.hpp"
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "core/error.hpp"
@@ -36,6 +37,32 @@ void print_row(const BenchRow& r) {
   std::fflush(stdout);
 }
 
+// `gradparity run` of the same selection and devices in a child process (its isolation of plugin
+// devices, its reports in `dir`): the accuracy the rows are shown with. A run that could not
+// start (a usage error, a named backend unavailable) stops the bench; failed checks do not.
+std::string check_first(const BenchCommand& cmd, const std::string& dir) {
+  const Selection& sel = cmd.selection;
+  std::vector<std::string> a = {"gradparity",   "run", "--seed",  std::to_string(cmd.common.seed),
+                                "--report-dir", dir,   "--scale", scale_name(sel.scale),
+                                "--no-progress"};
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const auto& x : v) s += (s.empty() ? "" : ",") + x;
+    return s;
+  };
+  if (!cmd.common.backends.empty()) a.insert(a.end(), {"--backend", joined(cmd.common.backends)});
+  if (!sel.ops.empty()) a.insert(a.end(), {"--op", joined(sel.ops)});
+  if (!sel.dtypes.empty()) a.insert(a.end(), {"--dtype", joined(sel.dtypes)});
+  if (!sel.filter.empty()) a.insert(a.end(), {"--filter", sel.filter});
+  if (!cmd.common.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", cmd.common.backend.cache_dir});
+  fmt::print("bench --check: the parity run of the same selection first (reports in {})\n", dir);
+  std::fflush(stdout);
+  const ChildExit exit = run_self(a, [](double) { return std::string(); });
+  if (exit.exit_code != 0 && exit.exit_code != 1)
+    throw Error("bench --check: the parity run ended with " + exit.describe() + "; nothing was timed");
+  return (std::filesystem::path(dir) / "parity.json").string();
+}
+
 }  // namespace
 
 int bench_command(const BenchCommand& cmd) {
@@ -45,7 +72,11 @@ int bench_command(const BenchCommand& cmd) {
   const std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
   if (!cmd.json.empty()) require_writable_file(cmd.json, "--json");
-  const RunReport parity = cmd.parity.empty() ? RunReport{} : read_report_input(cmd.parity);  // before the bench
+  if (cmd.check && !cmd.parity.empty()) throw UsageError("--check and --parity both give the accuracy: name one");
+  std::string parity_source = cmd.parity;
+  if (cmd.check)
+    parity_source = check_first(cmd, cmd.report_dir.empty() ? make_temp_path("bench-check", true) : cmd.report_dir);
+  const RunReport parity = parity_source.empty() ? RunReport{} : read_report_input(parity_source);  // before the bench
 
   BenchReport report;
   report.meta = make_metadata(cmd.common);
@@ -79,10 +110,10 @@ int bench_command(const BenchCommand& cmd) {
     for (BenchRow& r : m.rows) report.rows.push_back(std::move(r));
     for (DeviceLimit& l : m.limits) report.limits.push_back(std::move(l));
   }
-  if (!cmd.parity.empty()) {
+  if (!parity_source.empty()) {
     const std::size_t attached = attach_accuracy(report, parity);
-    report.parity_source = cmd.parity;
-    fmt::print("accuracy: {} of {} rows have checks in {}\n", attached, report.rows.size(), cmd.parity);
+    report.parity_source = parity_source;
+    fmt::print("accuracy: {} of {} rows have checks in {}\n", attached, report.rows.size(), parity_source);
   }
   report.meta.interrupted = InterruptGuard::flag().load();
   report.meta.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

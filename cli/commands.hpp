@@ -68,6 +68,7 @@ struct BenchCommand {
   std::string report_dir;  // --report-dir: DIR/bench.md and bench.json
   std::string json;        // --json FILE: bench.json alone
   std::string parity;      // --parity FILE|DIR: a parity.json whose checks give each row's accuracy
+  bool check = false;      // --check: a parity run of the same selection first, for the accuracy
   bool progress = true;
   int processes = 1;          // --processes K: each device's repetitions shared by K child processes
   bool isolate = true;        // !--no-isolate: a plugin's device runs in child processes

@@ -202,6 +202,9 @@ int main(int argc, char** argv) {
   bench_cmd->add_option("--parity", bench.parity,
                         "a parity.json (or its folder) of the same cases and devices: its verdicts, margins and "
                         "sensitivities beside the times");
+  bench_cmd->add_flag("--check", bench.check,
+                      "run the parity checks of the same selection first (reports in --report-dir) and show their "
+                      "verdicts, margins and sensitivities beside the times");
   bench_cmd
       ->add_option("--processes", bench.processes,
                    "child processes that share each device's repetitions, one after another (1: in this process, "

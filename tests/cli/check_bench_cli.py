@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gradparity bench end to end on the cpu backend: bench.md and bench.json written, every selected
-call timed over the repetitions; compare of a bench with itself finds no slowdown (exit 0), a
+call timed over the repetitions; --check runs the parity checks first and every row carries them; compare of a bench with itself finds no slowdown (exit 0), a
 row made slower in the JSON is flagged (exit 1), a bench and a parity.json are refused (exit 2);
 bad options are one line and exit 2 without writing. Times are never asserted.
 
@@ -52,6 +52,15 @@ check(step_rows and all(row["direction"] == "forward" for row in step_rows), "be
 check(any(row["flops"] > 0 for row in rows if row["op"] == "matmul"), "bench: matmul rows count their operations")
 md = open(d("one", "bench.md")).read()
 check("## `cpu`" in md and "GFLOP/s" in md, "bench.md: the cpu table")
+
+r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "2", "--processes", "1", "--check",
+         "--report-dir", d("checked")])
+with open(d("checked", "bench.json")) as f:
+    checked = json.load(f)
+check(r.returncode == 0 and os.path.exists(d("checked", "parity.json")) and
+      all(row["accuracy"] and row["accuracy"]["verdict"] == "PASS" for row in checked["rows"]),
+      f"bench --check: exit {r.returncode}, parity.json and every row's accuracy")
+expect_usage_error(["bench", *SEL, "--check", "--parity", d("checked")], "--check and --parity", "--check and --parity")
 
 r = run(["compare", d("one"), d("one", "bench.json")])
 check(r.returncode == 0 and "no slowdown" in r.stdout, f"compare with itself: exit {r.returncode} {r.stdout!r}")
