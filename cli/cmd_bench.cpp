@@ -15,6 +15,7 @@
 #include "core/error.hpp"
 #include "harness/run/runner.hpp"
 #include "reports/bench_accuracy.hpp"
+#include "reports/bench_html.hpp"
 #include "reports/bench_json.hpp"
 #include "reports/bench_markdown.hpp"
 #include "reports/file_io.hpp"
@@ -122,7 +123,8 @@ int bench_command(const BenchCommand& cmd) {
     const std::filesystem::path dir(cmd.report_dir);
     write_bench_json(dir / "bench.json", report);
     write_file_atomically(dir / "bench.md", bench_to_markdown(report));
-    fmt::print("reports: {}/bench.md, bench.json\n", cmd.report_dir);
+    write_file_atomically(dir / "bench.html", bench_to_html(report));
+    fmt::print("reports: {}/bench.md, bench.html, bench.json\n", cmd.report_dir);
   }
   if (!cmd.json.empty()) {
     write_bench_json(cmd.json, report);

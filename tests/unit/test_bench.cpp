@@ -7,6 +7,7 @@
 #include "harness/run/subjects.hpp"
 #include "reports/bench_accuracy.hpp"
 #include "reports/bench_compare.hpp"
+#include "reports/bench_html.hpp"
 #include "reports/bench_json.hpp"
 #include "reports/bench_markdown.hpp"
 #include "reports/json_report.hpp"
@@ -173,6 +174,14 @@ TEST(BenchJson, RoundTripsEveryFieldAndIsToldFromParityJson) {
   const std::string md = bench_to_markdown(r);
   EXPECT_NE(md.find("| `exp(shape=7,dtype=f32)` | forward | 1.2 µs |"), std::string::npos) << md;
   EXPECT_NE(md.find("| ✅ | 0.33 | 2.4 |"), std::string::npos) << md;
+  // bench.html: the bandwidth picture with the copy line and the timed row, the accuracy picture.
+  const std::string html = bench_to_html(r);
+  EXPECT_NE(html.find("opencl:0: bandwidth-bound calls"), std::string::npos);
+  EXPECT_NE(html.find("<title>copy f32 1.05e+04 GB/s</title>"), std::string::npos) << html;
+  EXPECT_NE(html.find("exp: speed and accuracy"), std::string::npos);
+  std::size_t dots = 0;
+  for (std::size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) ++dots;
+  EXPECT_EQ(dots, 2u);  // the timed row in each picture; the skipped one in none
 }
 
 CheckResult check(const std::string& id, Direction d, int input, Verdict v, double margin, double sensitivity) {
