@@ -102,6 +102,12 @@ class Queue {
   // Call it after the work finished (a download or finish()). Never throws: a timer that cannot
   // be read counts nothing.
   virtual std::optional<double> take_device_seconds() noexcept { return std::nullopt; }
+  // Arithmetic-bound work, the compute ceiling `gradparity bench` reads the contractions against:
+  // for each of out.numel() elements, independent chains of x -> 0.999999 x + 1e-6 that make
+  // `steps` multiply-adds (a multiple of 64) in all, in the arithmetic type the backend uses for
+  // out's dtype, their ends summed into the element. Enqueued like a call and timed like one.
+  // False where the backend has no such kernel.
+  virtual bool arithmetic_probe(DeviceBuffer& out, int steps) { return false; }
 };
 
 class Backend {

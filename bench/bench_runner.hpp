@@ -18,7 +18,7 @@ struct BenchOptions {
   std::uint64_t seed = 1;  // the inputs' stream, as in run: bench times what run checked
   double min_time = 0.01;  // seconds of calls each repetition takes at least
   int repetitions = 10;
-  bool copy_probes = true;  // each device's copy bandwidth per dtype (DeviceLimit)
+  bool probes = true;  // each device's copy bandwidth and arithmetic rate per dtype (DeviceLimit)
   // When set and it becomes true (a SIGINT), no further round starts; the rows keep the
   // repetitions they have.
   const std::atomic<bool>* stop = nullptr;
@@ -36,7 +36,7 @@ struct BenchOptions {
 // and faster moments as a second bench of the same build would, and the rank test of `compare`
 // judges a change against that noise. Cases stay resident between rounds within a budget of
 // device memory; the others are uploaded again each round (not timed).
-// Each device's copy probes (copy_probe_case) are timed in the same rounds, first in each.
+// Each device's probes (copy_probe_case, ArithmeticProbe) are timed in the same rounds, first in each.
 // A device that cannot be opened gives skipped rows with its reason; a call that throws gives an
 // error row (and the rest of the case's rows on that device), and the device's next case runs on
 // a new queue.
@@ -47,9 +47,10 @@ struct BenchMeasurement {
 BenchMeasurement run_bench(const std::vector<const Case*>& cases, const std::vector<SelectedDevice>& devices,
                            const BenchOptions& opts);
 
-// The copy probe for a dtype on a device: the catalog's reshape of one tensor of 256 MiB (fewer
-// where the device's largest buffer or an eighth of its memory is less), identity-shaped.
-Case copy_probe_case(DType dtype, const DeviceInfo& device);
+// The copy probe for a dtype on a device: the catalog's reshape of one tensor of 256 MiB (less
+// where the device's largest buffer, an eighth of its memory or `most_elements` is less),
+// identity-shaped, its element count a power of two.
+Case copy_probe_case(DType dtype, const DeviceInfo& device, std::int64_t most_elements = std::int64_t{1} << 40);
 
 // The case's rows on a device before any call: forward, and backward where an input gets a
 // gradient, with the catalog's bytes and operations.

@@ -1,7 +1,5 @@
 #include "bench/resident_call.hpp"
 
-#include <chrono>
-
 namespace gp {
 
 ResidentCall::ResidentCall(const Case& c, Backend& backend, Queue& queue, const std::vector<HostTensor>& inputs,
@@ -18,26 +16,19 @@ ResidentCall::ResidentCall(const Case& c, Backend& backend, Queue& queue, const 
   output_ = backend.allocate(c.dtype, c.call.output_shape);
   cotangent_ = backend.allocate(c.dtype, c.call.output_shape);
   queue.upload(*cotangent_, cotangent);
-  enqueue(queue, Direction::forward);
+  queue.forward(c.call, input_views_, *output_);
   queue.finish();
   queue.take_device_seconds();  // the uploads and the first call are not a timed call's
 }
 
-void ResidentCall::enqueue(Queue& queue, Direction direction) {
-  if (direction == Direction::forward) {
-    queue.forward(c_.call, input_views_, *output_);
-  } else {
-    queue.backward(c_.call, input_views_, *output_, *cotangent_, grad_views_);
-  }
-}
-
-ResidentCall::Timed ResidentCall::run(Queue& queue, Direction direction) {
-  const auto since = std::chrono::steady_clock::now();
-  enqueue(queue, direction);
-  queue.finish();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-  const std::optional<double> device = queue.take_device_seconds();
-  return {device.value_or(wall), device.has_value()};
+CallTime ResidentCall::run(Queue& queue, Direction direction) {
+  return time_call(queue, [&] {
+    if (direction == Direction::forward) {
+      queue.forward(c_.call, input_views_, *output_);
+    } else {
+      queue.backward(c_.call, input_views_, *output_, *cotangent_, grad_views_);
+    }
+  });
 }
 
 }  // namespace gp

@@ -7,12 +7,12 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "bench/timed_call.hpp"
 #include "cases/case.hpp"
-#include "results/result.hpp"
 
 namespace gp {
 
-class ResidentCall {
+class ResidentCall final : public TimedCall {
  public:
   // Uploads the tensors and runs the forward once (the backward reads its output): the first
   // call, which also compiles and caches the kernels, is not timed. Throws what the device throws.
@@ -21,16 +21,9 @@ class ResidentCall {
   ResidentCall(const ResidentCall&) = delete;
   ResidentCall& operator=(const ResidentCall&) = delete;
 
-  // One forward or backward call between two synchronisations of the queue: its seconds by the
-  // device's timers where the queue has them, else by the host's clock around the call and its wait.
-  struct Timed {
-    double seconds = 0;
-    bool device_timer = false;
-  };
-  Timed run(Queue& queue, Direction direction);
+  CallTime run(Queue& queue, Direction direction) override;
 
  private:
-  void enqueue(Queue& queue, Direction direction);
   const Case& c_;
   std::vector<std::unique_ptr<DeviceBuffer>> inputs_;
   std::vector<const DeviceBuffer*> input_views_;

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 namespace {
 
 std::vector<std::string> child_args(const BenchCommand& cmd, const std::string& device_id, const fs::path& dir,
-                                    int repetitions, bool copy_probes) {
+                                    int repetitions, bool probes) {
   const CommonOptions& c = cmd.common;
   std::vector<std::string> a = {"gradparity",    "bench-child",
                                 "--backend",     device_id,
@@ -34,7 +34,7 @@ std::vector<std::string> child_args(const BenchCommand& cmd, const std::string& 
                                 "--trace",       (dir / "started").string()};
   if (!c.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", c.backend.cache_dir});
   if (c.backend.vulkan_validation) a.push_back("--vk-validation");
-  if (!copy_probes) a.push_back("--no-copy-probes");
+  if (!probes) a.push_back("--no-probes");
   return a;
 }
 
@@ -73,6 +73,43 @@ class MergedRows {
   std::vector<BenchRow> rows_;
 };
 
+// A device's limits merged over processes. Each process sizes its arithmetic probe anew (a call
+// of at least a millisecond), so a later process's size may differ: its times are brought to the
+// first's size by the ratio of their operations (the probe is arithmetic-bound, so its time is
+// proportional to them).
+class MergedLimits {
+ public:
+  void add(DeviceLimit&& l) {
+    const auto it = index_.find(l.dtype);
+    if (it == index_.end()) {
+      index_.emplace(l.dtype, limits_.size());
+      limits_.push_back(std::move(l));
+      return;
+    }
+    DeviceLimit& into = limits_[it->second];
+    append(into.copy, l.copy, 1);
+    const double scale = l.arithmetic.flops > 0
+                             ? static_cast<double>(into.arithmetic.flops) / static_cast<double>(l.arithmetic.flops)
+                             : 1;
+    append(into.arithmetic, l.arithmetic, scale);
+  }
+  std::vector<DeviceLimit> take() { return std::move(limits_); }
+
+ private:
+  static void append(BenchRow& into, const BenchRow& from, double scale) {
+    if (into.outcome != BenchOutcome::timed) return;
+    if (from.outcome != BenchOutcome::timed) {
+      into.outcome = from.outcome;
+      into.reason = from.reason;
+      into.repetition_seconds.clear();
+      return;
+    }
+    for (double t : from.repetition_seconds) into.repetition_seconds.push_back(t * scale);
+  }
+  std::map<std::string, std::size_t> index_;
+  std::vector<DeviceLimit> limits_;
+};
+
 void add_errors(MergedRows& rows, const Case& c, const std::string& device, const std::string& why) {
   for (BenchRow& r : bench_rows_of(c, device)) {
     r.outcome = BenchOutcome::error;
@@ -85,9 +122,10 @@ void add_errors(MergedRows& rows, const Case& c, const std::string& device, cons
 
 BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const SelectedDevice& device,
                                           const std::vector<const Case*>& cases, int processes) {
-  MergedRows rows, limits;
+  MergedRows rows;
+  MergedLimits limits;
   std::set<std::string> failed;  // cases whose call crashed or hung a child: not run again
-  bool copy_probes = true;
+  bool probes = true;
   std::map<std::string, const Case*> by_id;
   for (const Case* c : cases) by_id.emplace(c->id, c);
   for (int p = 0; p < processes && !InterruptGuard::flag().load(); ++p) {
@@ -103,7 +141,7 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
       std::string mark;
       double last_change = 0;
       const ChildExit exit =
-          run_self(child_args(cmd, device.id, dir, repetitions, copy_probes), [&](double elapsed) -> std::string {
+          run_self(child_args(cmd, device.id, dir, repetitions, probes), [&](double elapsed) -> std::string {
             if (const std::string m = read_text(dir / "started"); m != mark) {
               mark = m;
               last_change = elapsed;
@@ -117,7 +155,7 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
           fmt::print(stderr, "  {}: process {} of {} done ({:.1f} s)\n", device.id, p + 1, processes, exit.seconds);
         BenchReport got = read_bench_json(dir / "bench.json");
         for (BenchRow& r : got.rows) rows.add(std::move(r));
-        for (DeviceLimit& l : got.limits) limits.add(std::move(l.copy));
+        for (DeviceLimit& l : got.limits) limits.add(std::move(l));
         fs::remove_all(dir);
         break;
       }
@@ -127,9 +165,10 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
       const std::size_t space = started.find(' ');
       const std::string culprit = space == std::string::npos ? "" : started.substr(space + 1);
       const auto it = by_id.find(culprit);
-      if (it == by_id.end() && !culprit.empty() && copy_probes) {  // the copy probe: go on without it
-        copy_probes = false;
-        fmt::print(stderr, "{}: the child process ended with {} in the copy probe {}; the bench goes on without it\n",
+      if (it == by_id.end() && !culprit.empty() && probes) {  // a probe: go on without the probes
+        probes = false;
+        fmt::print(stderr,
+                   "{}: the child process ended with {} in the probe {}; the bench goes on without the probes\n",
                    device.id, exit.describe(), culprit);
         continue;
       }
@@ -153,10 +192,7 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
   }
   BenchMeasurement m;
   m.rows = rows.take();
-  for (BenchRow& r : limits.take()) {
-    DeviceLimit l{r.device, r.dtype, std::move(r)};
-    m.limits.push_back(std::move(l));
-  }
+  m.limits = limits.take();
   return m;
 }
 
@@ -177,7 +213,7 @@ int bench_child_command(const BenchCommand& cmd) {
   opts.seed = cmd.common.seed;
   opts.min_time = cmd.min_time;
   opts.repetitions = cmd.repetitions;
-  opts.copy_probes = cmd.copy_probes;
+  opts.probes = cmd.probes;
   opts.on_entry = [&](const std::string& id, int round) {
     write_file_atomically(cmd.child_trace, std::to_string(round) + " " + id);
   };

@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
   bench_child->add_option("--cases", bench.child_cases, "case ids, one per line")->required();
   bench_child->add_option("--out", bench.json, "bench.json to write")->required();
   bench_child->add_option("--trace", bench.child_trace, "file naming the case in progress")->required();
-  bench_child->add_flag("!--no-copy-probes", bench.copy_probes, "no copy probe");
+  bench_child->add_flag("!--no-probes", bench.probes, "no probes of the device's limits");
   bench_cmd->add_flag("!--no-progress", bench.progress, "no line per timed call");
 
   gp::cli::OracleCommand oracle;

@@ -80,6 +80,7 @@ std::string tip_of(const BenchReport& r, const BenchRow& row) {
                                 duration_text(s.seconds), md::g3(s.gb_per_s()));
   if (row.flops > 0) tip += fmt::format(", {} GFLOP/s", md::g3(s.gflop_per_s()));
   if (const double f = r.copy_fraction(row); f > 0) tip += fmt::format(", {:.2f} of copy", f);
+  if (const double f = r.roofline_fraction(row); f > 0) tip += fmt::format(", {:.2f} of the roofline", f);
   if (row.accuracy)
     tip += fmt::format(", margin {}, {} ULP", md::g3(row.accuracy->margin), md::g3(row.accuracy->sensitivity_ulp));
   return tip;
@@ -114,15 +115,18 @@ std::string bandwidth_svg(const BenchReport& r, const std::string& device) {
   return out + "</svg>\n";
 }
 
-// Contractions: GFLOP/s over operations per byte, under the copy bandwidth's slope (no compute
-// ceiling: the device's arithmetic limit is not measured yet).
+// Contractions: GFLOP/s over operations per byte, under the roofline: the copy bandwidth's slope
+// and the arithmetic probe's ceiling.
 std::string contraction_svg(const BenchReport& r, const std::string& device) {
   std::vector<std::pair<double, double>> pts;
+  double peak = 0;
+  for (const DeviceLimit& l : r.limits)
+    if (l.device == device) peak = std::max(peak, l.arithmetic_gflop_per_s());
   for (const BenchRow& row : r.rows)
     if (row.device == device && timed(row) && row.flops > 0 && row.bytes > 0)
       pts.emplace_back(static_cast<double>(row.flops) / static_cast<double>(row.bytes), row.speed().gflop_per_s());
   if (pts.empty()) return "";
-  const LogPlane p = plane_of(pts, 0);
+  const LogPlane p = plane_of(pts, peak);
   std::string out;
   frame(out, p, device + ": contractions", "operations per byte", "GFLOP/s");
   for (const DeviceLimit& l : r.limits) {
@@ -135,6 +139,12 @@ std::string contraction_svg(const BenchReport& r, const std::string& device) {
                    "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#090\" "
                    "stroke-dasharray=\"4 3\"><title>copy {} x operations per byte</title></line>\n",
                    p.x(y0 / l.copy_gb_per_s()), p.x(y1 / l.copy_gb_per_s()), p.y(y0), p.y(y1), l.dtype);
+    if (l.arithmetic_gflop_per_s() > 0)
+      fmt::format_to(std::back_inserter(out),
+                     "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#900\" stroke-dasharray=\"4 3\">"
+                     "<title>arithmetic {} {} GFLOP/s</title></line>\n",
+                     kLeft, kWidth - kRight, p.y(l.arithmetic_gflop_per_s()), p.y(l.arithmetic_gflop_per_s()), l.dtype,
+                     md::g3(l.arithmetic_gflop_per_s()));
   }
   for (const BenchRow& row : r.rows)
     if (row.device == device && timed(row) && row.flops > 0 && row.bytes > 0)
@@ -176,8 +186,8 @@ std::string bench_to_html(const BenchReport& report) {
       "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gradparity bench</title>"
       "<style>{}</style></head><body>\n<h1>gradparity bench</h1>\n<p>gradparity {} ({}), started {}, {:.1f} s; "
       "<code>{}</code>; {} repetitions of at least {} each. Blue: forward, orange: backward; hover a point for its "
-      "row. The dashed lines are the device's copy bandwidth (the catalog's reshape of one long tensor); the "
-      "device's arithmetic limit is not measured yet.</p>\n",
+      "row. Dashed lines: green the device's copy bandwidth (the catalog's reshape of one long tensor), red its "
+      "arithmetic rate (the backend's own multiply-add chains): the roofline of the contractions.</p>\n",
       kStyle, xml_escape(m.version), xml_escape(m.build_type), xml_escape(m.started_at), m.wall_seconds,
       xml_escape(m.command_line), report.repetitions, duration_text(report.min_time));
   for (const DeviceSummary& d : m.devices) {

@@ -66,6 +66,7 @@ Json row_to_json(const BenchRow& r, const BenchReport& report) {
           {"gb_per_s", encode_number(speed.measured() ? speed.gb_per_s() : 0)},
           {"gflop_per_s", encode_number(speed.measured() ? speed.gflop_per_s() : 0)},
           {"copy_fraction", encode_number(report.copy_fraction(r))},
+          {"roofline_fraction", encode_number(report.roofline_fraction(r))},
           {"accuracy", accuracy_to_json(r.accuracy)}};
 }
 
@@ -106,7 +107,9 @@ std::string bench_to_json_text(const BenchReport& report) {
     limits.push_back({{"device", l.device},
                       {"dtype", l.dtype},
                       {"copy_gb_per_s", encode_number(l.copy_gb_per_s())},
-                      {"copy", row_to_json(l.copy, report)}});
+                      {"arithmetic_gflop_per_s", encode_number(l.arithmetic_gflop_per_s())},
+                      {"copy", row_to_json(l.copy, report)},
+                      {"arithmetic", row_to_json(l.arithmetic, report)}});
   const Json doc = {{kVersionKey, kBenchSchemaVersion},
                     {"meta", std::move(meta)},
                     {"settings",
@@ -149,8 +152,10 @@ BenchReport bench_from_json_text(std::string_view text, std::string_view source)
     const Json& limits = root.array("limits");
     for (std::size_t i = 0; i < limits.size(); ++i) {
       const FieldReader l(limits[i], "limits[" + std::to_string(i) + "]");
-      report.limits.push_back(
-          {l.string("device", Need::required), l.string("dtype", Need::required), row_from_json(l.object("copy"))});
+      DeviceLimit limit{
+          l.string("device", Need::required), l.string("dtype", Need::required), row_from_json(l.object("copy")), {}};
+      if (l.has("arithmetic")) limit.arithmetic = row_from_json(l.object("arithmetic"));
+      report.limits.push_back(std::move(limit));
     }
     const Json& rows = root.array("rows", Need::required);
     for (std::size_t i = 0; i < rows.size(); ++i)

@@ -42,22 +42,28 @@ void append_device(std::string& out, const BenchReport& report, const std::strin
     const CallSpeed s = r.speed();
     fmt::format_to(t, "| {} | {} | {} | {} | {} | {} | {} | {} |", md::code(r.case_id), direction_name(r.direction),
                    duration_text(s.seconds), spread(r), s.device_timer ? "device" : "host", rate(s.gb_per_s(), s.bytes),
-                   rate(s.gflop_per_s(), s.flops), fraction(report.copy_fraction(r)));
+                   rate(s.gflop_per_s(), s.flops),
+                   fraction(r.flops > 0 ? report.roofline_fraction(r) : report.copy_fraction(r)));
     fmt::format_to(t, "{}\n", accuracy ? " " + accuracy_cells(r) + " |" : "");
   }
   out += fmt::format("## {}\n\n", md::code(device));
   std::string limits;
   for (const DeviceLimit& l : report.limits) {
     if (l.device != device) continue;
-    limits += l.copy.outcome == BenchOutcome::timed
-                  ? fmt::format("{}{} {} GB/s ({})", limits.empty() ? "" : ", ", l.dtype, md::g3(l.copy_gb_per_s()),
-                                md::code(l.copy.case_id))
-                  : fmt::format("{}{} not measured ({})", limits.empty() ? "" : ", ", l.dtype, l.copy.reason);
+    auto measured = [](const BenchRow& probe, const std::string& figure) {
+      return probe.outcome == BenchOutcome::timed ? fmt::format("{} ({})", figure, md::code(probe.case_id))
+                                                  : "not measured: " + md::cell(probe.reason);
+    };
+    limits += fmt::format("| {} | {} | {} |\n", l.dtype, measured(l.copy, md::g3(l.copy_gb_per_s()) + " GB/s"),
+                          measured(l.arithmetic, md::g3(l.arithmetic_gflop_per_s()) + " GFLOP/s"));
   }
   if (!limits.empty())
-    out += "Copy bandwidth (the catalog's reshape, a copy kernel, of one long tensor): " + limits + ".\n\n";
+    out +=
+        "The device's limits (the copy: the catalog's reshape of one long tensor; the arithmetic: the backend's "
+        "own multiply-add chains):\n\n| dtype | copy | arithmetic |\n|---|---|---|\n" +
+        limits + "\n";
   if (!timed.empty())
-    out += std::string("| Case | Call | Median | Spread (min / max) | Timer | GB/s | GFLOP/s | Of copy |") +
+    out += std::string("| Case | Call | Median | Spread (min / max) | Timer | GB/s | GFLOP/s | Of limit |") +
            (accuracy ? " Parity | Margin | Sensitivity (ULP) |\n" : "\n") + "|---|---|---:|---|---|---:|---:|---:|" +
            (accuracy ? "---|---:|---:|\n" : "\n") + timed + "\n";
   if (!others.empty()) out += "| Case | Call | Outcome | Reason |\n|---|---|---|---|\n" + others + "\n";
@@ -94,8 +100,9 @@ std::string bench_to_markdown(const BenchReport& report) {
       "median over the repetitions of the mean time per call, by the device's own timers (OpenCL profiling "
       "events, Vulkan timestamps) or the host's clock around the call and its wait. GB/s counts each tensor the "
       "call must read or write once (a lower bound of its traffic); GFLOP/s counts the contractions' 2mnk "
-      "(docs/bench.md). \"Of copy\": the row's GB/s over the device's copy bandwidth in its dtype, for ops "
-      "whose limit is bandwidth.\n\n";
+      "(docs/bench.md). \"Of limit\": for an op without operations counted, its GB/s over the device's copy "
+      "bandwidth in its dtype; for a contraction, its GFLOP/s over the roofline's bound at its operations per "
+      "byte (the smaller of the arithmetic rate and the copy bandwidth times them).\n\n";
   for (const DeviceSummary& d : m.devices) {
     out += d.available ? "" : fmt::format("`{}`: unavailable ({})\n\n", d.id, d.unavailable_reason);
     if (d.available) append_device(out, report, d.id);

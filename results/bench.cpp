@@ -35,10 +35,25 @@ double BenchRow::max_seconds() const {
   return repetition_seconds.empty() ? 0 : *std::max_element(repetition_seconds.begin(), repetition_seconds.end());
 }
 
-double BenchReport::copy_gb_per_s(const BenchRow& row) const {
+const DeviceLimit* BenchReport::limit_of(const BenchRow& row) const {
   for (const DeviceLimit& l : limits)
-    if (l.device == row.device && l.dtype == row.dtype) return l.copy_gb_per_s();
-  return 0;
+    if (l.device == row.device && l.dtype == row.dtype) return &l;
+  return nullptr;
+}
+
+double BenchReport::copy_gb_per_s(const BenchRow& row) const {
+  const DeviceLimit* l = limit_of(row);
+  return l ? l->copy_gb_per_s() : 0;
+}
+
+double BenchReport::roofline_fraction(const BenchRow& row) const {
+  const DeviceLimit* l = limit_of(row);
+  const CallSpeed s = row.speed();
+  if (!l || row.outcome != BenchOutcome::timed || row.flops <= 0 || row.bytes <= 0 || !s.measured()) return 0;
+  const double peak = l->arithmetic_gflop_per_s(), copy = l->copy_gb_per_s();
+  if (peak <= 0 || copy <= 0) return 0;
+  const double intensity = static_cast<double>(row.flops) / static_cast<double>(row.bytes);
+  return s.gflop_per_s() / std::min(peak, copy * intensity);
 }
 
 double BenchReport::copy_fraction(const BenchRow& row) const {

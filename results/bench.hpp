@@ -50,15 +50,21 @@ struct BenchRow {
   CallSpeed speed() const { return {median_seconds(), device_timer, bytes, flops}; }
 };
 
-// A device's own limit for one dtype, measured by bench like a row: the bandwidth of a copy,
+// A device's own limits for one dtype, measured by bench like rows: the bandwidth of a copy,
 // the catalog's reshape of one long tensor (every backend implements it as a copy kernel that
-// reads n elements and writes n). Rows of bandwidth-bound ops are read as a fraction of it.
+// reads n elements and writes n), and the rate of the backend's own multiply-add chains
+// (Queue::arithmetic_probe). Rows of bandwidth-bound ops are read as a fraction of the copy, the
+// contractions as a fraction of what the roofline of both allows at their operations per byte.
 struct DeviceLimit {
   std::string device;
   std::string dtype;
-  BenchRow copy;  // the probe's row: its case id names the size; not timed when the device could not run it
+  BenchRow copy;        // the copy probe's row: its case id names the size
+  BenchRow arithmetic;  // the arithmetic probe's row; skipped where the backend has none
 
   double copy_gb_per_s() const { return copy.outcome == BenchOutcome::timed ? copy.speed().gb_per_s() : 0; }
+  double arithmetic_gflop_per_s() const {
+    return arithmetic.outcome == BenchOutcome::timed ? arithmetic.speed().gflop_per_s() : 0;
+  }
 };
 
 struct BenchReport {
@@ -73,6 +79,11 @@ struct BenchReport {
   double copy_gb_per_s(const BenchRow& row) const;
   // The row's GB/s over it, for a row of a bandwidth-bound op (no operations counted); 0 otherwise.
   double copy_fraction(const BenchRow& row) const;
+  // For a contraction: its GFLOP/s over what the roofline allows at its operations per byte, the
+  // smaller of the arithmetic rate and the copy bandwidth times operations per byte; 0 where a
+  // limit is missing or the row counts no operations.
+  double roofline_fraction(const BenchRow& row) const;
+  const DeviceLimit* limit_of(const BenchRow& row) const;
 };
 
 std::string_view bench_outcome_name(BenchOutcome o);  // "timed", "skipped", "error"

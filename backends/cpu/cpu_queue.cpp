@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_queue.hpp"
 
+#include <Eigen/Core>
 #include <cstring>
 
 #include "backends/cpu/cpu_backend.hpp"
@@ -162,6 +163,39 @@ void CpuQueue::backward(const OpCall& call, std::span<const DeviceBuffer* const>
     else
       run_backward<float>(call, b, y, dy);
   });
+}
+
+namespace {
+
+// Thirty-two independent chains per element, in an Eigen array the compiled SIMD splits into
+// eight SSE registers: enough multiply-adds in flight that the loop is bound by their rate, not
+// by one chain's latency, and few enough that nothing spills (measured on the 2-core machine:
+// 8 chains 5.9 GFLOP/s, 32 chains 36.6, 48 chains 33.8, 64 chains 28.1).
+template <typename T>
+void arithmetic_chains(T* out, std::int64_t n, int steps) {
+  using Lane = Eigen::Array<T, 32, 1>;
+  const Lane a = Lane::Constant(T(0.999999)), b = Lane::Constant(T(1e-6));
+  for (std::int64_t i = 0; i < n; ++i) {
+    Lane x = Lane::LinSpaced(T(1), T(2)) + T(i % 7);
+    for (int s = 0; s < steps; s += 32) x = x * a + b;
+    out[i] = x.sum();
+  }
+}
+
+}  // namespace
+
+bool CpuQueue::arithmetic_probe(DeviceBuffer& out, int steps) {
+  auto* cpu = dynamic_cast<CpuBuffer*>(&out);
+  if (!cpu) throw Error("cpu backend: arithmetic probe into a buffer of another backend");
+  const std::int64_t n = cpu->shape().numel();
+  if (cpu->dtype() == DType::f64) {
+    arithmetic_chains(reinterpret_cast<double*>(cpu->data()), n, steps);
+  } else {
+    Staging<float> staging;  // 16-bit dtypes compute in float, like every kernel here
+    arithmetic_chains(staging.output(*cpu), n, steps);
+    staging.commit();
+  }
+  return true;
 }
 
 }  // namespace gp::cpu

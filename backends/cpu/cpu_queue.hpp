@@ -19,6 +19,7 @@ class CpuQueue final : public Queue {
   void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override;
   void finish() override {}  // nothing is ever pending
+  bool arithmetic_probe(DeviceBuffer& out, int steps) override;
 
  private:
   CpuBackend& backend_;

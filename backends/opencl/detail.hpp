@@ -199,6 +199,7 @@ class ClQueue final : public OpenclQueue {
   std::uint64_t last_device_time_ns() override;
   void set_canary_checks(bool on) override { canaries_ = on; }
   void copy(const DeviceBuffer& src, DeviceBuffer& dst) override;
+  bool arithmetic_probe(DeviceBuffer& out, int steps) override;
 
   // --- used by the dispatchers ---
   DType dtype() const { return dtype_; }

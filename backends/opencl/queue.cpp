@@ -245,4 +245,16 @@ void ClQueue::copy(const DeviceBuffer& src, DeviceBuffer& dst) {
   });
 }
 
+bool ClQueue::arithmetic_probe(DeviceBuffer& out, int steps) {
+  translate_errors("arithmetic probe", [&] {
+    ClBuffer& o = as_cl(&out);
+    begin_call(o.dtype(), "arithmetic probe");
+    prepare(o, true);
+    const std::int64_t n = o.shape().numel();
+    run_elementwise("arithmetic_probe", n, o, n, steps);
+    watch_guards(o);
+  });
+  return true;
+}
+
 }  // namespace gp::opencl

@@ -2,6 +2,7 @@
 // a fake device (times are never asserted: only what was timed, how often, and what it means).
 #include <gtest/gtest.h>
 
+#include "bench/arithmetic_probe.hpp"
 #include "bench/bench_runner.hpp"
 #include "core/op_work.hpp"
 #include "harness/run/subjects.hpp"
@@ -144,14 +145,22 @@ TEST(BenchJson, RoundTripsEveryFieldAndIsToldFromParityJson) {
   r.rows.push_back(skipped);
   r.rows[0].accuracy = RowAccuracy{Verdict::pass, 0.33, 2.4, 1};
   r.parity_source = "out/parity.json";
-  r.limits.push_back({"opencl:0", "f32", timed_row("reshape(copy,shape=1024,dtype=f32)", {1e-7, 2e-7, 1e-7})});
+  BenchRow arithmetic = timed_row("arithmetic(elements=4096,steps=4096,dtype=f32)", {1e-3, 1e-3, 1.1e-3});
+  arithmetic.flops = 2 * 4096 * 4096;
+  r.limits.push_back(
+      {"opencl:0", "f32", timed_row("reshape(copy,shape=1024,dtype=f32)", {1e-7, 2e-7, 1e-7}), arithmetic});
+  BenchRow mm = timed_row("matmul(shape=64x64|64x64,dtype=f32)", {1e-4, 1e-4, 1e-4});
+  mm.op = "matmul";
+  mm.flops = 2 * 64 * 64 * 64;
+  mm.bytes = 3 * 64 * 64 * 4;
+  r.rows.push_back(mm);
   const std::string text = bench_to_json_text(r);
   EXPECT_TRUE(is_bench_json_text(text));
   const BenchReport back = bench_from_json_text(text);
   EXPECT_EQ(back.meta.seed, 7u);
   EXPECT_EQ(back.min_time, 0.02);
   EXPECT_EQ(back.repetitions, 3);
-  ASSERT_EQ(back.rows.size(), 2u);
+  ASSERT_EQ(back.rows.size(), 3u);
   EXPECT_EQ(back.rows[0].repetition_seconds, r.rows[0].repetition_seconds);
   EXPECT_EQ(back.rows[0].median_seconds(), 1.2e-6);
   EXPECT_TRUE(back.rows[0].device_timer);
@@ -168,6 +177,18 @@ TEST(BenchJson, RoundTripsEveryFieldAndIsToldFromParityJson) {
   EXPECT_EQ(back.limits[0].copy.repetition_seconds, r.limits[0].copy.repetition_seconds);
   EXPECT_EQ(back.copy_fraction(back.rows[0]), r.copy_fraction(r.rows[0]));
   EXPECT_GT(back.copy_fraction(back.rows[0]), 0);
+  EXPECT_EQ(back.limits[0].arithmetic.flops, 2 * 4096 * 4096);
+  // The matmul row: 5.24 GFLOP/s at 10.7 operations per byte, under a roofline of min(33.6 GFLOP/s,
+  // 1.05e4 GB/s x 10.7): 0.156 of the arithmetic rate.
+  EXPECT_NEAR(back.roofline_fraction(back.rows[2]), (2.0 * 64 * 64 * 64 / 1e-4) / (2.0 * 4096 * 4096 / 1e-3), 1e-9);
+  EXPECT_EQ(back.copy_fraction(back.rows[2]), 0);
+  // With a copy of 1.05 GB/s the bandwidth bounds it: 1.05 x 10.7 = 11.2 GFLOP/s.
+  BenchReport slow_copy = back;
+  slow_copy.limits[0].copy.repetition_seconds = {1e-3, 1e-3, 1e-3};
+  const double intensity = 2.0 * 64 * 64 * 64 / (3 * 64 * 64 * 4);
+  EXPECT_NEAR(slow_copy.roofline_fraction(slow_copy.rows[2]), (2.0 * 64 * 64 * 64 / 1e-4) / (1.048576e9 * intensity),
+              1e-9);
+  EXPECT_EQ(back.roofline_fraction(back.rows[0]), 0);
   EXPECT_EQ(bench_to_json_text(back), text);
   EXPECT_FALSE(is_bench_json_text(report_to_json_text(RunReport{})));
   EXPECT_THROW(bench_from_json_text(R"({"bench_schema_version": "2.0"})"), Error);
@@ -181,7 +202,8 @@ TEST(BenchJson, RoundTripsEveryFieldAndIsToldFromParityJson) {
   EXPECT_NE(html.find("exp: speed and accuracy"), std::string::npos);
   std::size_t dots = 0;
   for (std::size_t at = html.find("<circle"); at != std::string::npos; at = html.find("<circle", at + 1)) ++dots;
-  EXPECT_EQ(dots, 2u);  // the timed row in each picture; the skipped one in none
+  EXPECT_EQ(dots, 3u);  // exp in the bandwidth and the accuracy picture, matmul under the roofline
+  EXPECT_NE(html.find("<title>arithmetic f32 33.6 GFLOP/s</title>"), std::string::npos) << html;
 }
 
 CheckResult check(const std::string& id, Direction d, int input, Verdict v, double margin, double sensitivity) {
@@ -250,7 +272,7 @@ TEST(BenchRunner, TimesEachCallOverTheRepetitionsWithTheCatalogsWork) {
   BenchOptions opts;
   opts.min_time = 1e-4;
   opts.repetitions = 3;
-  opts.copy_probes = false;
+  opts.probes = false;
   std::vector<int> rounds;
   opts.on_round = [&](int round, int, const std::string&) { rounds.push_back(round); };
   const std::vector<BenchRow> rows = run_bench({&mm, &step}, {d}, opts).rows;
@@ -302,7 +324,7 @@ TEST(BenchRunner, ACallThatThrowsIsAnErrorRowAndTheRestIsTimed) {
   BenchOptions opts;
   opts.min_time = 1e-4;
   opts.repetitions = 2;
-  opts.copy_probes = false;
+  opts.probes = false;
   const std::vector<BenchRow> rows = run_bench({&e, &m}, {d}, opts).rows;
   ASSERT_EQ(rows.size(), 4u);
   for (int i : {0, 1}) {
@@ -348,7 +370,11 @@ TEST(BenchRunner, EachDtypeOfADeviceGetsACopyProbeThatTheRowsAreReadAgainst) {
   EXPECT_EQ(m.limits[0].copy.case_id, "reshape(copy,shape=262144,dtype=f32)");  // 1 MiB of 8
   EXPECT_EQ(m.limits[1].copy.case_id, "reshape(copy,shape=131072,dtype=f64)");
   EXPECT_EQ(m.limits[0].copy.bytes, 2 * (1 << 20));  // read once, written once
-  for (const DeviceLimit& l : m.limits) EXPECT_GT(l.copy_gb_per_s(), 0) << l.copy.reason;
+  for (const DeviceLimit& l : m.limits) {
+    EXPECT_GT(l.copy_gb_per_s(), 0) << l.copy.reason;
+    EXPECT_EQ(l.arithmetic.outcome, BenchOutcome::skipped);  // the mock queue has no arithmetic probe
+    EXPECT_NE(l.arithmetic.reason.find("no arithmetic probe"), std::string::npos) << l.arithmetic.reason;
+  }
   report.rows = std::move(m.rows);
   report.limits = std::move(m.limits);
   ASSERT_EQ(report.rows.size(), 6u);
@@ -371,6 +397,34 @@ TEST(BenchSelection, TakesTheLargeTiersCasesToo) {
   EXPECT_TRUE(select_case_calls(sel).empty());
   sel.filter = "^sum\\(axis=0,keepdim=0,shape=7,dtype=f32\\)$";
   EXPECT_EQ(select_case_calls(sel).size(), 1u);
+}
+
+// The cpu backend's multiply-add chains: every chain's end what its links of x -> 0.999999 x +
+// 1e-6 give (a probe whose loop ran short, or that the compiler dropped, would measure nothing).
+TEST(BenchRunner, TheArithmeticProbeRunsEveryLinkOfItsChains) {
+  std::vector<SelectedDevice> devices = select_devices({"cpu"}, {});
+  ASSERT_EQ(devices.size(), 1u);
+  std::unique_ptr<Backend> backend = devices[0].entry.create();
+  std::unique_ptr<Queue> queue = backend->create_queue();
+  for (DType dtype : {DType::f32, DType::f64, DType::bf16}) {
+    ArithmeticProbe probe(*backend, *queue, dtype);
+    EXPECT_EQ(probe.flops(), 2 * probe.elements() * ArithmeticProbe::kSteps);
+    const CallTime t = probe.run(*queue, Direction::forward);
+    EXPECT_FALSE(t.device_timer);
+    EXPECT_GT(t.seconds, 0);
+    // Its output: a fresh call into a buffer of the probe's size.
+    auto out = backend->allocate(dtype, Shape{5});
+    ASSERT_TRUE(queue->arithmetic_probe(*out, ArithmeticProbe::kSteps));
+    const HostTensor got = queue->download(*out);
+    const double a = dtype == DType::f64 ? 0.999999 : double(0.999999f), b = dtype == DType::f64 ? 1e-6 : double(1e-6f);
+    // The cpu backend's 32 chains start at 1 + k / 31 + (i mod 7).
+    const double links = ArithmeticProbe::kSteps / 32, grow = std::pow(a, links), add = b * (1 - grow) / (1 - a);
+    for (std::int64_t i = 0; i < 5; ++i) {
+      double want = 0;
+      for (int lane = 0; lane < 32; ++lane) want += (1 + lane / 31.0 + double(i % 7)) * grow + add;
+      EXPECT_NEAR(got.get(i), want, want * (dtype == DType::bf16 ? 1e-2 : 1e-4)) << dtype_name(dtype) << " " << i;
+    }
+  }
 }
 
 TEST(BenchRunner, CallsPerRepetitionFillTheMinimumTime) {

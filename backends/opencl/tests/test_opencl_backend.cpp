@@ -49,6 +49,25 @@ TEST_F(OpenclTest, ExpForwardBackwardF32) {
   }
 }
 
+// bench's arithmetic probe (kernels/probe.cl): element i is the sum of 8 chains that start at
+// (i mod 7) + k/8 and take steps/8 links of x -> fma(x, 0.999999, 1e-6) each; a kernel whose loop
+// ran short would measure less work than bench counts.
+TEST_F(OpenclTest, ArithmeticProbeRunsEveryLinkOfItsChains) {
+  const int steps = 4096;
+  for (DType dt : {DType::f32, DType::bf16}) {
+    auto out = backend->allocate(dt, Shape{9});
+    ASSERT_TRUE(queue->arithmetic_probe(*out, steps));
+    const HostTensor got = queue->download(*out);
+    const double a = double(0.999999f), b = double(1e-6f), grow = std::pow(a, steps / 8);
+    const double add = b * (1 - grow) / (1 - a);
+    for (std::int64_t i = 0; i < 9; ++i) {
+      double want = 0;
+      for (int k = 0; k < 8; ++k) want += (double(i % 7) + k / 8.0) * grow + add;
+      EXPECT_NEAR(got.get(i), want, want * (dt == DType::bf16 ? 1e-2 : 1e-4)) << dtype_name(dt) << " " << i;
+    }
+  }
+}
+
 TEST_F(OpenclTest, BiasAddGradientIsTheBatchSum) {
   auto c = call(OpKind::add, DType::f32, {Shape{5, 3}, Shape{3}});
   auto x = make_tensor(DType::f32, {5, 3}, [](auto i) { return 0.25 * i; });

@@ -1,0 +1,28 @@
+#include "bench/arithmetic_probe.hpp"
+
+namespace gp {
+
+namespace {
+constexpr double kLeastSeconds = 1e-3;             // a call this long is not its launch
+constexpr std::int64_t kMostElements = 1LL << 24;  // 4096 x 2^24 multiply-adds: seconds on one core
+}  // namespace
+
+ArithmeticProbe::ArithmeticProbe(Backend& backend, Queue& queue, DType dtype) : backend_(backend), dtype_(dtype) {
+  for (;;) {
+    out_ = backend_.allocate(dtype_, Shape{elements_});
+    const CallTime t = run(queue, Direction::forward);
+    if (t.seconds >= kLeastSeconds || elements_ >= kMostElements) break;
+    elements_ *= 4;
+  }
+}
+
+CallTime ArithmeticProbe::run(Queue& queue, Direction) {
+  bool ran = true;
+  const CallTime t = time_call(queue, [&] { ran = queue.arithmetic_probe(*out_, kSteps); });
+  if (!ran) throw NoArithmeticProbe();
+  return t;
+}
+
+std::int64_t ArithmeticProbe::bytes() const { return elements_ * static_cast<std::int64_t>(dtype_size(dtype_)); }
+
+}  // namespace gp
