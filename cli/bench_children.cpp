@@ -200,9 +200,7 @@ int bench_child_command(const BenchCommand& cmd) {
   if (cmd.common.backends.size() != 1 || cmd.child_cases.empty() || cmd.json.empty() || cmd.child_trace.empty())
     throw UsageError("bench-child needs exactly one --backend, --cases, --out and --trace");
   std::vector<const Case*> cases;
-  std::ifstream in(cmd.child_cases);
-  for (std::string id; std::getline(in, id);) {
-    if (id.empty()) continue;
+  for (const std::string& id : read_id_list(cmd.child_cases)) {
     const Case* c = find_case(id);
     if (!c) throw UsageError("bench-child: unknown case id '" + id + "' in " + cmd.child_cases);
     cases.push_back(c);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "core/error.hpp"
@@ -86,6 +87,14 @@ std::string make_temp_path(const std::string& stem, bool folder) {
   if (fd < 0) throw Error("cannot create a temporary file " + pattern + ": " + std::strerror(errno));
   close(fd);
   return pattern;
+}
+
+std::vector<std::string> read_id_list(const std::string& path) {
+  std::vector<std::string> ids;
+  std::ifstream in(path);
+  for (std::string id; std::getline(in, id);)
+    if (!id.empty()) ids.push_back(id);
+  return ids;
 }
 
 }  // namespace gp::cli

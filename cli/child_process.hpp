@@ -24,6 +24,9 @@ struct ChildExit {
 // dies with the parent (PR_SET_PDEATHSIG). Throws gp::Error only when it cannot be started.
 ChildExit run_self(const std::vector<std::string>& args, const std::function<std::string(double)>& kill_reason);
 
+// The ids a parent hands its child in a file, one per line (blank lines skipped).
+std::vector<std::string> read_id_list(const std::string& path);
+
 // A new, empty file (or folder) under $TMPDIR or /tmp, named gradparity-STEM-XXXXXX.
 std::string make_temp_path(const std::string& stem, bool folder);
 

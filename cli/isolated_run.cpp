@@ -176,9 +176,7 @@ int run_child_command(const RunCommand& cmd) {
   if (cmd.common.backends.size() != 1 || cmd.child_cases.empty() || cmd.child_out.empty())
     throw UsageError("run-child needs exactly one --backend, --cases and --out-dir");
   std::vector<const Subject*> subjects;
-  std::ifstream in(cmd.child_cases);
-  for (std::string id; std::getline(in, id);) {
-    if (id.empty()) continue;
+  for (const std::string& id : read_id_list(cmd.child_cases)) {
     const Subject* s = find_subject(id);
     if (!s) throw UsageError("run-child: unknown case id '" + id + "' in " + cmd.child_cases);
     subjects.push_back(s);

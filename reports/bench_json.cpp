@@ -2,8 +2,6 @@
 // a change here is a schema change (kBenchSchemaVersion) and SCHEMA.md changes with it.
 #include "reports/bench_json.hpp"
 
-#include <charconv>
-
 #include "core/error.hpp"
 #include "reports/file_io.hpp"
 #include "reports/json_codec.hpp"
@@ -135,14 +133,7 @@ BenchReport bench_from_json_text(std::string_view text, std::string_view source)
   }
   try {
     const FieldReader root(doc, "");
-    const std::string version = root.string(kVersionKey, Need::required);
-    int major = 0;
-    const auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
-    if (ec != std::errc() || end == version.data() + version.size() || *end != '.')
-      throw Error(std::string(kVersionKey) + ": malformed version \"" + version + "\" (expected \"MAJOR.MINOR\")");
-    if (major != kBenchSchemaMajor)
-      throw Error(std::string(kVersionKey) + " " + version + " is not supported: this reader understands " +
-                  std::to_string(kBenchSchemaMajor) + ".x");
+    check_schema_major(root, kVersionKey, kBenchSchemaMajor, kBenchSchemaVersion);
     BenchReport report;
     report.meta = meta_from_json(root.object("meta"));
     const FieldReader settings = root.object("settings");

@@ -197,19 +197,19 @@ Json stress_to_json(const StressResult& s) {
 
 // ---- reader ----------------------------------------------------------------------------------
 
-void check_schema_version(const FieldReader& doc) {
-  const std::string version = doc.string("schema_version", Need::required);
+}  // namespace
+
+void check_schema_major(const FieldReader& doc, std::string_view key, int major_wanted, std::string_view written) {
+  const std::string version = doc.string(key, Need::required);
   int major = -1;
   auto [end, ec] = std::from_chars(version.data(), version.data() + version.size(), major);
   if (ec != std::errc() || end == version.data() || (end != version.data() + version.size() && *end != '.'))
-    throw Error("schema_version: malformed version \"" + version + "\" (expected \"MAJOR.MINOR\")");
-  if (major != kParitySchemaMajor)
-    throw Error("schema_version " + version + " is not supported: this reader understands " +
-                std::to_string(kParitySchemaMajor) + ".x (written by gradparity with schema " +
-                std::string(kParitySchemaVersion) + "); regenerate the report or use a matching gradparity");
+    throw Error(std::string(key) + ": malformed version \"" + version + "\" (expected \"MAJOR.MINOR\")");
+  if (major != major_wanted)
+    throw Error(std::string(key) + " " + version + " is not supported: this reader understands " +
+                std::to_string(major_wanted) + ".x (written by gradparity with schema " + std::string(written) +
+                "); regenerate the report or use a matching gradparity");
 }
-
-}  // namespace
 
 DeviceSummary device_from_json(const FieldReader& r) {
   DeviceSummary d;
@@ -470,7 +470,7 @@ RunReport report_from_json_text(std::string_view text, std::string_view source) 
   }
   try {
     const FieldReader root(doc, "");
-    check_schema_version(root);
+    check_schema_major(root, "schema_version", kParitySchemaMajor, kParitySchemaVersion);
     RunReport report;
     report.meta = meta_from_json(root.object("meta"));
     // "summary" is derived from the checks: readers recompute it instead of trusting a copy.

@@ -8,30 +8,15 @@ Usage: check_bench_cli.py GRADPARITY WORK_DIR"""
 import json
 import os
 import shutil
-import subprocess
 import sys
+
+from cli_support import Checks
 
 EXE, WORK = sys.argv[1], sys.argv[2]
 SEL = ["--backend", "cpu", "--dtype", "f32", "--filter",
        r"^(exp\(shape=(7|127),|matmul\(shape=16x7\||adamw_step\(.*wd=0.01,step=10,shape=7,)"]
-failures = []
-
-
-def run(args):
-    return subprocess.run([EXE, *args], capture_output=True, text=True)
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def expect_usage_error(args, needle, what):
-    r = run(args)
-    lines = r.stderr.strip().splitlines()
-    check(r.returncode == 2 and len(lines) == 1 and needle in r.stderr,
-          f"{what}: exit {r.returncode}, stderr {r.stderr.strip()!r}")
+CHECKS = Checks(EXE)
+run, check, expect_usage_error, failures = CHECKS.run, CHECKS.check, CHECKS.expect_usage_error, CHECKS.failures
 
 
 shutil.rmtree(WORK, ignore_errors=True)

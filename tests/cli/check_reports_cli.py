@@ -18,26 +18,12 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
+from cli_support import Checks
+
 EXE, WORK = sys.argv[1], sys.argv[2]
 SEL = ["--backend", "cpu", "--op", "exp,add,softmax,sum,tanh,gated", "--dtype", "f32,f16", "--no-progress"]
-failures = []
-
-
-def run(args, env=None, **kw):
-    return subprocess.run([EXE, *args], capture_output=True, text=True, env=env, **kw)
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def expect_usage_error(args, needle, what):
-    r = run(args)
-    lines = r.stderr.strip().splitlines()
-    check(r.returncode == 2 and len(lines) == 1 and needle in r.stderr,
-          f"{what}: exit {r.returncode}, stderr {r.stderr.strip()!r}")
+CHECKS = Checks(EXE)
+run, check, expect_usage_error, failures = CHECKS.run, CHECKS.check, CHECKS.expect_usage_error, CHECKS.failures
 
 
 def checks_of(path):
