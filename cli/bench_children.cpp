@@ -125,7 +125,7 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
   MergedRows rows;
   MergedLimits limits;
   std::set<std::string> failed;  // cases whose call crashed or hung a child: not run again
-  bool probes = true;
+  bool probes = cmd.probes;
   std::map<std::string, const Case*> by_id;
   for (const Case* c : cases) by_id.emplace(c->id, c);
   for (int p = 0; p < processes && !InterruptGuard::flag().load(); ++p) {

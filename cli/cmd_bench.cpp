@@ -88,6 +88,7 @@ int bench_command(const BenchCommand& cmd) {
   opts.seed = cmd.common.seed;
   opts.min_time = cmd.min_time;
   opts.repetitions = cmd.repetitions;
+  opts.probes = cmd.probes;
   InterruptGuard interrupt;
   opts.stop = &InterruptGuard::flag();
   if (cmd.progress) {

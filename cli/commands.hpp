@@ -73,7 +73,7 @@ struct BenchCommand {
   int processes = 1;          // --processes K: each device's repetitions shared by K child processes
   bool isolate = true;        // !--no-isolate: a plugin's device runs in child processes
   double case_timeout = 300;  // --case-timeout: seconds without progress before a child is killed
-  bool probes = true;         // bench-child: !--no-probes
+  bool probes = true;         // !--no-probes: each device's copy bandwidth and arithmetic rate
   std::string child_cases;    // bench-child --cases FILE
   std::string child_trace;    // bench-child --trace FILE
 };

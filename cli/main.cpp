@@ -195,6 +195,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--repetitions", bench.repetitions, "repetitions per call (the median is reported)")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
+    cmd->add_flag("!--no-probes", bench.probes,
+                  "leave out the probes of each device's copy bandwidth and arithmetic rate");
   }
   add_selection(bench_cmd, bench.selection, true);
   bench_cmd->add_option("--report-dir", bench.report_dir, "write DIR/bench.md and DIR/bench.json");
@@ -218,7 +220,7 @@ int main(int argc, char** argv) {
   bench_child->add_option("--cases", bench.child_cases, "case ids, one per line")->required();
   bench_child->add_option("--out", bench.json, "bench.json to write")->required();
   bench_child->add_option("--trace", bench.child_trace, "file naming the case in progress")->required();
-  bench_child->add_flag("!--no-probes", bench.probes, "no probes of the device's limits");
+
   bench_cmd->add_flag("!--no-progress", bench.progress, "no line per timed call");
 
   gp::cli::OracleCommand oracle;

@@ -23,7 +23,8 @@ shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
 d = lambda *p: os.path.join(WORK, *p)
 
-r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "4", "--report-dir", d("one")])
+# Two child processes of two repetitions each, their rows and the device's limits merged.
+r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "4", "--processes", "2", "--report-dir", d("one")])
 check(r.returncode == 0, f"bench: exit {r.returncode} {r.stderr[-500:]!r}")
 with open(d("one", "bench.json")) as f:
     doc = json.load(f)
@@ -35,10 +36,13 @@ check(all(row["outcome"] == "timed" and len(row["repetition_seconds"]) == 4 for 
 step_rows = [row for row in rows if row["op"] == "adamw_step"]
 check(step_rows and all(row["direction"] == "forward" for row in step_rows), "bench: an optimizer step forward only")
 check(any(row["flops"] > 0 for row in rows if row["op"] == "matmul"), "bench: matmul rows count their operations")
+limits = doc["limits"]
+check(len(limits) == 1 and limits[0]["copy_gb_per_s"] > 0 and limits[0]["arithmetic_gflop_per_s"] > 0 and
+      len(limits[0]["arithmetic"]["repetition_seconds"]) == 4, f"bench: the cpu's limits {limits}")
 md = open(d("one", "bench.md")).read()
 check("## `cpu`" in md and "GFLOP/s" in md, "bench.md: the cpu table")
 
-r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "2", "--processes", "1", "--check",
+r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "2", "--processes", "1", "--no-probes", "--check",
          "--report-dir", d("checked")])
 with open(d("checked", "bench.json")) as f:
     checked = json.load(f)
@@ -46,6 +50,10 @@ check(r.returncode == 0 and os.path.exists(d("checked", "parity.json")) and
       all(row["accuracy"] and row["accuracy"]["verdict"] == "PASS" for row in checked["rows"]),
       f"bench --check: exit {r.returncode}, parity.json and every row's accuracy")
 expect_usage_error(["bench", *SEL, "--check", "--parity", d("checked")], "--check and --parity", "--check and --parity")
+
+r = run(["bench", *SEL, "--min-time", "0.001", "--repetitions", "2", "--processes", "1", "--no-probes",
+         "--json", d("bare.json")])
+check(r.returncode == 0 and json.load(open(d("bare.json")))["limits"] == [], "bench --no-probes: no limits")
 
 r = run(["compare", d("one"), d("one", "bench.json")])
 check(r.returncode == 0 and "no slowdown" in r.stdout, f"compare with itself: exit {r.returncode} {r.stdout!r}")
