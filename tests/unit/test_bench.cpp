@@ -427,6 +427,29 @@ TEST(BenchRunner, TheArithmeticProbeRunsEveryLinkOfItsChains) {
   }
 }
 
+// A plugin's supports() may fail: that case's rows are errors naming it, the bench goes on.
+TEST(BenchRunner, ASupportsThatThrowsIsThatCasesErrorRows) {
+  class Refusing : public FakeBackend {
+   public:
+    Support supports(const OpCall& call) const override {
+      if (call.kind == OpKind::exp) throw Error("gp_supports: GP_ERROR");
+      return Support::yes();
+    }
+  };
+  const Case& e = case_named("exp(shape=7,dtype=f32)");
+  const Case& m = case_named("mul(shape=16x33|16x33,dtype=f32)");
+  BenchOptions opts;
+  opts.min_time = 1e-4;
+  opts.repetitions = 1;
+  opts.probes = false;
+  const std::vector<BenchRow> rows =
+      run_bench({&e, &m}, {fake_device([] { return std::make_unique<Refusing>(); })}, opts).rows;
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].outcome, BenchOutcome::error);
+  EXPECT_EQ(rows[0].reason, "supports: gp_supports: GP_ERROR");
+  EXPECT_EQ(rows[2].outcome, BenchOutcome::timed);
+}
+
 TEST(BenchRunner, CallsPerRepetitionFillTheMinimumTime) {
   EXPECT_EQ(calls_for(1e-6, 1e-2), 10000);
   EXPECT_EQ(calls_for(0.5, 1e-2), 1);
