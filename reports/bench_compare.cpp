@@ -52,7 +52,9 @@ BenchComparison compare_bench(const BenchReport& before, const BenchReport& afte
     }
     paired[it->first] = true;
     const BenchRow& b = *it->second;
-    if (b.outcome != BenchOutcome::timed || r.outcome != BenchOutcome::timed) {
+    // A row interrupted before its first repetition has no time to compare.
+    if (b.outcome != BenchOutcome::timed || r.outcome != BenchOutcome::timed || b.repetition_seconds.empty() ||
+        r.repetition_seconds.empty()) {
       ++cmp.not_timed;
       continue;
     }

@@ -83,6 +83,12 @@ TEST(BenchCompare, FlagsARowMadeSlowerBeyondItsNoiseAndNotTheSameTimesAgain) {
   EXPECT_EQ(cmp.compared, 3u);
   EXPECT_EQ(cmp.timer_changed, 1u);
   EXPECT_EQ(cmp.only_after, 1u);
+  // A row stopped before its first repetition (an interrupted bench) is counted, not compared.
+  BenchReport interrupted = after;
+  interrupted.rows[1].repetition_seconds.clear();
+  const BenchComparison stopped = compare_bench(before, interrupted, {});
+  EXPECT_TRUE(stopped.slower.empty());
+  EXPECT_EQ(stopped.not_timed, 1u);
   EXPECT_TRUE(compare_bench(before, before, {}).slower.empty());
   // A noisy row whose median moved by 30 % by chance is not a slowdown: the test sees the noise.
   BenchReport noisy_before, noisy_after;
