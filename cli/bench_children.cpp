@@ -43,8 +43,20 @@ std::string read_text(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Rows of one device merged over processes: the first process's row, the others' repetitions
-// appended; an error or a skip in any process is the row's outcome.
+// A later process's row merged into the first's: its repetitions appended (times `scale`), or its
+// error or skip made the row's outcome.
+void append_row(BenchRow& into, const BenchRow& from, double scale = 1) {
+  if (into.outcome != BenchOutcome::timed) return;
+  if (from.outcome != BenchOutcome::timed) {
+    into.outcome = from.outcome;
+    into.reason = from.reason;
+    into.repetition_seconds.clear();
+    return;
+  }
+  for (double t : from.repetition_seconds) into.repetition_seconds.push_back(t * scale);
+}
+
+// Rows of one device merged over processes (append_row), in the first process's order.
 class MergedRows {
  public:
   void add(BenchRow&& r) {
@@ -55,16 +67,7 @@ class MergedRows {
       rows_.push_back(std::move(r));
       return;
     }
-    BenchRow& into = rows_[it->second];
-    if (into.outcome != BenchOutcome::timed) return;
-    if (r.outcome != BenchOutcome::timed) {
-      into.outcome = r.outcome;
-      into.reason = r.reason;
-      into.repetition_seconds.clear();
-      return;
-    }
-    into.repetition_seconds.insert(into.repetition_seconds.end(), r.repetition_seconds.begin(),
-                                   r.repetition_seconds.end());
+    append_row(rows_[it->second], r);
   }
   std::vector<BenchRow> take() { return std::move(rows_); }
 
@@ -87,25 +90,15 @@ class MergedLimits {
       return;
     }
     DeviceLimit& into = limits_[it->second];
-    append(into.copy, l.copy, 1);
+    append_row(into.copy, l.copy);
     const double scale = l.arithmetic.flops > 0
                              ? static_cast<double>(into.arithmetic.flops) / static_cast<double>(l.arithmetic.flops)
                              : 1;
-    append(into.arithmetic, l.arithmetic, scale);
+    append_row(into.arithmetic, l.arithmetic, scale);
   }
   std::vector<DeviceLimit> take() { return std::move(limits_); }
 
  private:
-  static void append(BenchRow& into, const BenchRow& from, double scale) {
-    if (into.outcome != BenchOutcome::timed) return;
-    if (from.outcome != BenchOutcome::timed) {
-      into.outcome = from.outcome;
-      into.reason = from.reason;
-      into.repetition_seconds.clear();
-      return;
-    }
-    for (double t : from.repetition_seconds) into.repetition_seconds.push_back(t * scale);
-  }
   std::map<std::string, std::size_t> index_;
   std::vector<DeviceLimit> limits_;
 };

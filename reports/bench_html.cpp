@@ -74,6 +74,14 @@ std::string dot(double x, double y, bool backward, const std::string& tip) {
       x, y, backward ? "#c05000" : "#1060c0", xml_escape(tip));
 }
 
+// A device limit across the picture at height `value`: dashed, its figure in the tooltip.
+void limit_line(std::string& out, const LogPlane& p, double value, const char* colour, const std::string& title) {
+  fmt::format_to(std::back_inserter(out),
+                 "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"{}\" stroke-dasharray=\"4 3\">"
+                 "<title>{}</title></line>\n",
+                 kLeft, kWidth - kRight, p.y(value), p.y(value), colour, xml_escape(title));
+}
+
 std::string tip_of(const BenchReport& r, const BenchRow& row) {
   const CallSpeed s = row.speed();
   std::string tip = fmt::format("{} {}: {}, {} GB/s", row.case_id, direction_name(row.direction),
@@ -103,11 +111,7 @@ std::string bandwidth_svg(const BenchReport& r, const std::string& device) {
   frame(out, p, device + ": bandwidth-bound calls", "bytes per call", "GB/s");
   for (const DeviceLimit& l : r.limits)
     if (l.device == device && l.copy_gb_per_s() > 0)
-      fmt::format_to(std::back_inserter(out),
-                     "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#090\" stroke-dasharray=\"4 3\">"
-                     "<title>copy {} {} GB/s</title></line>\n",
-                     kLeft, kWidth - kRight, p.y(l.copy_gb_per_s()), p.y(l.copy_gb_per_s()), l.dtype,
-                     md::g3(l.copy_gb_per_s()));
+      limit_line(out, p, l.copy_gb_per_s(), "#090", fmt::format("copy {} {} GB/s", l.dtype, md::g3(l.copy_gb_per_s())));
   for (const BenchRow& row : r.rows)
     if (row.device == device && timed(row) && row.flops == 0 && row.bytes > 0)
       out += dot(p.x(static_cast<double>(row.bytes)), p.y(row.speed().gb_per_s()), row.direction == Direction::backward,
@@ -140,11 +144,8 @@ std::string contraction_svg(const BenchReport& r, const std::string& device) {
                    "stroke-dasharray=\"4 3\"><title>copy {} x operations per byte</title></line>\n",
                    p.x(y0 / l.copy_gb_per_s()), p.x(y1 / l.copy_gb_per_s()), p.y(y0), p.y(y1), l.dtype);
     if (l.arithmetic_gflop_per_s() > 0)
-      fmt::format_to(std::back_inserter(out),
-                     "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#900\" stroke-dasharray=\"4 3\">"
-                     "<title>arithmetic {} {} GFLOP/s</title></line>\n",
-                     kLeft, kWidth - kRight, p.y(l.arithmetic_gflop_per_s()), p.y(l.arithmetic_gflop_per_s()), l.dtype,
-                     md::g3(l.arithmetic_gflop_per_s()));
+      limit_line(out, p, l.arithmetic_gflop_per_s(), "#900",
+                 fmt::format("arithmetic {} {} GFLOP/s", l.dtype, md::g3(l.arithmetic_gflop_per_s())));
   }
   for (const BenchRow& row : r.rows)
     if (row.device == device && timed(row) && row.flops > 0 && row.bytes > 0)

@@ -82,10 +82,13 @@ inline real sigmoid_r(real x) {
     if (lid < (S)) COMBINE(lid, lid + (S)); \
     barrier(CLK_LOCAL_MEM_FENCE);           \
   }
-#define GP_TREE(COMBINE)                                                                                 \
-  GP_TREE_STEP(128, COMBINE)                                                                             \
-  GP_TREE_STEP(64, COMBINE) GP_TREE_STEP(32, COMBINE) GP_TREE_STEP(16, COMBINE) GP_TREE_STEP(8, COMBINE) \
-      GP_TREE_STEP(4, COMBINE) GP_TREE_STEP(2, COMBINE) GP_TREE_STEP(1, COMBINE)
+// Two halves: clang-format 14 has no fixed point for the eight steps in one macro (each run
+// rewraps the last one).
+#define GP_TREE_HIGH(COMBINE) \
+  GP_TREE_STEP(128, COMBINE) GP_TREE_STEP(64, COMBINE) GP_TREE_STEP(32, COMBINE) GP_TREE_STEP(16, COMBINE)
+#define GP_TREE_LOW(COMBINE) \
+  GP_TREE_STEP(8, COMBINE) GP_TREE_STEP(4, COMBINE) GP_TREE_STEP(2, COMBINE) GP_TREE_STEP(1, COMBINE)
+#define GP_TREE(COMBINE) GP_TREE_HIGH(COMBINE) GP_TREE_LOW(COMBINE)
 
 #define GP_ADD_INTO(a, b) scratch[a] += scratch[b]
 #define GP_MAX_INTO(a, b) scratch[a] = fmax(scratch[a], scratch[b])
