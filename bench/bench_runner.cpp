@@ -8,6 +8,7 @@
 #include "bench/device_bench.hpp"
 #include "core/op_work.hpp"
 #include "harness/check/open_device.hpp"
+#include "harness/training/training_loop.hpp"
 
 namespace gp {
 
@@ -39,6 +40,49 @@ std::vector<BenchRow> bench_rows_of(const Case& c, const std::string& device) {
   return rows;
 }
 
+std::vector<BenchRow> bench_rows_of(const CompositeSubject& s, const std::string& device) {
+  const bool training = s.kind() == SubjectKind::training;
+  std::vector<BenchRow> rows;
+  for (Direction d : {Direction::forward, Direction::backward}) {
+    if (training && d == Direction::forward) continue;  // one row: the step
+    BenchRow r;
+    r.case_id = s.id();
+    r.op = std::string(s.op_name());
+    r.dtype = std::string(dtype_name(s.dtype()));
+    r.device = device;
+    r.direction = d;
+    r.subject = training ? BenchSubject::training : BenchSubject::model;
+    const CallWork w =
+        training ? training_step_work(s.composite()) : graph_work(s.composite(), d == Direction::backward);
+    r.bytes = w.bytes;
+    r.flops = w.flops;
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+std::vector<BenchRow> bench_rows_of(const CreationSize& size, const std::string& device) {
+  BenchRow r;
+  r.case_id = size.id();
+  r.op = "creation";
+  r.dtype = std::string(dtype_name(size.dtype));
+  r.device = device;
+  r.subject = BenchSubject::creation;
+  r.bytes = size.elements * static_cast<std::int64_t>(dtype_size(size.dtype));
+  return {r};
+}
+
+std::vector<BenchRow> bench_rows_of(const BenchItems& items, const std::string& device) {
+  std::vector<BenchRow> rows;
+  auto add = [&rows](std::vector<BenchRow> more) {
+    for (BenchRow& r : more) rows.push_back(std::move(r));
+  };
+  for (const CreationSize& s : items.creations) add(bench_rows_of(s, device));
+  for (const Case* c : items.cases) add(bench_rows_of(*c, device));
+  for (const CompositeSubject* s : items.composites) add(bench_rows_of(*s, device));
+  return rows;
+}
+
 std::int64_t calls_for(double seconds_per_call, double min_time, std::int64_t max_calls) {
   if (!(seconds_per_call > 0)) return max_calls;
   const double n = std::ceil(min_time / seconds_per_call);
@@ -63,7 +107,7 @@ Case copy_probe_case(DType dtype, const DeviceInfo& device, std::int64_t most_el
   return c;
 }
 
-BenchMeasurement run_bench(const std::vector<const Case*>& cases, const std::vector<SelectedDevice>& devices,
+BenchMeasurement run_bench(const BenchItems& items, const std::vector<SelectedDevice>& devices,
                            const BenchOptions& opts) {
   BenchMeasurement all;
   for (const SelectedDevice& d : devices) {
@@ -71,13 +115,10 @@ BenchMeasurement run_bench(const std::vector<const Case*>& cases, const std::vec
     OpenedDevice opened = open_device(d);
     BenchMeasurement m;
     if (!opened.backend) {
-      for (const Case* c : cases) {
-        std::vector<BenchRow> skipped = bench_rows_of(*c, d.id);
-        mark_rows(skipped, 0, BenchOutcome::skipped, opened.reason);
-        for (BenchRow& r : skipped) m.rows.push_back(std::move(r));
-      }
+      m.rows = bench_rows_of(items, d.id);
+      mark_rows(m.rows, 0, BenchOutcome::skipped, opened.reason);
     } else {
-      m = bench_device(d, *opened.backend, cases, opts);
+      m = bench_device(d, *opened.backend, items, opts);
     }
     for (BenchRow& r : m.rows) {
       if (opts.on_row) opts.on_row(r);

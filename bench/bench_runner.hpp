@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backends/registry.hpp"
+#include "bench/bench_items.hpp"
 #include "cases/case.hpp"
 #include "results/bench.hpp"
 
@@ -44,7 +45,7 @@ struct BenchMeasurement {
   std::vector<BenchRow> rows;
   std::vector<DeviceLimit> limits;  // per device, each dtype of its timed rows
 };
-BenchMeasurement run_bench(const std::vector<const Case*>& cases, const std::vector<SelectedDevice>& devices,
+BenchMeasurement run_bench(const BenchItems& items, const std::vector<SelectedDevice>& devices,
                            const BenchOptions& opts);
 
 // The copy probe for a dtype on a device: the catalog's reshape of one tensor of 256 MiB (less
@@ -55,6 +56,12 @@ Case copy_probe_case(DType dtype, const DeviceInfo& device, std::int64_t most_el
 // The case's rows on a device before any call: forward, and backward where an input gets a
 // gradient, with the catalog's bytes and operations.
 std::vector<BenchRow> bench_rows_of(const Case& c, const std::string& device);
+// A model's rows (forward; forward and backward), a training run's (one step), with the bytes and
+// operations of the calls they make (graph_work, training_step_work).
+std::vector<BenchRow> bench_rows_of(const CompositeSubject& s, const std::string& device);
+std::vector<BenchRow> bench_rows_of(const CreationSize& size, const std::string& device);
+// Every item's rows, in the order a device's bench gives them.
+std::vector<BenchRow> bench_rows_of(const BenchItems& items, const std::string& device);
 
 // Calls per repetition: as many as fill `min_time` of the host's clock in a first, untimed
 // repetition (at least one, at most `max_calls`), so every repetition makes the same calls.

@@ -11,6 +11,8 @@
 #include <memory>
 
 #include "bench/arithmetic_probe.hpp"
+#include "bench/creation_call.hpp"
+#include "bench/graph_call.hpp"
 #include "bench/resident_call.hpp"
 #include "core/memory_size.hpp"
 #include "harness/check/inputs.hpp"
@@ -27,12 +29,13 @@ void mark_rows(std::vector<BenchRow>& rows, std::size_t from, BenchOutcome outco
 
 namespace {
 
-enum class EntryKind : std::uint8_t { case_calls, copy_probe, arithmetic_probe };
+// Rows of calls, or a probe of the device's limits (DeviceLimit).
+enum class EntryKind : std::uint8_t { calls, copy_probe, arithmetic_probe };
 
 // What one device times across the rounds: a case's calls or a probe, its rows, and its buffers
 // while they stay resident.
 struct BenchEntry {
-  EntryKind kind = EntryKind::case_calls;
+  EntryKind kind = EntryKind::calls;
   std::string id;  // the case's id, for traces and errors
   DType dtype = DType::f32;
   std::int64_t bytes = 0;  // the device memory it holds while resident
@@ -56,7 +59,7 @@ class DeviceBench {
   DeviceBench(const SelectedDevice& d, Backend& backend, const BenchOptions& opts)
       : device_(d), backend_(backend), opts_(opts) {}
 
-  void add(const Case& c, EntryKind kind = EntryKind::case_calls) {
+  void add(const Case& c, EntryKind kind = EntryKind::calls) {
     BenchEntry e;
     e.kind = kind;
     e.id = c.id;
@@ -67,16 +70,37 @@ class DeviceBench {
     };
     e.rows = bench_rows_of(c, device_.id);
     if (kind == EntryKind::copy_probe) e.rows.resize(1);  // the forward: a copy
-    try {
-      if (const Support s = backend_.supports(c.call); !s.ok) {
-        mark_rows(e.rows, 0, BenchOutcome::skipped, s.reason);
-      } else if (const Support f = fits_in_memory(c, backend_.info(), host_memory_bytes()); !f.ok) {
-        mark_rows(e.rows, 0, BenchOutcome::skipped, f.reason);
-      }
-    } catch (const std::exception& ex) {  // a plugin's supports() can fail
-      mark_rows(e.rows, 0, BenchOutcome::error, std::string("supports: ") + ex.what());
-    }
-    entries_.push_back(std::move(e));
+    add_supported(std::move(e), [&] {
+      const Support s = backend_.supports(c.call);
+      return s.ok ? fits_in_memory(c, backend_.info(), host_memory_bytes()) : s;
+    });
+  }
+
+  void add(const CompositeSubject& s) {
+    BenchEntry e;
+    e.id = s.id();
+    e.dtype = s.dtype();
+    for (const auto& [name, shape] : s.composite().shapes)  // values and gradients
+      e.bytes += 2 * shape.numel() * static_cast<std::int64_t>(dtype_size(s.dtype()));
+    e.make = [this, &s](Queue& q, std::vector<BenchRow>&) -> std::unique_ptr<TimedCall> {
+      const std::vector<HostTensor> leaves = s.functions().reference(s.composite(), opts_.seed).leaves;
+      if (s.kind() == SubjectKind::training)
+        return std::make_unique<TrainingStepCall>(s.composite(), backend_, q, leaves);
+      return std::make_unique<GraphCall>(s.composite(), backend_, q, leaves);
+    };
+    e.rows = bench_rows_of(s, device_.id);
+    add_supported(std::move(e), [&] { return s.supports(backend_); });
+  }
+
+  void add(const CreationSize& size) {
+    BenchEntry e;
+    e.id = size.id();
+    e.dtype = size.dtype;
+    e.make = [this, size](Queue&, std::vector<BenchRow>&) -> std::unique_ptr<TimedCall> {
+      return std::make_unique<CreationCall>(backend_, size.dtype, size.elements, opts_.seed);
+    };
+    e.rows = bench_rows_of(size, device_.id);
+    entries_.push_back(std::move(e));  // a buffer of bytes: every device takes it
   }
 
   // For each dtype of the rows the device takes, a copy probe and an arithmetic probe, timed
@@ -117,6 +141,18 @@ class DeviceBench {
   }
 
  private:
+  // The entry with its rows skipped where `support` says no, errors where it throws (a plugin's
+  // supports() can fail).
+  template <typename Check>
+  void add_supported(BenchEntry e, const Check& support) {
+    try {
+      if (const auto s = support(); !s.ok) mark_rows(e.rows, 0, BenchOutcome::skipped, s.reason);
+    } catch (const std::exception& ex) {
+      mark_rows(e.rows, 0, BenchOutcome::error, std::string("supports: ") + ex.what());
+    }
+    entries_.push_back(std::move(e));
+  }
+
   bool takes(const Case& c) const {
     try {
       return backend_.supports(c.call).ok;
@@ -154,7 +190,7 @@ class DeviceBench {
     std::map<std::string, DeviceLimit> limits;
     for (BenchEntry& e : entries_) {
       const std::string dtype(dtype_name(e.dtype));
-      if (e.kind == EntryKind::case_calls) {
+      if (e.kind == EntryKind::calls) {
         for (BenchRow& r : e.rows) m.rows.push_back(std::move(r));
         continue;
       }
@@ -249,10 +285,12 @@ class DeviceBench {
 
 }  // namespace
 
-BenchMeasurement bench_device(const SelectedDevice& d, Backend& backend, const std::vector<const Case*>& cases,
+BenchMeasurement bench_device(const SelectedDevice& d, Backend& backend, const BenchItems& items,
                               const BenchOptions& opts) {
   DeviceBench bench(d, backend, opts);
-  for (const Case* c : cases) bench.add(*c);
+  for (const CreationSize& s : items.creations) bench.add(s);
+  for (const Case* c : items.cases) bench.add(*c);
+  for (const CompositeSubject* s : items.composites) bench.add(*s);
   if (opts.probes) bench.add_probes();
   return bench.run();
 }

@@ -10,7 +10,7 @@
 
 namespace gp {
 
-BenchMeasurement bench_device(const SelectedDevice& d, Backend& backend, const std::vector<const Case*>& cases,
+BenchMeasurement bench_device(const SelectedDevice& d, Backend& backend, const BenchItems& items,
                               const BenchOptions& opts);
 
 // Rows [from, end) get `outcome` and `reason`.

@@ -48,6 +48,15 @@ void declare_binary_cases(CaseList& list) {
       c.fd_max_step = b.fd_max_step;
       list.add(std::move(c));
     }
+    // The size ML libraries' performance reports time elementwise ops at (bench's library-report
+    // preset, docs/bench.md).
+    if (b.op == OpKind::add || b.op == OpKind::mul) {
+      CaseDecl c;
+      c.op = b.op;
+      c.inputs = {{Shape{100, 100}, b.x}, {Shape{100, 100}, b.y}};
+      c.dtypes = {DType::f32};
+      list.add(std::move(c));
+    }
   }
   // The large tier: two inputs of 10^8 elements (grids past 65,535 work groups in one dimension).
   for (const auto& b : decls) {

@@ -82,10 +82,11 @@ void add_large_linalg_cases(CaseList& list) {
 void declare_linalg_cases(CaseList& list) {
   // matmul and linear in every storage type: 16-bit inputs are exact in f32, products accumulate
   // in f32, and the result is rounded once to the storage type.
-  auto add = [&](OpKind op, std::vector<Shape> shapes, Domain d = Domain::range(-2, 2)) {
+  auto add = [&](OpKind op, std::vector<Shape> shapes, Domain d = Domain::range(-2, 2),
+                 std::vector<DType> dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16}) {
     CaseDecl c;
     c.op = op;
-    c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
+    c.dtypes = std::move(dtypes);
     for (auto& s : shapes) c.inputs.push_back({std::move(s), d});
     list.add(std::move(c));
   };
@@ -95,6 +96,9 @@ void declare_linalg_cases(CaseList& list) {
   add(OpKind::matmul, {Shape{4, 16, 7}, Shape{4, 7, 9}});
   add(OpKind::matmul, {Shape{3, 8, 128}, Shape{3, 128, 5}});
   add(OpKind::matmul, {Shape{2, 1, 33}, Shape{2, 33, 1}});
+  // The size ML libraries' performance reports time a small matmul at (bench's library-report
+  // preset, docs/bench.md).
+  add(OpKind::matmul, {Shape{100, 100}, Shape{100, 100}}, Domain::range(-2, 2), {DType::f32});
 
   for (std::int64_t batch : {1, 7, 16, 64, 128}) add(OpKind::linear, {Shape{batch, 33}, Shape{9, 33}, Shape{9}});
   add(OpKind::linear, {Shape{16, 128}, Shape{7, 128}, Shape{7}});

@@ -1,4 +1,6 @@
 // Reductions over one axis, including an inner-strided axis of a 3-D tensor.
+#include <tuple>
+
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -17,6 +19,18 @@ void declare_reduction_cases(CaseList& list) {
   // A row of one element has zero variance: nothing to check there.
   add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {.min_n = 2});
   add_axis_cases(list, OpKind::variance, Domain::range(-5, 5), {.base = unbiased, .min_n = 2});
+
+  // The sizes ML libraries' performance reports time a sum and an axis mean at (bench's
+  // library-report preset, docs/bench.md): all of 100 x 1000 elements, as one axis, and its rows.
+  for (const auto& [op, shape, axis] :
+       {std::tuple{OpKind::sum, Shape{100000}, 0}, {OpKind::mean, Shape{100, 1000}, 1}}) {
+    CaseDecl c;
+    c.op = op;
+    c.attrs.axis = axis;
+    c.inputs = {{shape, Domain::range(-5, 5)}};
+    c.dtypes = {DType::f32};
+    list.add(std::move(c));
+  }
 
   // The large tier: one axis of 10^6 and 10^7 elements (a grid of work-groups, not one), and
   // logsumexp over vocabulary-wide rows (cases/rowwise.cpp has softmax's).

@@ -72,38 +72,36 @@ std::vector<UnaryDecl> unary_decls() {
   return d;
 }
 
+CaseDecl unary_case(const UnaryDecl& u, const Shape& s, std::vector<DType> dtypes, Tier tier = Tier::small) {
+  CaseDecl c;
+  c.op = u.op;
+  c.tier = tier;
+  c.attrs = u.attrs;
+  c.inputs = {{s, u.domain}};
+  c.dtypes = std::move(dtypes);
+  c.fd_max_step = u.fd_max_step;
+  c.variant = u.variant;
+  return c;
+}
+
 }  // namespace
 
 void declare_unary_cases(CaseList& list) {
+  for (const auto& u : unary_decls())
+    for (const Shape& s : elementwise_shapes())
+      list.add(unary_case(u, s, {DType::f32, DType::f64, DType::f16, DType::bf16}));
   for (const auto& u : unary_decls()) {
-    for (const Shape& s : elementwise_shapes()) {
-      CaseDecl c;
-      c.op = u.op;
-      c.attrs = u.attrs;
-      c.inputs = {{s, u.domain}};
-      c.dtypes = {DType::f32, DType::f64, DType::f16, DType::bf16};
-      c.fd_max_step = u.fd_max_step;
-      c.variant = u.variant;
-      list.add(std::move(c));
-    }
-  }
-  // The large tier: 10^8 elements, where a kernel's grid passes 65,535 work groups in one
-  // dimension (or its grid-stride loop runs many rounds).
-  for (const auto& u : unary_decls()) {
-    if ((u.op != OpKind::exp && u.op != OpKind::tanh) || !u.variant.empty()) continue;
-    CaseDecl c;
-    c.op = u.op;
-    c.tier = Tier::large;
-    c.attrs = u.attrs;
-    c.inputs = {{Shape{100'000'000}, u.domain}};
-    c.dtypes = {DType::f32};
-    list.add(c);
+    if (!u.variant.empty()) continue;
+    // The size ML libraries' performance reports time elementwise ops at (bench's
+    // library-report preset, docs/bench.md).
+    if (u.op == OpKind::exp || u.op == OpKind::relu) list.add(unary_case(u, Shape{100, 100}, {DType::f32}));
+    // The large tier: 10^8 elements, where a kernel's grid passes 65,535 work groups in one
+    // dimension (or its grid-stride loop runs many rounds).
+    if (u.op != OpKind::exp && u.op != OpKind::tanh) continue;
+    list.add(unary_case(u, Shape{100'000'000}, {DType::f32}, Tier::large));
     // Past 2^31 elements: an index kept in 32 bits wraps (4.3 GB per bf16 tensor, 17 GB of
     // buffers; a device or a machine with less memory SKIPs it, harness/check/memory_fit.hpp).
-    if (u.op != OpKind::exp) continue;
-    c.inputs = {{Shape{(std::int64_t{1} << 31) + 4097}, u.domain}};
-    c.dtypes = {DType::bf16};
-    list.add(std::move(c));
+    if (u.op == OpKind::exp) list.add(unary_case(u, Shape{(std::int64_t{1} << 31) + 4097}, {DType::bf16}, Tier::large));
   }
   // Straight-through ops: the harness checks the backend against the surrogate their catalog row
   // declares (core/op.cpp) instead of against finite differences (zero almost everywhere for a

@@ -2,12 +2,12 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 
-#include "cases/registry.hpp"
+#include "bench/presets.hpp"
 #include "cli/child_process.hpp"
 #include "cli/interrupt.hpp"
 #include "core/atomic_file.hpp"
@@ -35,6 +35,7 @@ std::vector<std::string> child_args(const BenchCommand& cmd, const std::string& 
   if (!c.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", c.backend.cache_dir});
   if (c.backend.vulkan_validation) a.push_back("--vk-validation");
   if (!probes) a.push_back("--no-probes");
+  if (!cmd.preset.empty()) a.insert(a.end(), {"--preset", cmd.preset});  // its creations' sizes
   return a;
 }
 
@@ -103,8 +104,8 @@ class MergedLimits {
   std::vector<DeviceLimit> limits_;
 };
 
-void add_errors(MergedRows& rows, const Case& c, const std::string& device, const std::string& why) {
-  for (BenchRow& r : bench_rows_of(c, device)) {
+void add_errors(MergedRows& rows, const BenchItems& items, const std::string& device, const std::string& why) {
+  for (BenchRow& r : bench_rows_of(items, device)) {
     r.outcome = BenchOutcome::error;
     r.reason = why;
     rows.add(std::move(r));
@@ -114,21 +115,19 @@ void add_errors(MergedRows& rows, const Case& c, const std::string& device, cons
 }  // namespace
 
 BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const SelectedDevice& device,
-                                          const std::vector<const Case*>& cases, int processes) {
+                                          const BenchItems& items, int processes) {
   MergedRows rows;
   MergedLimits limits;
-  std::set<std::string> failed;  // cases whose call crashed or hung a child: not run again
+  std::vector<std::string> failed;  // items whose call crashed or hung a child: not run again
   bool probes = cmd.probes;
-  std::map<std::string, const Case*> by_id;
-  for (const Case* c : cases) by_id.emplace(c->id, c);
+  const std::vector<std::string> ids = items.ids();
   for (int p = 0; p < processes && !InterruptGuard::flag().load(); ++p) {
     const int repetitions = cmd.repetitions / processes + (p < cmd.repetitions % processes ? 1 : 0);
     if (repetitions == 0) break;
     for (int attempt = 0; !InterruptGuard::flag().load(); ++attempt) {
       const fs::path dir = make_temp_path("bench-child", true);
       std::string list;
-      for (const Case* c : cases)
-        if (!failed.count(c->id)) list += c->id + "\n";
+      for (const std::string& id : items.without(failed).ids()) list += id + "\n";
       if (list.empty()) break;
       write_file_atomically(dir / "cases", list);
       std::string mark;
@@ -157,28 +156,25 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
       fs::remove_all(dir);
       const std::size_t space = started.find(' ');
       const std::string culprit = space == std::string::npos ? "" : started.substr(space + 1);
-      const auto it = by_id.find(culprit);
-      if (it == by_id.end() && !culprit.empty() && probes) {  // a probe: go on without the probes
+      const bool known = std::find(ids.begin(), ids.end(), culprit) != ids.end();
+      if (!known && !culprit.empty() && probes) {  // a probe: go on without the probes
         probes = false;
         fmt::print(stderr,
                    "{}: the child process ended with {} in the probe {}; the bench goes on without the probes\n",
                    device.id, exit.describe(), culprit);
         continue;
       }
-      if (it == by_id.end()) {  // before its first call: a new child would end the same way
-        for (const Case* c : cases)
-          if (!failed.count(c->id))
-            add_errors(
-                rows, *c, device.id,
-                "the child process running " + device.id + " ended (" + exit.describe() + ") before its first call");
+      if (!known) {  // before its first call: a new child would end the same way
+        add_errors(rows, items.without(failed), device.id,
+                   "the child process running " + device.id + " ended (" + exit.describe() + ") before its first call");
         return {rows.take(), {}};
       }
-      failed.insert(culprit);
+      failed.push_back(culprit);
       const std::string why = fmt::format(
           "the child process ended with {} in this case's calls (round {}); the "
           "bench went on without it",
           exit.describe(), started.substr(0, space));
-      add_errors(rows, *it->second, device.id, why);
+      add_errors(rows, bench_items_of({culprit}, items.creations), device.id, why);
       fmt::print(stderr, "{}: the child process ended with {} in {}; the bench goes on in a new process\n", device.id,
                  exit.describe(), culprit);
     }
@@ -192,11 +188,12 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
 int bench_child_command(const BenchCommand& cmd) {
   if (cmd.common.backends.size() != 1 || cmd.child_cases.empty() || cmd.json.empty() || cmd.child_trace.empty())
     throw UsageError("bench-child needs exactly one --backend, --cases, --out and --trace");
-  std::vector<const Case*> cases;
-  for (const std::string& id : read_id_list(cmd.child_cases)) {
-    const Case* c = find_case(id);
-    if (!c) throw UsageError("bench-child: unknown case id '" + id + "' in " + cmd.child_cases);
-    cases.push_back(c);
+  const BenchPreset* preset = find_bench_preset(cmd.preset);
+  BenchItems items;
+  try {
+    items = bench_items_of(read_id_list(cmd.child_cases), preset ? preset->creations : std::vector<CreationSize>{});
+  } catch (const Error& e) {
+    throw UsageError("bench-child: " + std::string(e.what()) + " in " + cmd.child_cases);
   }
   const std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (devices.size() != 1) throw UsageError("bench-child: '" + cmd.common.backends.front() + "' is not one device");
@@ -208,7 +205,7 @@ int bench_child_command(const BenchCommand& cmd) {
   opts.on_entry = [&](const std::string& id, int round) {
     write_file_atomically(cmd.child_trace, std::to_string(round) + " " + id);
   };
-  BenchMeasurement m = run_bench(cases, devices, opts);
+  BenchMeasurement m = run_bench(items, devices, opts);
   BenchReport report;
   report.rows = std::move(m.rows);
   report.limits = std::move(m.limits);

@@ -17,7 +17,7 @@ namespace gp::cli {
 // The device's rows and limits measured by `processes` children in turn (the repetitions split
 // between them, the first ones taking one more), merged per row in process order.
 BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const SelectedDevice& device,
-                                          const std::vector<const Case*>& cases, int processes);
+                                          const BenchItems& items, int processes);
 
 // The child's side (`bench-child`): the cases of --cases on the one --backend, its measurement
 // written to --out as bench.json, the case in progress to --trace before each of its calls.

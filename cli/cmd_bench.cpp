@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <regex>
 
 #include "bench/bench_runner.hpp"
+#include "bench/presets.hpp"
 #include "cli/bench_children.hpp"
 #include "cli/child_process.hpp"
 #include "cli/commands.hpp"
@@ -34,15 +36,22 @@ void print_row(const BenchRow& r) {
   } else {
     what = fmt::format("{}: {}", bench_outcome_name(r.outcome), r.reason.substr(0, r.reason.find('\n')));
   }
-  fmt::print("  {:<10} {:<8} {:<44} {}\n", r.device, direction_name(r.direction), what, r.case_id);
+  fmt::print("  {:<10} {:<16} {:<44} {}\n", r.device, bench_call_name(r), what, r.case_id);
   std::fflush(stdout);
 }
 
 // `gradparity run` of the same selection and devices in a child process (its isolation of plugin
 // devices, its reports in `dir`): the accuracy the rows are shown with. A run that could not
 // start (a usage error, a named backend unavailable) stops the bench; failed checks do not.
-std::string check_first(const BenchCommand& cmd, const std::string& dir) {
-  const Selection& sel = cmd.selection;
+std::string check_first(const BenchCommand& cmd, const BenchItems& items, const std::string& dir) {
+  Selection sel = cmd.selection;
+  if (!cmd.preset.empty()) {  // the preset's cases and models by their exact ids
+    sel.scale = Scale::all;
+    for (const std::string& id : items.ids())
+      sel.filter +=
+          (sel.filter.empty() ? "^(" : "|") + std::regex_replace(id, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)");
+    sel.filter += ")$";
+  }
   std::vector<std::string> a = {"gradparity",   "run", "--seed",  std::to_string(cmd.common.seed),
                                 "--report-dir", dir,   "--scale", scale_name(sel.scale),
                                 "--no-progress"};
@@ -64,19 +73,35 @@ std::string check_first(const BenchCommand& cmd, const std::string& dir) {
   return (std::filesystem::path(dir) / "parity.json").string();
 }
 
+// The preset's items, or the selection's (validated: unknown op names are usage errors).
+BenchItems items_of(const BenchCommand& cmd) {
+  if (cmd.preset.empty()) return bench_items_of(select_subjects(cmd.selection));
+  const Selection& sel = cmd.selection;
+  if (!sel.ops.empty() || !sel.dtypes.empty() || !sel.filter.empty() || sel.scale != Scale::small)
+    throw UsageError("--preset " + cmd.preset + " names its own cases: leave out --op, --dtype, --filter and --scale");
+  return preset_items(*find_bench_preset(cmd.preset));
+}
+
 }  // namespace
 
 int bench_command(const BenchCommand& cmd) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<const Case*> cases = select_case_calls(cmd.selection);  // validates the selection
-  if (cases.empty()) throw UsageError("the selection matches no primitive case");
+  const BenchItems items = items_of(cmd);
+  if (items.empty()) throw UsageError("the selection matches no case, model or training run");
   const std::vector<SelectedDevice> devices = select_devices(cmd.common.backends, cmd.common.backend);
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
   if (!cmd.json.empty()) require_writable_file(cmd.json, "--json");
   if (cmd.check && !cmd.parity.empty()) throw UsageError("--check and --parity both give the accuracy: name one");
+  // As in run: a backend named with --backend is a requirement, not a row of skips.
+  for (const auto& d : devices) {
+    if (d.entry.create || cmd.common.backends.empty()) continue;
+    fmt::print(stderr, "gradparity: {} is unavailable: {} (named with --backend)\n", d.id, d.entry.unavailable);
+    return kUnavailableExit;
+  }
   std::string parity_source = cmd.parity;
   if (cmd.check)
-    parity_source = check_first(cmd, cmd.report_dir.empty() ? make_temp_path("bench-check", true) : cmd.report_dir);
+    parity_source =
+        check_first(cmd, items, cmd.report_dir.empty() ? make_temp_path("bench-check", true) : cmd.report_dir);
   const RunReport parity = parity_source.empty() ? RunReport{} : read_report_input(parity_source);  // before the bench
 
   BenchReport report;
@@ -84,6 +109,10 @@ int bench_command(const BenchCommand& cmd) {
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
   report.min_time = cmd.min_time;
   report.repetitions = cmd.repetitions;
+  if (const BenchPreset* p = find_bench_preset(cmd.preset)) {
+    report.preset = std::string(p->name);
+    report.preset_rows = p->rows;
+  }
   BenchOptions opts;
   opts.seed = cmd.common.seed;
   opts.min_time = cmd.min_time;
@@ -99,14 +128,14 @@ int bench_command(const BenchCommand& cmd) {
                  round == 0 ? std::string("calibrated") : fmt::format("repetition {} of {}", round, rounds), s);
     };
   }
-  fmt::print("bench: {} cases on {} devices, {} repetitions of at least {} per call\n", cases.size(), devices.size(),
-             cmd.repetitions, duration_text(cmd.min_time));
+  fmt::print("bench: {} cases, models and creations on {} devices, {} repetitions of at least {} per call\n",
+             items.size(), devices.size(), cmd.repetitions, duration_text(cmd.min_time));
   std::fflush(stdout);
   for (const SelectedDevice& d : devices) {
     if (InterruptGuard::flag().load()) break;
     const bool in_child = d.entry.create && ((d.entry.run_in_child && cmd.isolate) || cmd.processes > 1);
     BenchMeasurement m =
-        in_child ? bench_device_in_children(cmd, d, cases, cmd.processes) : run_bench(cases, {d}, opts);
+        in_child ? bench_device_in_children(cmd, d, items, cmd.processes) : run_bench(items, {d}, opts);
     if (in_child && opts.on_row)
       for (const BenchRow& r : m.rows) opts.on_row(r);
     for (BenchRow& r : m.rows) report.rows.push_back(std::move(r));
@@ -131,6 +160,7 @@ int bench_command(const BenchCommand& cmd) {
     write_bench_json(cmd.json, report);
     fmt::print("json: {}\n", cmd.json);
   }
+  if (!report.preset.empty()) fmt::print("\n{}\n", preset_table(report));
   const auto count = [&](BenchOutcome o) {
     return std::count_if(report.rows.begin(), report.rows.end(), [o](const BenchRow& r) { return r.outcome == o; });
   };

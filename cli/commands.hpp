@@ -63,6 +63,7 @@ struct CompareCommand {
 struct BenchCommand {
   CommonOptions common;
   Selection selection;
+  std::string preset;      // --preset NAME: its cases instead of a selection (bench/presets.hpp)
   double min_time = 0.01;  // --min-time: seconds of calls per repetition, at least
   int repetitions = 10;    // --repetitions
   std::string report_dir;  // --report-dir: DIR/bench.md and bench.json

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "backends/registry.hpp"
+#include "bench/presets.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -197,6 +198,9 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 1000));
     cmd->add_flag("!--no-probes", bench.probes,
                   "leave out the probes of each device's copy bandwidth and arithmetic rate");
+    cmd->add_option("--preset", bench.preset,
+                    "a named set of cases with a table of them per device, instead of --op/--dtype/--filter/--scale")
+        ->check(CLI::IsMember(gp::bench_preset_names()));
   }
   add_selection(bench_cmd, bench.selection, true);
   bench_cmd->add_option("--report-dir", bench.report_dir, "write DIR/bench.md and DIR/bench.json");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <vector>
 
 namespace gp {
 
@@ -27,33 +28,39 @@ int severity(Verdict v) {
 
 }  // namespace
 
+// `b` folded into `a`: the worse verdict, the larger margin, the smaller sensitivity.
+void combine(RowAccuracy& a, const RowAccuracy& b) {
+  if (a.checks == 0) {
+    a = b;
+    return;
+  }
+  if (severity(b.verdict) > severity(a.verdict)) a.verdict = b.verdict;
+  a.margin = std::max(a.margin, b.margin);
+  if (std::isnan(a.sensitivity_ulp) || b.sensitivity_ulp < a.sensitivity_ulp) a.sensitivity_ulp = b.sensitivity_ulp;
+  a.checks += b.checks;
+}
+
 std::size_t attach_accuracy(BenchReport& bench, const RunReport& parity) {
   std::map<std::tuple<std::string, std::string, Direction>, RowAccuracy> found;
   for (const CheckResult& c : parity.checks) {
-    if (c.subject != SubjectKind::primitive) continue;
     if (c.direction != Direction::forward && c.direction != Direction::backward) continue;
-    auto [it, fresh] = found.try_emplace({c.case_id, c.backend, c.direction});
-    RowAccuracy& a = it->second;
     const bool judged = c.verdict == Verdict::pass || c.verdict == Verdict::fail;
-    if (fresh) {
-      a.verdict = c.verdict;
-      a.margin = judged ? c.metrics.margin : 0;
-      a.sensitivity_ulp = judged ? c.metrics.sensitivity_ulp : std::nan("");
-    } else {
-      if (severity(c.verdict) > severity(a.verdict)) a.verdict = c.verdict;
-      if (judged) {
-        a.margin = std::max(a.margin, c.metrics.margin);
-        a.sensitivity_ulp = std::isnan(a.sensitivity_ulp) ? c.metrics.sensitivity_ulp
-                                                          : std::min(a.sensitivity_ulp, c.metrics.sensitivity_ulp);
-      }
-    }
-    a.checks += 1;
+    combine(found[{c.case_id, c.backend, c.direction}],
+            {c.verdict, judged ? c.metrics.margin : 0, judged ? c.metrics.sensitivity_ulp : std::nan(""), 1});
   }
   std::size_t attached = 0;
   for (BenchRow& r : bench.rows) {
-    const auto it = found.find({r.case_id, r.device, r.direction});
-    if (it == found.end()) continue;
-    r.accuracy = it->second;
+    // A model's gradient row and a training step run the forward too: the checks of both.
+    std::vector<Direction> judged_by = {r.direction};
+    if (r.subject == BenchSubject::creation) judged_by.clear();
+    if (r.subject == BenchSubject::model || r.subject == BenchSubject::training)
+      judged_by = r.direction == Direction::forward ? std::vector{Direction::forward}
+                                                    : std::vector{Direction::forward, Direction::backward};
+    RowAccuracy a;
+    for (Direction d : judged_by)
+      if (const auto it = found.find({r.case_id, r.device, d}); it != found.end()) combine(a, it->second);
+    if (a.checks == 0) continue;
+    r.accuracy = a;
     ++attached;
   }
   return attached;

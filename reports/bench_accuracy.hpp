@@ -10,7 +10,9 @@ namespace gp {
 
 // Fills each row's `accuracy` from the run's forward check (a forward row) or its backward checks
 // of every gradient (a backward row: the worst verdict, the largest margin, the smallest
-// sensitivity); rows without such checks in the run keep none. Returns the rows that got one.
+// sensitivity); a model's gradient row and a training step from its forward and backward checks
+// together (they run both); rows without such checks in the run keep none (a creation's always).
+// Returns the rows that got one.
 std::size_t attach_accuracy(BenchReport& bench, const RunReport& parity);
 
 }  // namespace gp

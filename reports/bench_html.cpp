@@ -95,13 +95,15 @@ std::string tip_of(const BenchReport& r, const BenchRow& row) {
 }
 
 bool timed(const BenchRow& r) { return r.outcome == BenchOutcome::timed && r.speed().measured(); }
+// A call the device's limits bound: not a model's graph, a training step or a creation.
+bool one_call(const BenchRow& r) { return timed(r) && r.subject == BenchSubject::primitive; }
 
 // Bandwidth-bound calls: GB/s over the bytes a call moves; the copy probe of each dtype a line.
 std::string bandwidth_svg(const BenchReport& r, const std::string& device) {
   std::vector<std::pair<double, double>> pts;
   double roof = 0;
   for (const BenchRow& row : r.rows)
-    if (row.device == device && timed(row) && row.flops == 0 && row.bytes > 0)
+    if (row.device == device && one_call(row) && row.flops == 0 && row.bytes > 0)
       pts.emplace_back(static_cast<double>(row.bytes), row.speed().gb_per_s());
   for (const DeviceLimit& l : r.limits)
     if (l.device == device) roof = std::max(roof, l.copy_gb_per_s());
@@ -113,7 +115,7 @@ std::string bandwidth_svg(const BenchReport& r, const std::string& device) {
     if (l.device == device && l.copy_gb_per_s() > 0)
       limit_line(out, p, l.copy_gb_per_s(), "#090", fmt::format("copy {} {} GB/s", l.dtype, md::g3(l.copy_gb_per_s())));
   for (const BenchRow& row : r.rows)
-    if (row.device == device && timed(row) && row.flops == 0 && row.bytes > 0)
+    if (row.device == device && one_call(row) && row.flops == 0 && row.bytes > 0)
       out += dot(p.x(static_cast<double>(row.bytes)), p.y(row.speed().gb_per_s()), row.direction == Direction::backward,
                  tip_of(r, row));
   return out + "</svg>\n";
@@ -127,7 +129,7 @@ std::string contraction_svg(const BenchReport& r, const std::string& device) {
   for (const DeviceLimit& l : r.limits)
     if (l.device == device) peak = std::max(peak, l.arithmetic_gflop_per_s());
   for (const BenchRow& row : r.rows)
-    if (row.device == device && timed(row) && row.flops > 0 && row.bytes > 0)
+    if (row.device == device && one_call(row) && row.flops > 0 && row.bytes > 0)
       pts.emplace_back(static_cast<double>(row.flops) / static_cast<double>(row.bytes), row.speed().gflop_per_s());
   if (pts.empty()) return "";
   const LogPlane p = plane_of(pts, peak);
@@ -148,7 +150,7 @@ std::string contraction_svg(const BenchReport& r, const std::string& device) {
                  fmt::format("arithmetic {} {} GFLOP/s", l.dtype, md::g3(l.arithmetic_gflop_per_s())));
   }
   for (const BenchRow& row : r.rows)
-    if (row.device == device && timed(row) && row.flops > 0 && row.bytes > 0)
+    if (row.device == device && one_call(row) && row.flops > 0 && row.bytes > 0)
       out += dot(p.x(static_cast<double>(row.flops) / static_cast<double>(row.bytes)), p.y(row.speed().gflop_per_s()),
                  row.direction == Direction::backward, tip_of(r, row));
   return out + "</svg>\n";

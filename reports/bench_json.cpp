@@ -51,6 +51,7 @@ Json row_to_json(const BenchRow& r, const BenchReport& report) {
           {"dtype", r.dtype},
           {"device", r.device},
           {"direction", direction_name(r.direction)},
+          {"subject", bench_subject_name(r.subject)},
           {"outcome", bench_outcome_name(r.outcome)},
           {"reason", r.reason},
           {"timer", r.device_timer ? "device" : "host"},
@@ -79,6 +80,13 @@ BenchRow row_from_json(const FieldReader& r) {
   if (!d || (*d != Direction::forward && *d != Direction::backward))
     throw Error(r.path_of("direction") + ": unknown value \"" + direction + "\" (expected forward or backward)");
   row.direction = *d;
+  std::string subject = r.string("subject");
+  if (subject.empty()) subject = "primitive";  // before 1.1: primitives only
+  const auto sub = parse_bench_subject(subject);
+  if (!sub)
+    throw Error(r.path_of("subject") + ": unknown value \"" + subject +
+                "\" (expected primitive, model, training or creation)");
+  row.subject = *sub;
   const std::string outcome = r.string("outcome", Need::required);
   const auto o = parse_bench_outcome(outcome);
   if (!o) throw Error(r.path_of("outcome") + ": unknown value \"" + outcome + "\" (expected timed, skipped or error)");
@@ -99,8 +107,9 @@ std::string bench_to_json_text(const BenchReport& report) {
   Json meta = meta_to_json(report.meta);
   meta["catalog"] = report.meta.catalog;
   meta["interrupted"] = report.meta.interrupted;
-  Json rows = Json::array(), limits = Json::array();
+  Json rows = Json::array(), limits = Json::array(), preset_rows = Json::array();
   for (const BenchRow& r : report.rows) rows.push_back(row_to_json(r, report));
+  for (const PresetRow& p : report.preset_rows) preset_rows.push_back({{"label", p.label}, {"id", p.id}});
   for (const DeviceLimit& l : report.limits)
     limits.push_back({{"device", l.device},
                       {"dtype", l.dtype},
@@ -113,7 +122,9 @@ std::string bench_to_json_text(const BenchReport& report) {
                     {"settings",
                      {{"min_time", encode_number(report.min_time)},
                       {"repetitions", report.repetitions},
-                      {"parity_source", report.parity_source}}},
+                      {"parity_source", report.parity_source},
+                      {"preset", report.preset},
+                      {"preset_rows", std::move(preset_rows)}}},
                     {"limits", std::move(limits)},
                     {"rows", std::move(rows)}};
   return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
@@ -140,6 +151,12 @@ BenchReport bench_from_json_text(std::string_view text, std::string_view source)
     report.min_time = settings.number("min_time");
     report.repetitions = static_cast<int>(settings.int64("repetitions", 0));
     report.parity_source = settings.string("parity_source");
+    report.preset = settings.string("preset");
+    const Json& preset_rows = settings.array("preset_rows");
+    for (std::size_t i = 0; i < preset_rows.size(); ++i) {
+      const FieldReader p(preset_rows[i], "settings.preset_rows[" + std::to_string(i) + "]");
+      report.preset_rows.push_back({p.string("label"), p.string("id", Need::required)});
+    }
     const Json& limits = root.array("limits");
     for (std::size_t i = 0; i < limits.size(); ++i) {
       const FieldReader l(limits[i], "limits[" + std::to_string(i) + "]");

@@ -11,7 +11,7 @@
 namespace gp {
 
 inline constexpr int kBenchSchemaMajor = 1;
-inline constexpr std::string_view kBenchSchemaVersion = "1.0";
+inline constexpr std::string_view kBenchSchemaVersion = "1.1";
 
 std::string bench_to_json_text(const BenchReport& report);
 // Throws gp::Error naming `source` and the offending field; refuses another major version.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iterator>
 
 #include "reports/markdown_sections.hpp"
@@ -35,12 +36,12 @@ void append_device(std::string& out, const BenchReport& report, const std::strin
   for (const BenchRow& r : report.rows) {
     if (r.device != device) continue;
     if (r.outcome != BenchOutcome::timed) {
-      fmt::format_to(o, "| {} | {} | {} | {} |\n", md::code(r.case_id), direction_name(r.direction),
+      fmt::format_to(o, "| {} | {} | {} | {} |\n", md::code(r.case_id), bench_call_name(r),
                      bench_outcome_name(r.outcome), md::cell(md::shorten(r.reason, 200)));
       continue;
     }
     const CallSpeed s = r.speed();
-    fmt::format_to(t, "| {} | {} | {} | {} | {} | {} | {} | {} |", md::code(r.case_id), direction_name(r.direction),
+    fmt::format_to(t, "| {} | {} | {} | {} | {} | {} | {} | {} |", md::code(r.case_id), bench_call_name(r),
                    duration_text(s.seconds), spread(r), s.device_timer ? "device" : "host", rate(s.gb_per_s(), s.bytes),
                    rate(s.gflop_per_s(), s.flops),
                    fraction(r.flops > 0 ? report.roofline_fraction(r) : report.copy_fraction(r)));
@@ -69,7 +70,40 @@ void append_device(std::string& out, const BenchReport& report, const std::strin
   if (!others.empty()) out += "| Case | Call | Outcome | Reason |\n|---|---|---|---|\n" + others + "\n";
 }
 
+// A preset row's cell on one device: its rows' medians ("3.8 µs / 7.8 µs"), or what kept it
+// from being timed.
+std::string preset_cell(const BenchReport& report, const PresetRow& p, const std::string& device) {
+  std::string cell;
+  for (const BenchRow& r : report.rows) {
+    if (r.device != device || r.case_id != p.id) continue;
+    const std::string what = r.outcome == BenchOutcome::timed ? duration_text(r.median_seconds())
+                                                              : std::string(bench_outcome_name(r.outcome));
+    cell += (cell.empty() ? "" : " / ") + what;
+  }
+  return cell.empty() ? "—" : cell;
+}
+
 }  // namespace
+
+std::string preset_table(const BenchReport& report) {
+  if (report.preset.empty()) return "";
+  std::vector<std::string> devices;
+  for (const BenchRow& r : report.rows)
+    if (std::find(devices.begin(), devices.end(), r.device) == devices.end()) devices.push_back(r.device);
+  std::string out = "| | Case |";
+  std::string rule = "|---|---|";
+  for (const std::string& d : devices) {
+    out += " " + md::code(d) + " |";
+    rule += "---:|";
+  }
+  out += "\n" + rule + "\n";
+  for (const PresetRow& p : report.preset_rows) {
+    out += fmt::format("| {} | {} |", p.label, md::code(p.id));
+    for (const std::string& d : devices) out += " " + preset_cell(report, p, d) + " |";
+    out += "\n";
+  }
+  return out;
+}
 
 std::string duration_text(double seconds) {
   if (!(seconds > 0)) return "—";
@@ -95,6 +129,12 @@ std::string bench_to_markdown(const BenchReport& report) {
         "- accuracy from {}: its checks of the same calls (verdict, largest margin, smallest sensitivity)\n",
         md::code(report.parity_source));
   out += "\n";
+  if (!report.preset.empty())
+    out += fmt::format(
+        "## Preset {}\n\nThe median time per call on each device: forward / backward for a primitive call, "
+        "forward / forward and backward for a model, one step for a training run, one tensor created from host "
+        "data; a skipped or failed row says so (its reason is in the device's section).\n\n{}\n",
+        report.preset, preset_table(report));
   out +=
       "Each row is one call between two synchronisations of the queue, its inputs resident on the device: the "
       "median over the repetitions of the mean time per call, by the device's own timers (OpenCL profiling "

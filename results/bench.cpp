@@ -11,7 +11,28 @@ namespace gp {
 namespace {
 constexpr std::string_view kBenchOutcomeNames[] = {"timed", "skipped", "error"};
 static_assert(std::size(kBenchOutcomeNames) == std::size(kAllBenchOutcomes));
+constexpr std::string_view kBenchSubjectNames[] = {"primitive", "model", "training", "creation"};
+static_assert(std::size(kBenchSubjectNames) == std::size(kAllBenchSubjects));
 }  // namespace
+
+std::string_view bench_subject_name(BenchSubject s) { return enum_row(kBenchSubjectNames, s); }
+std::optional<BenchSubject> parse_bench_subject(std::string_view name) {
+  return enum_from_name<BenchSubject>(name, kBenchSubjectNames);
+}
+
+std::string_view bench_call_name(const BenchRow& row) {
+  switch (row.subject) {
+    case BenchSubject::model:
+      return row.direction == Direction::forward ? "forward" : "forward+backward";
+    case BenchSubject::training:
+      return "step";
+    case BenchSubject::creation:
+      return "create";
+    case BenchSubject::primitive:
+      break;
+  }
+  return direction_name(row.direction);
+}
 
 std::string_view bench_outcome_name(BenchOutcome o) { return enum_row(kBenchOutcomeNames, o); }
 std::optional<BenchOutcome> parse_bench_outcome(std::string_view name) {
@@ -49,7 +70,9 @@ double BenchReport::copy_gb_per_s(const BenchRow& row) const {
 double BenchReport::roofline_fraction(const BenchRow& row) const {
   const DeviceLimit* l = limit_of(row);
   const CallSpeed s = row.speed();
-  if (!l || row.outcome != BenchOutcome::timed || row.flops <= 0 || row.bytes <= 0 || !s.measured()) return 0;
+  if (!l || row.subject != BenchSubject::primitive || row.outcome != BenchOutcome::timed || row.flops <= 0 ||
+      row.bytes <= 0 || !s.measured())
+    return 0;
   const double peak = l->arithmetic_gflop_per_s(), copy = l->copy_gb_per_s();
   if (peak <= 0 || copy <= 0) return 0;
   const double intensity = static_cast<double>(row.flops) / static_cast<double>(row.bytes);
@@ -59,7 +82,9 @@ double BenchReport::roofline_fraction(const BenchRow& row) const {
 double BenchReport::copy_fraction(const BenchRow& row) const {
   const double copy = copy_gb_per_s(row);
   const CallSpeed s = row.speed();
-  if (row.outcome != BenchOutcome::timed || row.flops > 0 || copy <= 0 || !s.measured()) return 0;
+  if (row.subject != BenchSubject::primitive || row.outcome != BenchOutcome::timed || row.flops > 0 || copy <= 0 ||
+      !s.measured())
+    return 0;
   return s.gb_per_s() / copy;
 }
 

@@ -18,6 +18,12 @@ enum class BenchOutcome : std::uint8_t {
   error,    // the device failed the call, crashed or hung (reason)
 };
 
+// What a row times. A primitive row is one call of a case, forward or backward; a model's forward
+// row its graph's forward, its backward row the forward and the backward together; a training
+// run's one row (direction backward) one optimizer step; a creation row a device tensor allocated
+// and filled from host data (bench/README.md).
+enum class BenchSubject : std::uint8_t { primitive, model, training, creation };
+
 // What a parity run found for the same call (`bench --parity`): its checks' verdict, the largest
 // margin and the smallest sensitivity (a backward's over every gradient).
 struct RowAccuracy {
@@ -34,6 +40,7 @@ struct BenchRow {
   std::string dtype;
   std::string device;  // device id, as in parity.json: "cpu", "opencl:0", "plugin:PATH:0"
   Direction direction = Direction::forward;
+  BenchSubject subject = BenchSubject::primitive;
   BenchOutcome outcome = BenchOutcome::timed;
   std::string reason;  // why skipped or errored
   // Seconds per call, one value per repetition: each the mean over that repetition's calls.
@@ -67,25 +74,40 @@ struct DeviceLimit {
   }
 };
 
+// A row of a preset's table (bench --preset): what it shows, and the id of the case, model,
+// training run or creation whose rows it shows per device.
+struct PresetRow {
+  std::string label;
+  std::string id;
+};
+
 struct BenchReport {
   RunMetadata meta;     // as a parity run's: build, devices, seed (of the inputs), command line
   double min_time = 0;  // seconds of calls each repetition took at least
   int repetitions = 0;
   std::string parity_source;  // the parity.json the rows' accuracy came from, "" for none
+  std::string preset;         // --preset's name, "" for none
+  std::vector<PresetRow> preset_rows;
   std::vector<DeviceLimit> limits;
   std::vector<BenchRow> rows;
 
   // The copy bandwidth of the row's device and dtype; 0 where none was measured.
   double copy_gb_per_s(const BenchRow& row) const;
-  // The row's GB/s over it, for a row of a bandwidth-bound op (no operations counted); 0 otherwise.
+  // The row's GB/s over it, for a row of a bandwidth-bound op (no operations counted); 0 otherwise
+  // and for rows that are not one call (a model's graph, a training step, a creation's transfer
+  // from the host: no one limit of the device bounds them).
   double copy_fraction(const BenchRow& row) const;
-  // For a contraction: its GFLOP/s over what the roofline allows at its operations per byte, the
-  // smaller of the arithmetic rate and the copy bandwidth times operations per byte; 0 where a
-  // limit is missing or the row counts no operations.
+  // For a contraction's call: its GFLOP/s over what the roofline allows at its operations per
+  // byte, the smaller of the arithmetic rate and the copy bandwidth times operations per byte; 0
+  // where a limit is missing, the row counts no operations or is not one call.
   double roofline_fraction(const BenchRow& row) const;
   const DeviceLimit* limit_of(const BenchRow& row) const;
 };
 
 std::string_view bench_outcome_name(BenchOutcome o);  // "timed", "skipped", "error"
+std::string_view bench_subject_name(BenchSubject s);  // "primitive", "model", "training", "creation"
+// What the row's time is of, in a report's words: "forward", "backward", "forward+backward"
+// (a model's gradient), "step" (a training run's), "create".
+std::string_view bench_call_name(const BenchRow& row);
 
 }  // namespace gp

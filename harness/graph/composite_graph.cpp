@@ -107,14 +107,13 @@ DeviceBuffer* upload_to_pool(Backend& backend, Queue& queue, DevicePool& pool, c
 
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
                                    std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool, const GraphRun& how) {
-  DeviceCallsTimer timer(queue);
   auto allocate = [&](DType dtype, const Shape& s) {
     pool.push_back(backend.allocate(dtype, s));
     return pool.back().get();
   };
   auto poisoned = [&](const Shape& s) {
     DeviceBuffer* buf = allocate(c.dtype, s);
-    queue.upload(*buf, poison_tensor(c.dtype, s));
+    if (how.poison) queue.upload(*buf, poison_tensor(c.dtype, s));
     return buf;
   };
   DeviceTensors t;
@@ -152,6 +151,27 @@ DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& 
         it->second = sum;
       });
   return t;
+}
+
+CallWork graph_work(const Composite& c, bool backward) {
+  CallWork w;
+  auto add = [&w](const CallWork& x) {
+    w.bytes += x.bytes;
+    w.flops += x.flops;
+  };
+  for (const OpCall& call : c.calls) add(forward_work(call));
+  if (!backward) return w;
+  std::map<std::string, Shape> grads = {{c.decl.loss, c.shapes.at(c.decl.loss)}};
+  reverse_pass(
+      c, grads,
+      [&](std::size_t i, const Shape&) {
+        add(backward_work(c.calls[i]));
+        return c.calls[i].input_shapes;
+      },
+      [&](const std::string& name, const Shape& g) {
+        if (!grads.emplace(name, g).second) add(forward_work(sum_call(c, g)));
+      });
+  return w;
 }
 
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/backend.hpp"
+#include "core/op_work.hpp"
 #include "harness/check/cache_blob.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "harness/check/rng.hpp"
@@ -106,6 +107,7 @@ struct GraphRun {
   bool backward = true;   // false: the forward alone
   bool keep_all = false;  // every node's value and every gradient in DeviceGraph::values / grads
   double d_loss = 1.0;
+  bool poison = true;  // false: buffers allocated only (bench times the graph, not the checks' aids)
 };
 DeviceGraph run_graph_on_device(const Composite& c, Backend& backend, Queue& queue,
                                 const std::vector<HostTensor>& leaves, const GraphRun& how = {});
@@ -120,12 +122,18 @@ struct DeviceTensors {
   std::map<std::string, DeviceBuffer*> value, grad;
 };
 // The graph on buffers already on the device (`how.keep_all` is not used: every buffer stays
-// in `pool` and the maps).
+// in `pool` and the maps). It does not wait for the queue: the caller's DeviceCallsTimer counts
+// the calls once they are finished.
 DeviceTensors run_graph_on_buffers(const Composite& c, Backend& backend, Queue& queue,
                                    std::map<std::string, DeviceBuffer*> leaves, DevicePool& pool,
                                    const GraphRun& how = {});
 
 // Every OpCall the graph makes on a device (nodes and gradient sums), for supports().
 std::vector<OpCall> device_calls_of(const Composite& c);
+
+// What one run of the graph on a device moves and computes (core/op_work.hpp), summed over the
+// calls run_graph_on_buffers makes: the nodes' forwards, and with `backward` their VJPs and the
+// gradient sums of fanned-out tensors.
+CallWork graph_work(const Composite& c, bool backward);
 
 }  // namespace gp

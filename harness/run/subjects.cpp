@@ -140,12 +140,4 @@ std::vector<const Case*> select_cases(const Selection& sel) {
   return out;
 }
 
-std::vector<const Case*> select_case_calls(const Selection& sel) {
-  std::vector<const Case*> out;
-  for (const Subject* s : select_subjects(sel))
-    if (s->kind() == SubjectKind::primitive)
-      if (const Case* c = find_case(s->id())) out.push_back(c);
-  return out;
-}
-
 }  // namespace gp

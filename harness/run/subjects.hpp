@@ -49,8 +49,5 @@ std::vector<const CompositeSubject*> select_named_models(const Selection& sel);
 // The primitive cases among them, for the audits that take primitives only (stress, selftest,
 // oracle).
 std::vector<const Case*> select_cases(const Selection& sel);
-// The primitive cases of every tier the selection takes, for the commands that call devices
-// without reading a case's whole reference (bench): a large case's too.
-std::vector<const Case*> select_case_calls(const Selection& sel);
 
 }  // namespace gp

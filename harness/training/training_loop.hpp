@@ -23,6 +23,45 @@ struct DeviceTrajectory {
   std::vector<double> loss;
   std::vector<std::vector<HostTensor>> slots;
 };
+// A training run on a device, one step at a time: the leaves uploaded, the optimizer states zero,
+// every buffer in its pool; step(k) runs the graph's forward, loss and backward and optimizer
+// step k (from 1) of every parameter on the queue, without waiting.
+class DeviceTraining {
+ public:
+  // `poison`: the graph's and the optimizer's output buffers start poisoned (the checks' aid,
+  // harness/check/poison.hpp); bench leaves it out.
+  DeviceTraining(const Composite& c, Backend& backend, Queue& queue, const std::vector<HostTensor>& leaves,
+                 bool poison = true);
+  DeviceTraining(const DeviceTraining&) = delete;
+  DeviceTraining& operator=(const DeviceTraining&) = delete;
+
+  struct Step {
+    DeviceBuffer* loss;                // before the update
+    std::vector<DeviceBuffer*> slots;  // after it, in slot_names order
+  };
+  Step step(int step);
+  // Frees every buffer but the leaves, the parameters and the states as they are now: bench's
+  // steps repeated without end. The queue's work must be finished.
+  void release_spent();
+
+ private:
+  DeviceBuffer* upload(const HostTensor& h);
+  DeviceBuffer* row(DeviceBuffer& stacked, int r, const Shape& shape);
+
+  const Composite& c_;
+  Backend& backend_;
+  Queue& queue_;
+  const std::vector<std::size_t> params_;
+  const bool poison_;
+  DevicePool pool_;
+  std::map<std::string, DeviceBuffer*> values_;
+  std::vector<std::vector<DeviceBuffer*>> state_;
+};
+
+// What one step moves and computes (core/op_work.hpp): the graph's forward and backward
+// (graph_work) and every parameter's optimizer call with the slices and reshapes of its rows.
+CallWork training_step_work(const Composite& c);
+
 DeviceTrajectory train_on_device(const Composite& c, Backend& backend, Queue& queue,
                                  const std::vector<HostTensor>& leaves);
 

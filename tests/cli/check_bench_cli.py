@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """gradparity bench end to end on the cpu backend: bench.md and bench.json written, every selected
-call timed over the repetitions; --check runs the parity checks first and every row carries them; compare of a bench with itself finds no slowdown (exit 0), a
-row made slower in the JSON is flagged (exit 1), a bench and a parity.json are refused (exit 2);
-bad options are one line and exit 2 without writing. Times are never asserted.
+call timed over the repetitions, a model's rows too (in child processes); --check runs the parity
+checks first and every row carries them; compare of a bench with itself finds no slowdown (exit 0),
+a row made slower in the JSON is flagged (exit 1), a bench and a parity.json are refused (exit 2);
+bad options are one line and exit 2 without writing, a named backend that is unavailable exit 3.
+Times are never asserted.
 
 Usage: check_bench_cli.py GRADPARITY WORK_DIR"""
 import json
@@ -14,7 +16,7 @@ from cli_support import Checks
 
 EXE, WORK = sys.argv[1], sys.argv[2]
 SEL = ["--backend", "cpu", "--dtype", "f32", "--filter",
-       r"^(exp\(shape=(7|127),|matmul\(shape=16x7\||adamw_step\(.*wd=0.01,step=10,shape=7,)"]
+       r"^(exp\(shape=(7|127),|matmul\(shape=16x7\||adamw_step\(.*wd=0.01,step=10,shape=7,|mlp\(layers=1,batch=1,)"]
 CHECKS = Checks(EXE)
 run, check, expect_usage_error, failures = CHECKS.run, CHECKS.check, CHECKS.expect_usage_error, CHECKS.failures
 
@@ -30,12 +32,14 @@ with open(d("one", "bench.json")) as f:
     doc = json.load(f)
 rows = doc["rows"]
 ids = sorted({row["case_id"] for row in rows})
-check(len(ids) == 4, f"bench: {len(ids)} cases {ids}")
+check(len(ids) == 5, f"bench: {len(ids)} cases and models {ids}")
 check(all(row["outcome"] == "timed" and len(row["repetition_seconds"]) == 4 for row in rows),
       "bench: every row timed, 4 repetitions each")
 step_rows = [row for row in rows if row["op"] == "adamw_step"]
 check(step_rows and all(row["direction"] == "forward" for row in step_rows), "bench: an optimizer step forward only")
 check(any(row["flops"] > 0 for row in rows if row["op"] == "matmul"), "bench: matmul rows count their operations")
+model_rows = [(row["subject"], row["direction"]) for row in rows if row["op"] == "mlp"]
+check(model_rows == [("model", "forward"), ("model", "backward")], f"bench: the model's two rows {model_rows}")
 limits = doc["limits"]
 check(len(limits) == 1 and limits[0]["copy_gb_per_s"] > 0 and limits[0]["arithmetic_gflop_per_s"] > 0 and
       len(limits[0]["arithmetic"]["repetition_seconds"]) == 4, f"bench: the cpu's limits {limits}")
@@ -74,6 +78,14 @@ expect_usage_error(["compare", d("one"), d("parity")], "is a bench report", "ben
 expect_usage_error(["bench", *SEL, "--min-time", "0", "--json", d("never.json")], "--min-time", "--min-time 0")
 expect_usage_error(["bench", *SEL, "--repetitions", "0"], "--repetitions", "--repetitions 0")
 expect_usage_error(["bench", "--op", "nosuchop"], "nosuchop", "unknown op")
+expect_usage_error(["bench", "--preset", "library-report", "--op", "exp"], "--preset", "--preset with --op")
+expect_usage_error(["bench", "--preset", "nosuchpreset"], "nosuchpreset", "unknown preset")
+if "opencl" in run(["list", "backends"]).stdout:
+    os.makedirs(d("no-icd"))
+    env = dict(os.environ, OCL_ICD_VENDORS=d("no-icd"))  # an ICD folder with no driver in it
+    r = run(["bench", "--backend", "opencl", *SEL[2:], "--json", d("never.json")], env=env)
+    check(r.returncode == 3 and len(r.stderr.strip().splitlines()) == 1 and "unavailable" in r.stderr,
+          f"--backend opencl without a driver: exit {r.returncode}, {r.stderr.strip()!r}")
 check(not os.path.exists(d("never.json")), "a refused bench writes nothing")
 
 print(f"{len(failures)} failures")

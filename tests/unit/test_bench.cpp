@@ -22,6 +22,12 @@ namespace {
 using namespace fake_backend_names;
 using testing::case_named;
 
+BenchItems cases_of(std::vector<const Case*> cases) {
+  BenchItems items;
+  items.cases = std::move(cases);
+  return items;
+}
+
 TEST(RankTest, ExactTailMatchesTheCountedOrderings) {
   // n = 3 earlier, m = 4 later: of the C(7, 3) = 35 orderings, 4 have U >= 10 (U = 10: 2, 11: 1,
   // 12: 1), counted by enumerating the orderings.
@@ -281,7 +287,7 @@ TEST(BenchRunner, TimesEachCallOverTheRepetitionsWithTheCatalogsWork) {
   opts.probes = false;
   std::vector<int> rounds;
   opts.on_round = [&](int round, int, const std::string&) { rounds.push_back(round); };
-  const std::vector<BenchRow> rows = run_bench({&mm, &step}, {d}, opts).rows;
+  const std::vector<BenchRow> rows = run_bench(cases_of({&mm, &step}), {d}, opts).rows;
   ASSERT_EQ(rows.size(), 3u);  // the optimizer step is forward only
   EXPECT_EQ(rounds, (std::vector<int>{0, 1, 2, 3}));
   // Calibration and three rounds, each of the matmul's calls and then the step's.
@@ -331,7 +337,7 @@ TEST(BenchRunner, ACallThatThrowsIsAnErrorRowAndTheRestIsTimed) {
   opts.min_time = 1e-4;
   opts.repetitions = 2;
   opts.probes = false;
-  const std::vector<BenchRow> rows = run_bench({&e, &m}, {d}, opts).rows;
+  const std::vector<BenchRow> rows = run_bench(cases_of({&e, &m}), {d}, opts).rows;
   ASSERT_EQ(rows.size(), 4u);
   for (int i : {0, 1}) {
     EXPECT_EQ(rows[i].outcome, BenchOutcome::error);
@@ -370,7 +376,7 @@ TEST(BenchRunner, EachDtypeOfADeviceGetsACopyProbeThatTheRowsAreReadAgainst) {
   opts.min_time = 1e-4;
   opts.repetitions = 2;
   BenchReport report;
-  BenchMeasurement m = run_bench({&e32, &mm, &e64}, {d}, opts);
+  BenchMeasurement m = run_bench(cases_of({&e32, &mm, &e64}), {d}, opts);
   ASSERT_EQ(m.limits.size(), 2u);
   EXPECT_EQ(m.limits[0].dtype, "f32");
   EXPECT_EQ(m.limits[0].copy.case_id, "reshape(copy,shape=262144,dtype=f32)");  // 1 MiB of 8
@@ -396,13 +402,13 @@ TEST(BenchSelection, TakesTheLargeTiersCasesToo) {
   sel.ops = {"sum"};
   sel.filter = "shape=1000000,";
   sel.scale = Scale::large;
-  const std::vector<const Case*> large = select_case_calls(sel);
+  const std::vector<const Case*> large = bench_items_of(select_subjects(sel)).cases;
   ASSERT_EQ(large.size(), 1u);
   EXPECT_EQ(large[0]->id, "sum(large,axis=-1,keepdim=0,shape=1000000,dtype=f32)");
   sel.scale = Scale::small;
-  EXPECT_TRUE(select_case_calls(sel).empty());
+  EXPECT_TRUE(bench_items_of(select_subjects(sel)).cases.empty());
   sel.filter = "^sum\\(axis=0,keepdim=0,shape=7,dtype=f32\\)$";
-  EXPECT_EQ(select_case_calls(sel).size(), 1u);
+  EXPECT_EQ(bench_items_of(select_subjects(sel)).cases.size(), 1u);
 }
 
 // The cpu backend's multiply-add chains: every chain's end what its links of x -> 0.999999 x +
@@ -449,7 +455,7 @@ TEST(BenchRunner, ASupportsThatThrowsIsThatCasesErrorRows) {
   opts.repetitions = 1;
   opts.probes = false;
   const std::vector<BenchRow> rows =
-      run_bench({&e, &m}, {fake_device([] { return std::make_unique<Refusing>(); })}, opts).rows;
+      run_bench(cases_of({&e, &m}), {fake_device([] { return std::make_unique<Refusing>(); })}, opts).rows;
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0].outcome, BenchOutcome::error);
   EXPECT_EQ(rows[0].reason, "supports: gp_supports: GP_ERROR");
