@@ -71,7 +71,7 @@ struct BenchCommand {
   std::string parity;      // --parity FILE|DIR: a parity.json whose checks give each row's accuracy
   bool check = false;      // --check: a parity run of the same selection first, for the accuracy
   bool progress = true;
-  int processes = 1;          // --processes K: each device's repetitions shared by K child processes
+  int processes = 5;          // --processes K: each device's repetitions shared by K child processes (docs/bench.md)
   bool isolate = true;        // !--no-isolate: a plugin's device runs in child processes
   double case_timeout = 300;  // --case-timeout: seconds without progress before a child is killed
   bool probes = true;         // !--no-probes: each device's copy bandwidth and arithmetic rate

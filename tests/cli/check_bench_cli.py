@@ -78,6 +78,8 @@ expect_usage_error(["compare", d("one"), d("parity")], "is a bench report", "ben
 expect_usage_error(["bench", *SEL, "--min-time", "0", "--json", d("never.json")], "--min-time", "--min-time 0")
 expect_usage_error(["bench", *SEL, "--repetitions", "0"], "--repetitions", "--repetitions 0")
 expect_usage_error(["bench", "--op", "nosuchop"], "nosuchop", "unknown op")
+processes = [line for line in run(["bench", "--help"]).stdout.splitlines() if "--processes" in line]
+check(processes and processes[0].rstrip().endswith("=5"), f"bench --processes defaults to 5 (docs/bench.md): {processes}")
 expect_usage_error(["bench", "--preset", "library-report", "--op", "exp"], "--preset", "--preset with --op")
 expect_usage_error(["bench", "--preset", "nosuchpreset"], "nosuchpreset", "unknown preset")
 if "opencl" in run(["list", "backends"]).stdout:

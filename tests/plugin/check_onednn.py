@@ -30,6 +30,7 @@ FINDINGS = {
         "exp(shape=127,dtype=f32) forward",
         "exp(shape=16x33,dtype=f32) forward",
         "exp(shape=64x128,dtype=f32) forward",
+        "exp(shape=100x100,dtype=f32) forward",
         "silu(saturating,shape=64x128,dtype=f32) backward",
         "exp(near_overflow,shape=127,dtype=f32) forward",
         "exp(near_overflow,shape=127,dtype=f32) backward",
