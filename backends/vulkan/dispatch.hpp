@@ -43,6 +43,10 @@ void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
 void forward_optimizer(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_optimizer(const OpCall& call, Grads grads);
 
+// bench's arithmetic probe (shaders/probe.comp, Queue::arithmetic_probe): every element of `out`
+// the sum of eight chains of `steps` / 8 multiply-adds.
+void record_arithmetic_probe(Recorder& rec, DType dtype, VulkanBuffer& out, std::uint32_t steps);
+
 // The strided copy of layout.comp (also used by linear's bias gradient and the benchmark).
 // The shaders' compute type C (common.glsl): scratch buffers of partial results use it.
 inline DType compute_dtype(DType t) { return t == DType::f64 ? DType::f64 : DType::f32; }

@@ -219,6 +219,21 @@ void VulkanQueue::forward(const OpCall& call, std::span<const DeviceBuffer* cons
   if (submit_each_call_) submit(call.case_id);
 }
 
+bool VulkanQueue::arithmetic_probe(DeviceBuffer& out, int steps) {
+  const std::string id = "arithmetic probe";
+  VulkanBuffer& o = as_vulkan(out);
+  const VulkanBuffer* uses[] = {&o};
+  record(
+      id,
+      [&](Recorder& rec) {
+        rec.writes(o);
+        record_arithmetic_probe(rec, o.dtype(), o, static_cast<std::uint32_t>(steps));
+      },
+      uses);
+  if (submit_each_call_) submit(id);
+  return true;
+}
+
 void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
                            const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
   if (inputs.size() != call.input_shapes.size() || grads.size() != inputs.size())

@@ -51,6 +51,7 @@ class VulkanQueue final : public Queue, private PendingUploads {
                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override;
   void finish() override;
   std::optional<double> take_device_seconds() noexcept override;
+  bool arithmetic_probe(DeviceBuffer& out, int steps) override;
 
   void set_timestamps(bool on);
   // Benchmarks: record each forward/backward/copy `n` times into a submission of its own (with

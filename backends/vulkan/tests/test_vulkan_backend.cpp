@@ -310,6 +310,27 @@ TEST_F(VulkanBackendTest, Losses) {
   expect_near_all(rb.grads[1], {-0.25, 1.0}, 1e-15, "bce dt");
 }
 
+// bench's arithmetic probe (shaders/probe.comp): element i is the sum of 8 chains that start at
+// (i mod 7) + k/8 and take steps/8 links of x -> fma(x, 0.999999, 1e-6) each; a shader whose loop
+// ran short would measure less work than bench counts. 300 elements: two work groups.
+TEST_F(VulkanBackendTest, ArithmeticProbeRunsEveryLinkOfItsChains) {
+  const int steps = 4096;
+  auto queue = backend_->create_queue();
+  for (DType dt : {DType::f32, DType::f64, DType::bf16}) {
+    auto out = backend_->allocate(dt, Shape{300});
+    ASSERT_TRUE(queue->arithmetic_probe(*out, steps));
+    const HostTensor got = queue->download(*out);
+    const double a = dt == DType::f64 ? 0.999999 : double(0.999999f), b = dt == DType::f64 ? 1e-6 : double(1e-6f);
+    const double grow = std::pow(a, steps / 8), add = b * (1 - grow) / (1 - a);
+    for (std::int64_t i = 0; i < 300; ++i) {
+      double want = 0;
+      for (int k = 0; k < 8; ++k) want += (double(i % 7) + k / 8.0) * grow + add;
+      const double tol = dt == DType::bf16 ? 1e-2 : dt == DType::f32 ? 1e-4 : 1e-9;  // 512 roundings of f32
+      ASSERT_NEAR(got.get(i), want, want * tol) << dtype_name(dt) << " " << i;
+    }
+  }
+}
+
 TEST_F(VulkanBackendTest, CanaryCatchesOutOfBoundsWrite) {
   OpCall c = call(OpKind::neg, DType::f32, {{7}});
   auto q = backend_->create_queue();
