@@ -53,10 +53,17 @@ void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
                          int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
 }
 
-// Both partial gradients are computed at output size in `real`, then each is either converted
-// (input not broadcast) or summed over its broadcast dims by a work-group reduction.
+// Both gradients at once in the storage type when neither input is broadcast; else both partial
+// gradients at output size in `real`, then each either converted (input not broadcast) or
+// summed over its broadcast dims by a work-group reduction.
 void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
+  if (grads[0] && grads[1] && call.input_shapes[0].numel() == p.numel && call.input_shapes[1].numel() == p.numel) {
+    auto k = elementwise_kernel(q, "binary_bwd_same", call.kind);
+    q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, as_cl(grads[0]), as_cl(grads[1]),
+                           p.numel, k.op);
+    return;
+  }
   cl::Buffer partial[2] = {q.scratch(static_cast<std::size_t>(p.numel)), q.scratch(static_cast<std::size_t>(p.numel))};
   auto k = elementwise_kernel(q, "binary_bwd", call.kind);
   q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, partial[0], partial[1],

@@ -101,6 +101,12 @@ BinaryPush binary_grad_push(std::uint32_t bop, int which, const Shape& a, const 
   return p;
 }
 
+// Both inputs of the output's shape (a dimension of one that broadcasts shrinks an input).
+bool neither_broadcast(const OpCall& call) {
+  return call.input_shapes[0].numel() == call.output_shape.numel() &&
+         call.input_shapes[1].numel() == call.output_shape.numel();
+}
+
 // `other_full`, when given, receives the other input's gradient, written by the column pass.
 void record_binary_grad(Recorder& rec, DType dtype, BinaryPush p, const VulkanBuffer& abuf, const VulkanBuffer& bbuf,
                         const VulkanBuffer& g, VulkanBuffer& out, VulkanBuffer* other_full) {
@@ -135,7 +141,7 @@ void record_binary_grad(Recorder& rec, DType dtype, std::uint32_t bop, int which
 void forward_elementwise(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
   if (op_family(call.kind) == OpFamily::binary) {
     BinaryPush p = binary_push(family_code(call.kind, OpFamily::binary), call.input_shapes[0], call.input_shapes[1]);
-    p.mode = BMODE_FORWARD;
+    p.mode = neither_broadcast(call) ? BMODE_FORWARD_SAME : BMODE_FORWARD;
     rec.dispatch_items("binary", call.dtype, {{0, in[0]}, {1, in[1]}, {3, &out}}, p, p.count);
     return;
   }
@@ -147,6 +153,13 @@ void backward_elementwise(Recorder& rec, const OpCall& call, Inputs in, const Vu
   if (op_family(call.kind) == OpFamily::binary) {
     const Shape &a = call.input_shapes[0], &b = call.input_shapes[1];
     const std::uint32_t bop = family_code(call.kind, OpFamily::binary);
+    if (grads[0] && grads[1] && neither_broadcast(call)) {
+      BinaryPush p = binary_push(bop, a, b);
+      p.mode = BMODE_GRAD_SAME;
+      rec.dispatch_items("binary", call.dtype, {{0, in[0]}, {1, in[1]}, {2, &dout}, {3, grads[0]}, {5, grads[1]}}, p,
+                         p.count);
+      return;
+    }
     const BinaryPush push[2] = {binary_grad_push(bop, 0, a, b), binary_grad_push(bop, 1, a, b)};
     // The bias pattern: one gradient is a column sum and the other input has the output's shape.
     // One pass then reads g once for both.

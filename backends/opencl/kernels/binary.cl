@@ -4,9 +4,11 @@
 // functions: value, d/da and d/db times g; the kernels are written once and instantiated by
 // GP_BINARY_OPS (gp_op_codes.h). The backward writes both partial gradients at output size in `real`; the host
 // then sums them over the broadcast dims with bcast_reduce (a work-group reduction) or converts
-// them with cast_real when an input was not broadcast. Each work item handles GP_EW_ITEMS
-// elements, loaded before the first store (as the unary kernels). GP_GENERIC_ELEMENTWISE: one
-// kernel per direction, binary_fwd_any / binary_bwd_any, switching on `op` (see unary.cl).
+// them with cast_real when an input was not broadcast. When neither input is broadcast,
+// binary_bwd_same writes both gradients in the storage type at once: the partials' round trip
+// through scratch made a same-shape add's backward move three times the bytes it must. Each work item handles
+// GP_EW_ITEMS elements, loaded before the first store (as the unary kernels). GP_GENERIC_ELEMENTWISE: one kernel per
+// direction, binary_fwd_any / binary_bwd_any, switching on `op` (see unary.cl).
 
 inline real fb_add(real a, real b) { return a + b; }
 inline real da_add(real a, real b, real g) { return g; }
@@ -43,40 +45,54 @@ inline int2 bcast_offsets(int i, int4 d, int4 sa, int4 sb) {
   return (int2)(w * sa.w + z * sa.z + y * sa.y + x * sa.x, w * sb.w + z * sb.z + y * sb.y + x * sb.x);
 }
 
-#define GP_DEFINE_BINARY(NAME)                                                                 \
-  __kernel void binary_fwd_##NAME(__global const store_t* a, __global const store_t* b,        \
-                                  __global store_t* y, int4 dims, int4 sa, int4 sb, int n,     \
-                                  int op) {                                                    \
-    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS];                                                     \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
-      const int i = GP_EW_INDEX(k);                                                            \
-      const int2 o = bcast_offsets(min(i, n - 1), dims, sa, sb);                               \
-      av[k] = i < n ? LOAD(a, o.x) : R(0);                                                     \
-      bv[k] = i < n ? LOAD(b, o.y) : R(0);                                                     \
-    }                                                                                          \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
-      const int i = GP_EW_INDEX(k);                                                            \
-      if (i < n) STORE(y, i, fb_##NAME(av[k], bv[k]));                                         \
-    }                                                                                          \
-  }                                                                                            \
-  __kernel void binary_bwd_##NAME(__global const store_t* a, __global const store_t* b,        \
-                                  __global const store_t* g, __global real* ga,                \
-                                  __global real* gb, int4 dims, int4 sa, int4 sb, int n,       \
-                                  int op) {                                                    \
-    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                    \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
-      const int i = GP_EW_INDEX(k);                                                            \
-      const int2 o = bcast_offsets(min(i, n - 1), dims, sa, sb);                               \
-      av[k] = i < n ? LOAD(a, o.x) : R(0);                                                     \
-      bv[k] = i < n ? LOAD(b, o.y) : R(0);                                                     \
-      gv[k] = i < n ? LOAD(g, i) : R(0);                                                       \
-    }                                                                                          \
-    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                    \
-      const int i = GP_EW_INDEX(k);                                                            \
-      if (i >= n) return;                                                                      \
-      ga[i] = da_##NAME(av[k], bv[k], gv[k]);                                                  \
-      gb[i] = db_##NAME(av[k], bv[k], gv[k]);                                                  \
-    }                                                                                          \
+#define GP_DEFINE_BINARY(NAME)                                                                                        \
+  __kernel void binary_fwd_##NAME(__global const store_t* a, __global const store_t* b, __global store_t* y,          \
+                                  int4 dims, int4 sa, int4 sb, int n, int op) {                                       \
+    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS];                                                                            \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const int i = GP_EW_INDEX(k);                                                                                   \
+      const int2 o = bcast_offsets(min(i, n - 1), dims, sa, sb);                                                      \
+      av[k] = i < n ? LOAD(a, o.x) : R(0);                                                                            \
+      bv[k] = i < n ? LOAD(b, o.y) : R(0);                                                                            \
+    }                                                                                                                 \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const int i = GP_EW_INDEX(k);                                                                                   \
+      if (i < n) STORE(y, i, fb_##NAME(av[k], bv[k]));                                                                \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  __kernel void binary_bwd_##NAME(__global const store_t* a, __global const store_t* b, __global const store_t* g,    \
+                                  __global real* ga, __global real* gb, int4 dims, int4 sa, int4 sb, int n, int op) { \
+    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                                           \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const int i = GP_EW_INDEX(k);                                                                                   \
+      const int2 o = bcast_offsets(min(i, n - 1), dims, sa, sb);                                                      \
+      av[k] = i < n ? LOAD(a, o.x) : R(0);                                                                            \
+      bv[k] = i < n ? LOAD(b, o.y) : R(0);                                                                            \
+      gv[k] = i < n ? LOAD(g, i) : R(0);                                                                              \
+    }                                                                                                                 \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const int i = GP_EW_INDEX(k);                                                                                   \
+      if (i >= n) return;                                                                                             \
+      ga[i] = da_##NAME(av[k], bv[k], gv[k]);                                                                         \
+      gb[i] = db_##NAME(av[k], bv[k], gv[k]);                                                                         \
+    }                                                                                                                 \
+  }                                                                                                                   \
+  __kernel void binary_bwd_same_##NAME(__global const store_t* a, __global const store_t* b,                          \
+                                       __global const store_t* g, __global store_t* ga, __global store_t* gb, int n,  \
+                                       int op) {                                                                      \
+    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                                           \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const int i = GP_EW_INDEX(k);                                                                                   \
+      av[k] = i < n ? LOAD(a, i) : R(0);                                                                              \
+      bv[k] = i < n ? LOAD(b, i) : R(0);                                                                              \
+      gv[k] = i < n ? LOAD(g, i) : R(0);                                                                              \
+    }                                                                                                                 \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const int i = GP_EW_INDEX(k);                                                                                   \
+      if (i >= n) return;                                                                                             \
+      STORE(ga, i, da_##NAME(av[k], bv[k], gv[k]));                                                                   \
+      STORE(gb, i, db_##NAME(av[k], bv[k], gv[k]));                                                                   \
+    }                                                                                                                 \
   }
 
 #ifdef GP_GENERIC_ELEMENTWISE
@@ -85,10 +101,10 @@ inline int2 bcast_offsets(int i, int4 d, int4 sa, int4 sb) {
   case GP_OP_##NAME:           \
     return fb_##NAME(a, b);
 #define GP_BINARY_DA_CASE(NAME) \
-  case GP_OP_##NAME:           \
+  case GP_OP_##NAME:            \
     return da_##NAME(a, b, g);
 #define GP_BINARY_DB_CASE(NAME) \
-  case GP_OP_##NAME:           \
+  case GP_OP_##NAME:            \
     return db_##NAME(a, b, g);
 inline real fb_switch(int op, real a, real b) {
   switch (op) { GP_BINARY_OPS(GP_BINARY_F_CASE) }
@@ -113,28 +129,35 @@ GP_BINARY_OPS(GP_DEFINE_BINARY)
 // dst[j] = sum of src over every output element that broadcasts from input element j. One
 // work-group per input element; `out_dims` and `in_dims` are rank-4 padded, in_dims[d] is 1
 // along broadcast dims. Items stride over the broadcast combinations and reduce in local memory.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(
-    __global const real* src, __global store_t* dst, int4 out_dims, int4 in_dims, int in_numel) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(__global const real* src,
+                                                                              __global store_t* dst, int4 out_dims,
+                                                                              int4 in_dims, int in_numel) {
   __local real scratch[GP_WG];
   const int j = get_group_id(0);
   if (j >= in_numel) return;  // uniform per group
   // Coordinates of j in the input, and the extent of the broadcast dims.
   int4 c;
   int rest = j;
-  c.w = rest % in_dims.w; rest /= in_dims.w;
-  c.z = rest % in_dims.z; rest /= in_dims.z;
-  c.y = rest % in_dims.y; rest /= in_dims.y;
+  c.w = rest % in_dims.w;
+  rest /= in_dims.w;
+  c.z = rest % in_dims.z;
+  rest /= in_dims.z;
+  c.y = rest % in_dims.y;
+  rest /= in_dims.y;
   c.x = rest;
-  int4 bd = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1,
-                   in_dims.z == 1 ? out_dims.z : 1, in_dims.w == 1 ? out_dims.w : 1);
+  int4 bd = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1, in_dims.z == 1 ? out_dims.z : 1,
+                   in_dims.w == 1 ? out_dims.w : 1);
   const int count = bd.x * bd.y * bd.z * bd.w;
   real acc = R(0);
   for (int r = get_local_id(0); r < count; r += GP_WG) {
     int q = r;
     int4 o;
-    o.w = in_dims.w == 1 ? q % bd.w : c.w; q /= bd.w;
-    o.z = in_dims.z == 1 ? q % bd.z : c.z; q /= bd.z;
-    o.y = in_dims.y == 1 ? q % bd.y : c.y; q /= bd.y;
+    o.w = in_dims.w == 1 ? q % bd.w : c.w;
+    q /= bd.w;
+    o.z = in_dims.z == 1 ? q % bd.z : c.z;
+    q /= bd.z;
+    o.y = in_dims.y == 1 ? q % bd.y : c.y;
+    q /= bd.y;
     o.x = in_dims.x == 1 ? q : c.x;
     int lin = ((o.x * out_dims.y + o.y) * out_dims.z + o.z) * out_dims.w + o.w;
     acc += src[lin];

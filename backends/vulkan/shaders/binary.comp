@@ -16,8 +16,9 @@
 BUF(0, a_)
 BUF(1, b_)
 BUF(2, g_)
-BUF(3, r_)  // forward: z; backward: the gradient of input `which`
+BUF(3, r_)  // forward: z; backward: the gradient of input `which` (BMODE_GRAD_SAME: of a)
 layout(std430, set = 0, binding = 4) buffer Buf4 { C partials_[]; };  // [chunks][count]
+BUF(5, rb_)  // BMODE_GRAD_SAME: the gradient of b
 
 layout(push_constant) uniform Push {
   uint op;
@@ -94,8 +95,35 @@ C grad_term(uvec4 kept, uint t) {
   return g * partial_derivative(OP, pc.which, a, b);
 }
 
+// BMODE_FORWARD_SAME and BMODE_GRAD_SAME: every operand at the element's own index.
+void same_shape() {
+  const bool bwd = MODE == BMODE_GRAD_SAME;
+  const bool read_a = !bwd || derivative_reads_a(OP, 0u) || derivative_reads_a(OP, 1u);
+  const bool read_b = !bwd || derivative_reads_b(OP, 0u) || derivative_reads_b(OP, 1u);
+  C a[ELEMS_PER_INVOCATION], b[ELEMS_PER_INVOCATION], g[ELEMS_PER_INVOCATION];
+  [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    bool inside = i < pc.count;
+    a[k] = inside && read_a ? TO_C(a_[i]) : K(0.0);
+    b[k] = inside && read_b ? TO_C(b_[i]) : K(0.0);
+    g[k] = inside && bwd ? TO_C(g_[i]) : K(0.0);
+  }
+  [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
+    uint i = item(k);
+    if (i >= pc.count) break;
+    if (bwd) {
+      r_[i] = FROM_C(PICK(g, k) * partial_derivative(OP, 0u, PICK(a, k), PICK(b, k)));
+      rb_[i] = FROM_C(PICK(g, k) * partial_derivative(OP, 1u, PICK(a, k), PICK(b, k)));
+    } else {
+      r_[i] = FROM_C(f(OP, PICK(a, k), PICK(b, k)));
+    }
+  }
+}
+
 void main() {
-  if (MODE == BMODE_FORWARD) {
+  if (MODE == BMODE_FORWARD_SAME || MODE == BMODE_GRAD_SAME) {
+    same_shape();
+  } else if (MODE == BMODE_FORWARD) {
     C a[ELEMS_PER_INVOCATION], b[ELEMS_PER_INVOCATION];
     [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
       uint i = item(k);

@@ -22,6 +22,11 @@
 // COLUMN_TILE neighbours, so its loads are coalesced.
 #define BMODE_GRAD_COLUMNS 3u
 #define BMODE_SUM_CHUNKS 4u  // adds the chunk partials of BMODE_GRAD_COLUMNS, in order
+// Neither input broadcast: element i of a, b, g and the results, no index arithmetic (unravel4's
+// divisions made a same-shape add compute-bound on a GPU); the backward writes both gradients in
+// one pass, reading g once.
+#define BMODE_FORWARD_SAME 5u
+#define BMODE_GRAD_SAME 6u
 #define COLUMN_TILE 32u
 
 // rowwise.comp: one work group per row of the [outer, n, inner] view. The op codes of the
