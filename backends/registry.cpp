@@ -59,23 +59,35 @@ std::vector<SelectedDevice> select_devices(const std::vector<std::string>& wante
   // `prefix` + index names a device: "opencl:" for a provider, "plugin:PATH:" for a library.
   auto add_entries = [&](const std::string& what, const std::string& prefix, std::vector<DeviceEntry> entries,
                          const std::string& selector) {
+    auto listed = [&] {
+      std::string have;
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        have += (have.empty() ? "" : ", ") + prefix + std::to_string(i) + " (" + entries[i].info.name + ")";
+      return have.empty() ? std::string("none") : have;
+    };
+    // A selector of digits is an index and nothing else: a device name with that digit in it
+    // ("avx512", "device 1") must not stand in for a device that is not there.
+    const bool is_index = !selector.empty() && std::all_of(selector.begin(), selector.end(),
+                                                           [](unsigned char ch) { return std::isdigit(ch) != 0; });
+    const std::size_t index = is_index && selector.size() <= 9 ? std::stoul(selector) : entries.size();
+    if (is_index && index >= entries.size())
+      throw UsageError("no " + what + " device " + selector + ": " +
+                       (entries.empty() ? std::string("it has none")
+                                        : "its device indices go from 0 to " + std::to_string(entries.size() - 1) +
+                                              "; devices: " + listed()));
     bool any = false;
     for (std::size_t i = 0; i < entries.size(); ++i) {
       std::string id = entries.size() == 1 && !entries[i].create ? what : prefix + std::to_string(i);
       if (what == "cpu") id = "cpu";
-      bool match = selector.empty() || selector == std::to_string(i) ||
-                   lower(entries[i].info.name).find(lower(selector)) != std::string::npos;
+      const bool match =
+          selector.empty() ||
+          (is_index ? i == index : lower(entries[i].info.name).find(lower(selector)) != std::string::npos);
       if (!match) continue;
       any = true;
       if (std::none_of(out.begin(), out.end(), [&](const SelectedDevice& d) { return d.id == id; }))
         out.push_back({id, entries[i]});
     }
-    if (!any) {
-      std::string have;
-      for (std::size_t i = 0; i < entries.size(); ++i)
-        have += (have.empty() ? "" : ", ") + prefix + std::to_string(i) + " (" + entries[i].info.name + ")";
-      throw UsageError("no " + what + " device matches '" + selector + "'; devices: " + (have.empty() ? "none" : have));
-    }
+    if (!any) throw UsageError("no " + what + " device matches '" + selector + "'; devices: " + listed());
   };
   auto add_provider = [&](const BackendProvider& p, const std::string& selector) {
     add_entries(p.name, p.name + ":", p.discover(opts), selector);

@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "harness/check/compare.hpp"
 #include "harness/check/tolerance.hpp"
 #include "reports/npy.hpp"
 
@@ -50,25 +51,27 @@ OneCase run_one(const OneCaseCommand& cmd, const Case& c) {
 }
 
 // `expected` carries the error bounds under the device's math profile (the reference's part of
-// each element's bound, before a 16-bit store's rounding).
-void print_worst(const std::string& title, const ref::RefTensor& expected, const HostTensor& got, int count) {
-  if (got.numel() != expected.numel()) return;
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(got.numel()));
-  std::iota(idx.begin(), idx.end(), 0);
-  auto err = [&](std::int64_t i) {
-    double d = std::fabs(got.get(i) - static_cast<double>(expected.v[static_cast<std::size_t>(i)]));
-    return std::isnan(d) ? INFINITY : d;
-  };
-  std::partial_sort(idx.begin(), idx.begin() + std::min<std::ptrdiff_t>(count, std::ssize(idx)), idx.end(),
-                    [&](auto a, auto b) { return err(a) > err(b); });
-  fmt::print("  worst elements of {}:\n  {:>8} {:>24} {:>24} {:>12} {:>12}\n", title, "index", "expected", "got",
-             "abs err", "bound");
-  for (int k = 0; k < count && k < static_cast<int>(idx.size()); ++k) {
-    auto i = idx[static_cast<std::size_t>(k)];
-    fmt::print("  {:>8} {:>24.17g} {:>24.17g} {:>12.4g} {:>12.4g}\n", i,
-               static_cast<double>(expected.v[static_cast<std::size_t>(i)]), got.get(i), err(i),
-               expected.err.empty() ? 0.0 : propagated_error(expected.err[static_cast<std::size_t>(i)]));
+// each element's bound, before a 16-bit store's rounding); `check` judged this tensor.
+void print_worst(const std::string& title, const ref::RefTensor& expected, const HostTensor& got, int count,
+                 const CheckResult* check) {
+  const std::int64_t judged = check ? check->metrics.worst.index : -1;
+  const std::vector<std::int64_t> rows = worst_elements(expected, got, count, judged);
+  if (rows.empty()) return;
+  fmt::print(
+      "  worst elements of {} (by error over bound; * the check's worst):\n  {:>9} {:>24} {:>24} {:>12} {:>12}\n",
+      title, "index", "expected", "got", "abs err", "bound");
+  for (const std::int64_t i : rows) {
+    const auto at = static_cast<std::size_t>(i);
+    const double e = static_cast<double>(expected.v[at]);
+    fmt::print("  {:>8}{} {:>24.17g} {:>24.17g} {:>12.4g} {:>12.4g}\n", i, i == judged ? '*' : ' ', e, got.get(i),
+               std::fabs(got.get(i) - e), expected.err.empty() ? 0.0 : propagated_error(expected.err[at]));
   }
+}
+
+const CheckResult* check_of(const std::vector<CheckResult>& checks, Direction direction, int input) {
+  for (const auto& r : checks)
+    if (r.direction == direction && (direction == Direction::forward || r.input == input)) return &r;
+  return nullptr;
 }
 
 // A tensor the backend produced. Inputs without a gradient, and everything of a backend that
@@ -93,6 +96,14 @@ HostTensor widen(const ref::RefTensor& t) {
 }
 
 DumpFolder::DumpFolder(const std::string& d) : dir(d) { std::filesystem::create_directories(dir); }
+
+std::string DumpFolder::device_tag(const std::string& device_id) {
+  std::string tag = device_id;
+  if (const auto slash = tag.rfind('/'); slash != std::string::npos)
+    tag = tag.substr(0, tag.find(':') + 1) + tag.substr(slash + 1);
+  std::replace(tag.begin(), tag.end(), ':', '_');
+  return tag;
+}
 
 void DumpFolder::put(const std::string& name, const HostTensor& t) {
   write_npy(dir / name, t);
@@ -121,10 +132,11 @@ int repro_command(const OneCaseCommand& cmd) {
   if (produced(one.outputs.output)) {
     const DeviceInfo& info = one.device.entry.info;
     const ref::Bounded& b = one.data.bounded(info.math, info.may_flush_subnormals);
-    print_worst("the output", b.output, one.outputs.output, cmd.worst);
+    print_worst("the output", b.output, one.outputs.output, cmd.worst, check_of(one.checks, Direction::forward, -1));
     for (std::size_t k = 0; k < one.outputs.grads.size(); ++k)
       if (produced(one.outputs.grads[k]))
-        print_worst("the gradient of input " + std::to_string(k), b.grads[k], one.outputs.grads[k], cmd.worst);
+        print_worst("the gradient of input " + std::to_string(k), b.grads[k], one.outputs.grads[k], cmd.worst,
+                    check_of(one.checks, Direction::backward, static_cast<int>(k)));
   }
   return exit_code(one.checks);
 }
@@ -145,8 +157,7 @@ int dump_command(const OneCaseCommand& cmd) {
     put("input" + std::to_string(k) + ".npy", one.data.inputs[k]);
   put("cotangent.npy", one.data.cotangent);
   put("reference_output.npy", widen(one.data.output));
-  std::string tag = one.device.id;
-  std::replace(tag.begin(), tag.end(), ':', '_');
+  const std::string tag = DumpFolder::device_tag(one.device.id);
   for (std::size_t k = 0; k < one.data.grads.size(); ++k)
     if (!one.data.grads[k].v.empty()) put("reference_grad" + std::to_string(k) + ".npy", widen(one.data.grads[k]));
   if (produced(one.outputs.output)) put(tag + "_output.npy", one.outputs.output);

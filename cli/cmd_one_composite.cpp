@@ -98,8 +98,7 @@ int dump_composite(const OneCaseCommand& cmd, const Subject& subject) {
   const std::filesystem::path& dir = folder.dir;
   const std::vector<std::string>& written = folder.written;
   auto put = [&](const std::string& name, const HostTensor& t) { folder.put(name, t); };
-  std::string tag = one.device.id;
-  std::replace(tag.begin(), tag.end(), ':', '_');
+  const std::string tag = DumpFolder::device_tag(one.device.id);
   for (const auto& [name, t] : one.ref().exact.value) put("reference_" + name + ".npy", widen(t));
   for (const auto& [name, t] : one.ref().exact.grad) put("reference_grad_" + name + ".npy", widen(t));
   for (const auto& [name, t] : one.device_tensors.values) put(fmt::format("{}_{}.npy", tag, name), t);

@@ -123,6 +123,8 @@ struct OracleCommand {
 
 // `backends`: the --backend items whose devices `list backends` shows (default: every provider's).
 int list_command(const std::string& what, const BackendOptions& opts, const std::vector<std::string>& backends);
+// The math profiles' budgets as Markdown, docs/profiles.md (list_profiles.cpp).
+void list_profiles();
 int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);
@@ -134,6 +136,9 @@ HostTensor widen(const ref::RefTensor& t);
 struct DumpFolder {
   explicit DumpFolder(const std::string& dir);
   void put(const std::string& name, const HostTensor& t);
+  // A device id as a file name prefix: "plugin:/opt/lib/libmine.so:0" gives "plugin_libmine.so_0"
+  // (the whole path made nested folders).
+  static std::string device_tag(const std::string& device_id);
   std::filesystem::path dir;
   std::vector<std::string> written;
 };

@@ -4,6 +4,7 @@
 
 #include "cli/child_process.hpp"
 #include "core/error.hpp"
+#include "harness/audit/in_flight.hpp"
 #include "harness/audit/stress.hpp"
 #include "reports/file_io.hpp"
 #include "reports/json_report.hpp"
@@ -11,6 +12,9 @@
 namespace gp::cli {
 
 namespace {
+
+// Beside the child's result: the ids it was running when a signal ended it (in_flight.hpp).
+constexpr const char* kInFlightSuffix = ".in-flight";
 
 std::string join(const std::vector<std::string>& v) {
   std::string s;
@@ -63,11 +67,14 @@ StressResult run_mode_in_child(const StressCommand& cmd, const std::string& devi
   } catch (const std::exception&) {
     // no or partial result: the child died before writing it
   }
+  const std::string running = read_in_flight(out_file + kInFlightSuffix);
   std::error_code ec;
   std::filesystem::remove(out_file, ec);
+  std::filesystem::remove(out_file + kInFlightSuffix, ec);
 
   if (exit.signal != 0) {
-    r.crash = exit.describe() + (have_result && exit.killed.empty() ? " after writing its result" : "");
+    r.crash = exit.describe() + (have_result && exit.killed.empty() ? " after writing its result" : "") +
+              (running.empty() ? "" : " while running " + running);
   } else if (!have_result) {
     r.crash = exit.describe() + " without a result";
   }
@@ -93,6 +100,7 @@ int stress_child_command(const StressCommand& cmd) {
   opts.progress = cmd.progress;
   if (!cmd.inject.empty() && !find_fault(cmd.inject).fault) throw UsageError("unknown fault '" + cmd.inject + "'");
   opts.inject = cmd.inject;
+  note_in_flight_on_crash(cmd.child_out + kInFlightSuffix);
   RunReport report;
   report.stress.push_back(run_stress_mode(devices.front(), select_subjects(cmd.selection), *mode, opts));
   write_parity_json(cmd.child_out, report);

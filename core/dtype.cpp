@@ -133,6 +133,11 @@ int mantissa_bits(DType t) { return enum_row(kDTypes, t).mantissa_bits; }
 
 int min_normal_exponent(DType t) { return enum_row(kDTypes, t).min_normal_exponent; }
 
+int round_trip_digits(DType t) {
+  if (!is_float(t)) return 10;
+  return static_cast<int>(std::ceil(1 + (mantissa_bits(t) + 1) * std::log10(2.0)));
+}
+
 double unit_roundoff(DType t) { return t == DType::i32 ? 0.0 : std::ldexp(1.0, -(mantissa_bits(t) + 1)); }
 
 std::uint16_t f16_from_double(double x) { return encode(x, kF16); }

@@ -23,6 +23,8 @@ double unit_roundoff(DType t);
 // Number of explicit mantissa bits and the smallest normal exponent, for ULP arithmetic.
 int mantissa_bits(DType t);
 int min_normal_exponent(DType t);
+// Significant decimal digits that tell every value of t from its neighbours (9 for f32, 17 for f64).
+int round_trip_digits(DType t);
 
 // Correctly rounded (round-to-nearest-even) conversions. Inputs are double so that one rounding
 // happens, never two (double -> f32 -> f16 would double-round).

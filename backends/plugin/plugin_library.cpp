@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <filesystem>
 #include <string_view>
 #include <utility>
 
@@ -46,6 +47,13 @@ std::string status_name(gp_status s) {
   }
 }
 
+// dlopen looks a name without a '/' up in the library path and never in the current folder,
+// where a user who names "libmine.so" means the file in front of them.
+std::string dlopen_path(const std::string& path) {
+  if (path.find('/') == std::string::npos && std::filesystem::is_regular_file(path)) return "./" + path;
+  return path;
+}
+
 }  // namespace
 
 std::string contract_name(gp_thread_contract c) {
@@ -67,8 +75,13 @@ Library::Library(std::string path, std::unique_ptr<void, Closer> handle, const g
 
 std::shared_ptr<const Library> Library::load(const std::string& path) {
   dlerror();
-  std::unique_ptr<void, Closer> handle(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL));
-  if (!handle) refuse(path, "cannot be loaded: " + dl_error());
+  std::unique_ptr<void, Closer> handle(dlopen(dlopen_path(path).c_str(), RTLD_NOW | RTLD_LOCAL));
+  if (!handle)
+    refuse(path, "cannot be loaded: " + dl_error() +
+                     (path.find('/') == std::string::npos
+                          ? " (no such file in the current folder either; a name without '/' is looked up in the "
+                            "library path)"
+                          : ""));
   auto symbol = [&](const char* name) {
     dlerror();
     void* s = dlsym(handle.get(), name);

@@ -14,6 +14,7 @@
 
 #include "core/enum_table.hpp"
 #include "core/error.hpp"
+#include "harness/audit/in_flight.hpp"
 #include "harness/check/open_device.hpp"
 
 namespace gp {
@@ -89,7 +90,8 @@ bool nonfinite_appeared(const HostTensor& got, const HostTensor& expected) {
 
 // One run of a subject on the device (a primitive's forward and backward, a model's graph, a
 // training run's steps), every tensor compared with its baseline.
-void run_and_compare(const Baseline& b, Backend& backend, Queue& queue, Tally& tally) {
+void run_and_compare(int slot, const Baseline& b, Backend& backend, Queue& queue, Tally& tally) {
+  const InFlight running(slot, b.subject->id());
   try {
     const std::vector<HostTensor> got = b.prepared->run_on(DeviceContext{"", &backend, &queue});
     bool equal = got.size() == b.expected.size();
@@ -119,6 +121,7 @@ std::vector<Baseline> make_baselines(const std::vector<const Subject*>& subjects
     if (!s->supports(backend).ok) continue;
     Baseline b;
     b.subject = s;
+    const InFlight running(0, s->id());
     try {
       b.prepared = s->prepare(RunContext{seed, {}});
       b.expected = b.prepared->run_on(DeviceContext{"", &backend, queue.get()});
@@ -202,7 +205,7 @@ class ModeRun {
       throw;
     }
     sync_.arrive_and_wait();
-    return loop(opts_, Clock::now(), [&](std::int64_t i) { run_and_compare(pick(t, i), shared_, *queue, tally_); });
+    return loop(opts_, Clock::now(), [&](std::int64_t i) { run_and_compare(t, pick(t, i), shared_, *queue, tally_); });
   }
 
   // Creation happens after the barrier, so that instances are created concurrently too.
@@ -212,7 +215,7 @@ class ModeRun {
     std::int64_t n = 0;
     {
       auto queue = own->create_queue();
-      n = loop(opts_, Clock::now(), [&](std::int64_t i) { run_and_compare(pick(t, i), *own, *queue, tally_); });
+      n = loop(opts_, Clock::now(), [&](std::int64_t i) { run_and_compare(t, pick(t, i), *own, *queue, tally_); });
     }
     tally_.drain(*own);
     return n;
@@ -228,12 +231,12 @@ class ModeRun {
           std::unique_ptr<Backend> own = device_.entry.create();
           {
             auto queue = own->create_queue();
-            run_and_compare(pick(t, i), *own, *queue, tally_);
+            run_and_compare(t, pick(t, i), *own, *queue, tally_);
           }
           tally_.drain(*own);
         } else {
           auto queue = shared_.create_queue();
-          run_and_compare(pick(t, i), shared_, *queue, tally_);
+          run_and_compare(t, pick(t, i), shared_, *queue, tally_);
         }
       } catch (const std::exception& e) {
         ++tally_.errors;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <numeric>
 
 #include "harness/check/poison.hpp"
 #include "harness/check/text.hpp"
@@ -127,11 +128,40 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
     // The error itself, not margin x bound: the margin leaves out the rounding to the dtype, and
     // under a bound of 0 (an exact result expected) the product is not a number.
     const long double error = std::fabs(expected.v[static_cast<std::size_t>(worst)] - m.worst.got);
+    // Every digit the dtype holds, and the distance in its ULPs: six digits printed "expected
+    // 0.295082, got 0.295082" for a two-ULP error of f32.
     c.reason = "error " + format_g(static_cast<double>(error)) + " exceeds bound " + format_g(m.bound) + " at index " +
-               std::to_string(whole(worst)) + " (expected " + format_g(m.worst.expected) + ", got " +
-               format_g(m.worst.got) + ")";
+               std::to_string(whole(worst)) + " (expected " + format_g(m.worst.expected, 17) + ", got " +
+               format_g(m.worst.got, round_trip_digits(dtype)) + ", " +
+               format_g(ulp_distance(dtype, m.worst.got, round_to(dtype, m.worst.expected)), 3) + " ULP of " +
+               std::string(dtype_name(dtype)) + " from the expected value rounded to it)";
   }
   return c;
+}
+
+std::vector<std::int64_t> worst_elements(const ref::RefTensor& expected, const HostTensor& got, int count,
+                                         std::int64_t check_worst) {
+  const auto n = static_cast<std::size_t>(got.numel());
+  if (expected.v.size() != n || count <= 0) return {};
+  const bool bounded = expected.err.size() == n;
+  std::vector<double> beyond(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = std::fabs(got.get(static_cast<std::int64_t>(i)) - static_cast<double>(expected.v[i]));
+    const double b = bounded ? propagated_error(expected.err[i]) : 0.0;
+    beyond[i] = std::isnan(d) ? std::numeric_limits<double>::infinity() : !bounded ? d : d > 0 ? d / b : 0.0;
+  }
+  std::vector<std::int64_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  const auto kept = std::min<std::size_t>(static_cast<std::size_t>(count), n);
+  std::partial_sort(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(kept), idx.end(),
+                    [&](std::int64_t a, std::int64_t b) {
+                      return beyond[static_cast<std::size_t>(a)] > beyond[static_cast<std::size_t>(b)];
+                    });
+  idx.resize(kept);
+  if (check_worst >= 0 && static_cast<std::size_t>(check_worst) < n &&
+      std::find(idx.begin(), idx.end(), check_worst) == idx.end())
+    idx.back() = check_worst;
+  return idx;
 }
 
 std::string mistrust_reason(const ref::RefTensor& expected, bool sparse_ok) {

@@ -34,6 +34,13 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
                                 DType dtype, const std::function<std::vector<double>(std::int64_t)>& inputs_at = {},
                                 const SamplePositions& positions = {});
 
+// The `count` elements of `got` farthest beyond their bounds (error over the reference's bound,
+// `expected.err`; the absolute error where it has none), farthest first, for a table of the
+// worst elements. `check_worst` (the element the check judged by, -1 for none) is always among
+// them: ordered by absolute error, the failing element of a small result could be left out.
+std::vector<std::int64_t> worst_elements(const ref::RefTensor& expected, const HostTensor& got, int count,
+                                         std::int64_t check_worst);
+
 // A check proves nothing when the reference it compares with is (almost) all zeros.
 // Returns the reason, or empty when the comparison is meaningful. `sparse_ok` marks tensors that
 // are sparse by construction (the gradient of max, of slice).

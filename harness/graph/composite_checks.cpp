@@ -2,6 +2,7 @@
 // and numerical checks (composite_nodes.cpp, composite_numerical.cpp).
 #include "harness/graph/composite_checks.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -122,9 +123,19 @@ CheckResult zero_gradient_check(const Composite& c, const std::string& device_id
 }  // namespace
 
 Support supports_calls(Backend& backend, const std::vector<OpCall>& calls) {
-  for (const OpCall& call : calls)
-    if (Support s = backend.supports(call); !s.ok) return {false, std::string(op_name(call.kind)) + ": " + s.reason};
-  return {};
+  // Every missing op at once, each with its first reason: named one at a time, a plugin author
+  // adds linear, runs again, learns of cross_entropy, and so on.
+  std::vector<OpKind> missing;
+  std::string reasons;
+  for (const OpCall& call : calls) {
+    if (std::find(missing.begin(), missing.end(), call.kind) != missing.end()) continue;
+    if (Support s = backend.supports(call); !s.ok) {
+      missing.push_back(call.kind);
+      reasons += (reasons.empty() ? "" : "; ") + std::string(op_name(call.kind)) + ": " + s.reason;
+    }
+  }
+  if (missing.empty()) return {};
+  return {false, missing.size() == 1 ? reasons : std::to_string(missing.size()) + " ops missing: " + reasons};
 }
 
 std::vector<CheckResult> guarded_composite_checks(const Composite& c, const std::vector<OpCall>& calls,

@@ -10,10 +10,11 @@
 
 namespace gp {
 
-// Whether a backend has every call; the reason names the first op it lacks ("gelu: no f16").
+// Whether a backend has every call; the reason names every op it lacks, each with its first
+// reason ("2 ops missing: gelu: no f16; cross_entropy: no i32").
 Support supports_calls(Backend& backend, const std::vector<OpCall>& calls);
 
-// A composite's checks on a device, or one SKIP naming the first of `calls` the backend lacks;
+// A composite's checks on a device, or one SKIP naming the ops of `calls` the backend lacks;
 // an error other than DeviceLost becomes one ERROR (a training run's checks go through it too).
 std::vector<CheckResult> guarded_composite_checks(const Composite& c, const std::vector<OpCall>& calls,
                                                   const std::string& device_id, Backend& backend, std::uint64_t seed,

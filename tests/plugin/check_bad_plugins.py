@@ -30,8 +30,9 @@ def expect(cond, message):
         print("FAIL:", message)
 
 
-def gp(*args):
-    p = subprocess.run([gradparity, *args], capture_output=True, text=True)
+def gp(*args, env_extra=None, cwd=None):
+    env = dict(os.environ, **env_extra) if env_extra else None
+    p = subprocess.run([os.path.abspath(gradparity), *args], capture_output=True, text=True, env=env, cwd=cwd)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -56,7 +57,19 @@ for selector in (":0", ":test plugin", ""):
     rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + selector)
     expect(rc == 0 and f"plugin:{good}:0 test plugin device" in out, f"good{selector}: {rc} {out!r} {err!r}")
 rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + ":7")
-expect(rc == 2 and f"no plugin:{good} device matches '7'" in err, f"good:7: {rc} {err!r}")
+expect(rc == 2 and f"no plugin:{good} device 7: its device indices go from 0 to 0" in err, f"good:7: {rc} {err!r}")
+# An index is an index: a device whose name holds that digit is not device 1.
+rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + ":1", env_extra={"GP_TEST_DEVICE_NAME": "device 1"})
+expect(rc == 2 and len(err.strip().splitlines()) == 1 and f"no plugin:{good} device 1: its device indices go from 0 "
+       f"to 0; devices: plugin:{good}:0 (device 1)" in err, f"good:1 named 'device 1': {rc} {out!r} {err!r}")
+# A plugin named without a '/' is the file in the current folder (dlopen alone searches only the
+# library path), and one that is nowhere says where it was looked for.
+rc, out, err = gp("list", "backends", "--backend", "plugin:good.so", cwd=plugins)
+expect(rc == 0 and "plugin:good.so:0 test plugin device" in out, f"good.so from its folder: {rc} {out!r} {err!r}")
+rc, out, err = gp("list", "backends", "--backend", "plugin:nowhere.so", cwd=plugins)
+expect(rc == 2 and "no such file in the current folder either" in err, f"nowhere.so: {rc} {err!r}")
+rc, out, err = gp("list", "backends", "--backend", "plugin:" + good + ":nomatch")
+expect(rc == 2 and f"no plugin:{good} device matches 'nomatch'" in err, f"good:nomatch: {rc} {err!r}")
 
 shutil.rmtree(work, ignore_errors=True)
 erroring = os.path.join(plugins, "error_return.so")
@@ -134,6 +147,14 @@ for plugin, extra, why in ((crashing, [], "signal 11 (SIGSEGV) in this case's ca
     expect(len(timed) == others and all(len(r["repetition_seconds"]) == 2 for r in timed),  # the other exp cases
            f"bench {plugin}: {len(timed)} timed rows, expected {others}")
 
+# dump names a plugin device's files after the library's file name, not its whole path (which
+# made nested folders).
+dump_dir = os.path.join(work, "dump")
+rc, out, err = gp("dump", "exp(shape=127,dtype=f32)", "--backend", "plugin:" + os.path.abspath(good), "--out", dump_dir)
+dumped = sorted(os.listdir(dump_dir)) if os.path.isdir(dump_dir) else []
+expect(rc == 0 and "plugin_good.so_0_output.npy" in dumped and "plugin_good.so_0_grad0.npy" in dumped
+       and all(os.path.isfile(os.path.join(dump_dir, f)) for f in dumped), f"dump of a plugin: {rc} {dumped} {err!r}")
+
 report = os.path.join(work, "segv")
 rc, out, err = gp("stress", "--backend", "plugin:" + crashing, "--op", "exp", "--dtype", "f32", "--threads", "2",
                   "--iterations", "2", "--mode", "shared,per-thread", "--mode-timeout", "30", "--no-progress",
@@ -142,6 +163,10 @@ expect(rc == 1, f"segv stress: exit code {rc}, expected 1")
 rows = json.load(open(os.path.join(report, "parity.json")))["stress"] if os.path.exists(
     os.path.join(report, "parity.json")) else []
 expect(len(rows) == 2 and all(r["failed"] and r["crash"] for r in rows), f"segv stress rows: {rows}")
+# The crash names what the child was running (its serial baseline of exp(shape=7), here).
+expect(all(r["crash"] == "signal 11 (SIGSEGV) while running exp(shape=7,dtype=f32)" for r in rows),
+       f"segv stress: the crash does not name the case in flight: {[r['crash'] for r in rows]}")
+expect("CRASH: signal 11 (SIGSEGV) while running exp(shape=7,dtype=f32)" in out, f"segv stress: {out[-1000:]!r}")
 print(out)
 
 if failures:

@@ -10,6 +10,7 @@
  *   GP_TEST_HANG           forward never returns for 7 elements, and is correct for every other shape
  *   GP_TEST_RACY           forward goes through one static scratch buffer: wrong under concurrent
  *                          calls, so correct only under GP_THREADS_SERIALISED (GP_TEST_CONTRACT)
+ * Every variant names its device "test plugin device", or GP_TEST_DEVICE_NAME where that is set.
  * C99 with -pedantic: the ABI header must compile as plain C99. */
 #include <gradparity/plugin.h>
 #include <math.h>
@@ -37,7 +38,7 @@ static int32_t device_count(void) { return 1; }
 
 static gp_status device_info(int32_t index, gp_device_info* out) {
   (void)index;
-  out->name = "test plugin device";
+  out->name = getenv("GP_TEST_DEVICE_NAME") ? getenv("GP_TEST_DEVICE_NAME") : "test plugin device";
   out->driver = "tests/plugin/test_plugin.c";
   out->api_version = "1";
   out->dtypes = GP_DTYPE_BIT(GP_DTYPE_F32);

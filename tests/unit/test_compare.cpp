@@ -99,6 +99,32 @@ TEST(Compare, AWrongExactResultNamesItsError) {
   EXPECT_THAT(c.reason, HasSubstr("error 0.5 exceeds bound 0 at index 1"));
 }
 
+// A failure a few ULP wide prints every digit of the dtype and the distance in its ULPs: six
+// digits read "expected 0.295082, got 0.295082".
+TEST(Compare, AFailureOfTwoUlpShowsTheDigitsThatDiffer) {
+  const float expected = 0.295081966F;
+  const float got = std::nextafter(std::nextafter(expected, 1.0F), 1.0F);
+  Tolerance exact;
+  exact.exact = true;
+  const Comparison c = compare_to_reference(reference({expected}), host(DType::f32, {got}), exact, DType::f32);
+  EXPECT_EQ(c.verdict, Verdict::fail);
+  EXPECT_THAT(c.reason, HasSubstr("(expected 0.2950819730758667, got 0.295082033, 2 ULP of f32 from the expected "
+                                  "value rounded to it)"));
+}
+
+// repro's table of worst elements: ordered by the absolute error, the failing element of a small
+// result (an error 1000 times its bound, but 10^-3 wide) was left out by larger ones within theirs.
+TEST(WorstElements, OrderedByErrorOverBoundWithTheChecksWorstKept) {
+  ref::RefTensor want;
+  want.shape = Shape{4};
+  want.v = {100, 100, 100, 1};
+  for (const long double b : {1.0L, 1.0L, 1.0L, 1e-6L}) want.err.push_back(ref::ErrorBound{b, 0, 0, 0});
+  const HostTensor got = host(DType::f64, {100.5, 100.6, 100.7, 1.001});
+  EXPECT_THAT(worst_elements(want, got, 2, -1), ::testing::ElementsAre(3, 2));
+  EXPECT_THAT(worst_elements(want, got, 1, 0), ::testing::ElementsAre(0));
+  EXPECT_THAT(worst_elements(want, got, 9, 3), ::testing::ElementsAre(3, 2, 1, 0));
+}
+
 TEST(Compare, ErrorOfExactlyTheBoundPasses) {
   const Comparison c =
       compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - kBound, 2.0}), kPlain, DType::f64);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "core/error.hpp"
 #include "harness/graph/composite.hpp"
 #include "harness/graph/composite_checks.hpp"
@@ -58,6 +60,38 @@ TEST(Composites, AnExactBackendPassesEveryCheckOfEveryModel) {
       judged += c.verdict == Verdict::pass;
     }
     EXPECT_GT(judged, 10) << id;
+  }
+}
+
+// A device that lacks some of a model's ops: one SKIP names them all, each once (a plugin author
+// learnt of them one run at a time).
+TEST(Composites, ASkipNamesEveryOpTheDeviceLacks) {
+  class Lacking : public FakeBackend {
+   public:
+    explicit Lacking(std::set<OpKind> ops) : lacking_(std::move(ops)) {}
+    Support supports(const OpCall& call) const override {
+      return lacking_.count(call.kind) ? Support::no("not here") : Support::yes();
+    }
+
+   private:
+    std::set<OpKind> lacking_;
+  };
+  const Composite& c = composite("mlp(layers=3,batch=7,act=gelu,dtype=f32)");
+  std::set<OpKind> used;
+  for (const OpCall& call : device_calls_of(c)) used.insert(call.kind);
+  ASSERT_GE(used.size(), 3U);
+  used.erase(used.begin());  // the device has one of the model's ops
+  Lacking backend(used);
+  const std::vector<CheckResult> out = guarded_composite_checks(c, device_calls_of(c), "fake", backend, kSeed,
+                                                                [] { return std::vector<CheckResult>{}; });
+  ASSERT_EQ(out.size(), 1U);
+  EXPECT_EQ(out[0].verdict, Verdict::skip);
+  EXPECT_THAT(out[0].reason, ::testing::HasSubstr(std::to_string(used.size()) + " ops missing: "));
+  for (const OpKind op : used) {
+    const std::string named = std::string(op_name(op)) + ": not here";
+    const auto at = out[0].reason.find(named);
+    EXPECT_NE(at, std::string::npos) << named << " in " << out[0].reason;
+    EXPECT_EQ(out[0].reason.find(named, at + 1), std::string::npos) << named << " twice in " << out[0].reason;
   }
 }
 
