@@ -1,4 +1,4 @@
-// `gradparity list [ops|cases|backends]`
+// `gradparity list [ops|cases|backends|catalog]` (profiles: list_profiles.cpp)
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
@@ -142,8 +142,12 @@ int list_command(const std::string& what, const BackendOptions& opts, const std:
     list_catalog();
     return 0;
   }
+  if (what == "profiles") {
+    list_profiles();
+    return 0;
+  }
   if (what != "all" && what != "ops" && what != "cases" && what != "backends")
-    throw UsageError("unknown list '" + what + "'; valid: ops, cases, backends, catalog, all");
+    throw UsageError("unknown list '" + what + "'; valid: ops, cases, backends, catalog, profiles, all");
   if (what == "all" || what == "ops") list_ops();
   if (what == "all" || what == "cases") list_cases();
   if (what == "all" || what == "backends") list_backends(opts, backends);

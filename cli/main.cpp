@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
   std::string list_what = "all";
   gp::BackendOptions list_opts;
   auto* list = app.add_subcommand("list", "list ops, cases and backends with their devices");
-  list->add_option("what", list_what, "ops | cases | backends | all | catalog (Markdown, as docs/ops.md)")
+  list->add_option("what", list_what,
+                   "ops | cases | backends | all | catalog (Markdown, as docs/ops.md) | profiles (as docs/profiles.md)")
       ->capture_default_str();
   list->add_option("--cache-dir", list_opts.cache_dir, "cache folder");
   std::vector<std::string> list_backends;

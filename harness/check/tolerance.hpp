@@ -34,7 +34,7 @@
 namespace gp {
 
 inline constexpr double kLambda = 5.5;
-inline constexpr double kFormulation = 2;
+using ref::kFormulation;  // reference/reference.hpp: either_form combines forms with it
 inline constexpr double kReferenceShare = 0.01;
 
 struct Tolerance {

@@ -1,12 +1,13 @@
-# cmake -DGRADPARITY=<gradparity> -DDOC=<docs/ops.md> -DWORK=<dir> -P check_catalog_doc.cmake
-# docs/ops.md is the output of `gradparity list catalog`: fails when the catalog or the cases
-# changed and the document did not.
-execute_process(COMMAND ${GRADPARITY} list catalog OUTPUT_FILE ${WORK}/ops.md RESULT_VARIABLE rc)
+# cmake -DGRADPARITY=<gradparity> -DWHAT=<catalog|profiles> -DDOC=<docs/ops.md|docs/profiles.md> -DWORK=<dir>
+#       -P check_catalog_doc.cmake
+# A generated document is the output of `gradparity list WHAT`: fails when the catalog, the cases
+# or the math profiles changed and the document did not.
+execute_process(COMMAND ${GRADPARITY} list ${WHAT} OUTPUT_FILE ${WORK}/${WHAT}.md RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "gradparity list catalog failed (${rc})")
+  message(FATAL_ERROR "gradparity list ${WHAT} failed (${rc})")
 endif()
-execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/ops.md ${DOC} RESULT_VARIABLE differs)
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/${WHAT}.md ${DOC} RESULT_VARIABLE differs)
 if(differs)
-  message(FATAL_ERROR "${DOC} is stale; regenerate it: gradparity list catalog > docs/ops.md")
+  message(FATAL_ERROR "${DOC} is stale; regenerate it: gradparity list ${WHAT} > ${DOC}")
 endif()
-message(STATUS "docs/ops.md matches the catalog")
+message(STATUS "${DOC} matches gradparity list ${WHAT}")

@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/registry.hpp"
 #include "cases/registry.hpp"
+#include "harness/check/checker.hpp"
 #include "harness/check/tolerance.hpp"
 
 namespace gp {
@@ -122,6 +125,40 @@ TEST(MathProfiles, BudgetsFollowTheirSources) {
     EXPECT_EQ(vk->budget(MathFn::sin, DType::f32, near_zero, std::sin(near_zero), 0).abs, 0);
     EXPECT_EQ(vk->budget(MathFn::cos, DType::f32, 20, std::cos(20.0L), 0).abs, 0);
   }
+}
+
+// A plugin that declares no profile is held to correct rounding (docs/plugins.md): no error a
+// built-in profile allows may pass under it. A correctly rounded library function was charged as
+// a rounding of the standard model, u |y| counted kFormulation times, up to 2 ULP: f64 sin's
+// 2-ULP errors passed undeclared and failed under the cpu profile's 1 ULP. Every element of the
+// first f32 and f64 case of every op, output and gradients.
+TEST(MathProfiles, TheUndeclaredProfileIsTheStrictest) {
+  const MathProfile& undeclared = correctly_rounded_profile();
+  std::set<std::pair<OpKind, DType>> seen;
+  int compared = 0;
+  for (const Case& c : all_cases()) {
+    if ((c.dtype != DType::f32 && c.dtype != DType::f64) || !seen.insert({c.decl.op, c.dtype}).second) continue;
+    const ReferenceData data = prepare_reference(c, 1);
+    const ref::Bounded& strict = data.bounded(&undeclared);
+    const Tolerance strict_tol = tolerance_for(c, undeclared, false);
+    for (const auto& p : backend_providers()) {
+      if (p.load || !p.math) continue;
+      const ref::Bounded& other = data.bounded(p.math);
+      const Tolerance tol = tolerance_for(c, *p.math, false);
+      auto holds = [&](const ref::RefTensor& a, const ref::RefTensor& b, const std::string& what) {
+        for (std::size_t i = 0; i < a.err.size() && i < b.err.size(); ++i) {
+          const double v = static_cast<double>(a.v[i]);
+          ASSERT_LE(strict_tol.bound(a.err[i], v), tol.bound(b.err[i], v))
+              << c.id << " " << what << " element " << i << ": undeclared against " << p.name;
+          ++compared;
+        }
+      };
+      holds(strict.output, other.output, "output");
+      for (std::size_t k = 0; k < strict.grads.size(); ++k)
+        holds(strict.grads[k], other.grads[k], "gradient " + std::to_string(k));
+    }
+  }
+  EXPECT_GT(compared, 10000);
 }
 
 }  // namespace
