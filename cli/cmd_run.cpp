@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/isolated_run.hpp"
+#include "reports/expect_file.hpp"
 #include "reports/junit_report.hpp"
 #include "reports/summary.hpp"
 
@@ -31,6 +32,20 @@ bool never_opened(const RunReport& report, const std::string& id, std::string& r
   return any;
 }
 
+void print_expectations(const std::string& file, const std::vector<Expectation>& expectations,
+                        const ExpectationOutcome& outcome, const std::vector<CheckResult>& checks) {
+  for (const UnexpectedFailure& u : outcome.unexpected)
+    if (u.matched)  // the others are printed with every other failure
+      fmt::print("UNEXPECTED {} [{}]: {} ({})\n", check_id(checks[u.check]), checks[u.check].backend, u.why, file);
+  for (const StaleExpectation& s : outcome.stale) {
+    const Expectation& e = expectations[s.expectation];
+    fmt::print("STALE expectation {} [{}] in {}: its {} check(s) pass now; remove it\n", e.check, e.backend, file,
+               s.passing);
+  }
+  fmt::print("expected failures ({}): {} of this run's failures, {} other(s), {} stale expectation(s)\n", file,
+             outcome.expected, outcome.unexpected.size(), outcome.stale.size());
+}
+
 }  // namespace
 
 int run_command(const RunCommand& cmd) {
@@ -42,6 +57,9 @@ int run_command(const RunCommand& cmd) {
   // Found now rather than after the run, whose results would otherwise be lost.
   if (!cmd.report_dir.empty()) require_writable_dir(cmd.report_dir, "--report-dir");
   if (!cmd.junit.empty()) require_writable_file(cmd.junit, "--junit");
+  if (!cmd.write_expect.empty()) require_writable_file(cmd.write_expect, "--write-expect");
+  const std::vector<Expectation> expectations =
+      cmd.expect.empty() ? std::vector<Expectation>{} : read_expect_file(cmd.expect);
 
   // The default run takes whatever backends the machine has; a backend named with --backend is
   // a requirement, and a CI job whose driver failed to load must not stay green.
@@ -91,18 +109,24 @@ int run_command(const RunCommand& cmd) {
   report.meta.shard = cmd.shard;
   report.meta.interrupted = InterruptGuard::flag().load();
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));
+  const ExpectationOutcome expected = apply_expectations(expectations, report.checks);
 
   if (!cmd.report_dir.empty()) write_reports(cmd.report_dir, report);
+  if (!cmd.write_expect.empty()) {
+    write_expect_file(cmd.write_expect, expectations_of(report.checks));
+    fmt::print("expected failures: {}\n", cmd.write_expect);
+  }
   if (!cmd.junit.empty()) {
     write_junit(cmd.junit, report);
     fmt::print("junit: {}\n", cmd.junit);
   }
   ReportSummary summary = summarize(report.checks);
   for (const auto& r : report.checks) {
-    if (r.verdict == Verdict::fail || r.verdict == Verdict::error)
+    if ((r.verdict == Verdict::fail || r.verdict == Verdict::error) && !r.expected)
       fmt::print("{} {} [{}] {}: {}\n  repro: {}\n", verdict_name(r.verdict), r.case_id, r.backend, check_label(r),
                  r.reason, r.repro);
   }
+  if (!cmd.expect.empty()) print_expectations(cmd.expect, expectations, expected, report.checks);
   for (const auto& [backend, counts] : summary.by_backend) fmt::print("  {:<12} {}\n", backend, summary_line(counts));
   if (cache) {
     const ReferenceCache::Counts n = cache->counts();
@@ -136,7 +160,10 @@ int run_command(const RunCommand& cmd) {
   }
   // A reference that errs by more than its limit could decide verdicts: the run proves nothing.
   const bool reference_unverified = !accuracy.oracle.empty() && !(accuracy.worst_ratio <= accuracy.limit);
-  return summary.overall[Verdict::fail] + summary.overall[Verdict::error] > 0 || reference_unverified ? 1 : 0;
+  // With known failures, those alone leave the run green; a new one, or one that passes now, not.
+  const bool failed =
+      cmd.expect.empty() ? summary.overall[Verdict::fail] + summary.overall[Verdict::error] > 0 : !expected.green();
+  return failed || reference_unverified ? 1 : 0;
 }
 
 }  // namespace gp::cli

@@ -35,6 +35,8 @@ struct RunCommand {
   bool progress = true;
   bool reference_checks = true;
   std::string junit;               // --junit FILE
+  std::string expect;              // --expect FILE: known failures (results/expectations.hpp)
+  std::string write_expect;        // --write-expect FILE: this run's failures as such a file
   bool allow_unavailable = false;  // --allow-unavailable: a named backend may be unavailable
   bool isolate = true;             // !--no-isolate: run a plugin device's cases in a child process
   double case_timeout = 900;       // --case-timeout: seconds one isolated case may take

@@ -95,6 +95,10 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--report-dir", run.report_dir,
                       "write DIR/parity.md (summary), parity-details.md, parity.json and parity.html");
   run_cmd->add_option("--junit", run.junit, "also write JUnit XML, one testcase per check, to FILE");
+  run_cmd->add_option("--expect", run.expect,
+                      "known failures (docs/ci.md): exit 0 while only these fail, 1 on any other failure or when "
+                      "one of them passes");
+  run_cmd->add_option("--write-expect", run.write_expect, "write this run's failures to FILE, for --expect");
   run_cmd->add_flag("--allow-unavailable", run.allow_unavailable,
                     "a backend named with --backend may be unavailable (its cases SKIP) instead of exit code 3");
   run_cmd->add_option("--jobs,-j", run.jobs, "worker threads over cases")

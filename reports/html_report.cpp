@@ -100,17 +100,7 @@ constexpr std::string_view kCheckHeader =
     "<table><tr><th>Case</th><th>Backend</th><th>Direction</th><th>Margin</th><th>Max ULP</th><th>Verdict</th>"
     "<th>Reason</th></tr>\n";
 
-void append_problems(std::string& out, const RunReport& r) {
-  std::vector<const CheckResult*> problems;
-  for (const CheckResult& c : r.checks)
-    if (c.verdict == Verdict::fail || c.verdict == Verdict::error || c.verdict == Verdict::mistrusted)
-      problems.push_back(&c);
-  fmt::format_to(std::back_inserter(out), "<h2 id=\"problems\">Failures, errors and mistrusted checks ({})</h2>\n",
-                 problems.size());
-  if (problems.empty()) {
-    out += "<p>None.</p>\n";
-    return;
-  }
+void append_problem_rows(std::string& out, const std::vector<const CheckResult*>& problems) {
   out += "<table><tr><th>Verdict</th><th>Check</th><th>Backend</th><th>Margin</th><th>Reason</th><th>Repro</th></tr>\n";
   for (const CheckResult* c : problems)
     fmt::format_to(
@@ -120,6 +110,24 @@ void append_problems(std::string& out, const RunReport& r) {
         verdict_span(c->verdict), esc(c->case_id), esc(check_label(*c)), esc(c->backend),
         has_metrics(*c) ? md::g3(c->metrics.margin) : "—", esc(c->reason), esc(c->repro));
   out += "</table>\n";
+}
+
+// The failures, errors and mistrusted checks; those the run's --expect file accounts for apart.
+void append_problems(std::string& out, const RunReport& r) {
+  std::vector<const CheckResult*> problems, expected;
+  for (const CheckResult& c : r.checks)
+    if (c.verdict == Verdict::fail || c.verdict == Verdict::error || c.verdict == Verdict::mistrusted)
+      (c.expected ? expected : problems).push_back(&c);
+  fmt::format_to(std::back_inserter(out), "<h2 id=\"problems\">Failures, errors and mistrusted checks ({})</h2>\n",
+                 problems.size());
+  if (problems.empty())
+    out += "<p>None.</p>\n";
+  else
+    append_problem_rows(out, problems);
+  if (expected.empty()) return;
+  fmt::format_to(std::back_inserter(out), "<h2 id=\"expected\">Expected failures ({}, from --expect)</h2>\n",
+                 expected.size());
+  append_problem_rows(out, expected);
 }
 
 // Per-op drill-down: every checked row, skips counted rather than listed (they are most rows of

@@ -162,6 +162,7 @@ Json check_to_json(const CheckResult& c) {
                   {"timer", c.speed.device_timer ? "device" : "host"},
                   {"bytes", c.speed.bytes},
                   {"flops", c.speed.flops}};
+  if (c.expected) j["expected"] = true;                       // 1.12: --expect
   if (!c.part.empty()) j["part"] = c.part;                    // composite models
   if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);  // 1.6: training runs
   // 1.7: the typed subject and reason, and a model's formulation, where they say something.
@@ -329,6 +330,7 @@ CheckResult check_from_json(const FieldReader& r) {
   c.speed.flops = speed.int64("flops", 0);
   c.seed = r.uint64("seed");
   c.repro = r.string("repro");
+  c.expected = r.boolean("expected", false);
   const FieldReader steps = r.object("steps", Need::optional);
   c.steps.first_out = static_cast<int>(steps.int64("first_out", 0));
   c.steps.loss = steps.numbers("loss");
@@ -371,7 +373,8 @@ std::string report_to_json_text(const RunReport& report) {
   // runs' steps (checks' `steps`, summary.training), 1.7 with typed subjects and reasons (checks'
   // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile, 1.9 with
   // the devices' own time in it (meta.profile.device_seconds), 1.10 with sampled comparisons
-  // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds.
+  // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds, 1.12
+  // with expected failures (checks' `expected`).
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -390,7 +393,10 @@ std::string report_to_json_text(const RunReport& report) {
                                  [](const CheckResult& c) { return c.metrics.tensor_elements > c.metrics.elements; });
   const bool v1_11 =
       std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.speed.measured(); });
-  const std::string_view version = v1_11                   ? kParitySchemaVersion
+  const bool v1_12 =
+      std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.expected; });
+  const std::string_view version = v1_12                   ? kParitySchemaVersion
+                                   : v1_11                 ? std::string_view("1.11")
                                    : v1_10                 ? std::string_view("1.10")
                                    : v1_9                  ? std::string_view("1.9")
                                    : v1_8                  ? std::string_view("1.8")

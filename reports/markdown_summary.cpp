@@ -102,17 +102,11 @@ void append_compact_matrix(std::string& out, const RunReport& report) {
   out += "\n";
 }
 
-void append_problem_table(std::string& out, const RunReport& report, std::size_t max_rows,
-                          std::string_view details_name) {
-  std::vector<const CheckResult*> problems;
-  for (const CheckResult& c : report.checks)
-    if (is_problem(c.verdict)) problems.push_back(&c);
+namespace {
+
+void append_problem_rows(std::string& out, const std::vector<const CheckResult*>& problems, std::size_t max_rows,
+                         std::string_view details_name) {
   auto o = std::back_inserter(out);
-  fmt::format_to(o, "## Failures, errors and mistrusted checks ({})\n\n", problems.size());
-  if (problems.empty()) {
-    out += "None.\n\n";
-    return;
-  }
   out += "| Verdict | Check | Backend | Margin | Reason | Repro |\n|---|---|---|---:|---|---|\n";
   for (std::size_t i = 0; i < problems.size() && i < max_rows; ++i) {
     const CheckResult& c = *problems[i];
@@ -123,6 +117,26 @@ void append_problem_table(std::string& out, const RunReport& report, std::size_t
   if (problems.size() > max_rows)
     fmt::format_to(o, "\n{} more in [{}]({}).\n", problems.size() - max_rows, details_name, details_name);
   fmt::format_to(o, "\nWorst elements and full reasons: [{}]({}).\n\n", details_name, details_name);
+}
+
+}  // namespace
+
+void append_problem_table(std::string& out, const RunReport& report, std::size_t max_rows,
+                          std::string_view details_name) {
+  std::vector<const CheckResult*> problems, expected;
+  for (const CheckResult& c : report.checks)
+    if (is_problem(c.verdict)) (c.expected ? expected : problems).push_back(&c);
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "## Failures, errors and mistrusted checks ({})\n\n", problems.size());
+  if (problems.empty())
+    out += "None.\n\n";
+  else
+    append_problem_rows(out, problems, max_rows, details_name);
+  if (expected.empty()) return;
+  // Known failures (run --expect FILE) apart: they do not fail the run, and a reader of the
+  // report must still see them.
+  fmt::format_to(o, "## Expected failures ({}, from --expect)\n\n", expected.size());
+  append_problem_rows(out, expected, max_rows, details_name);
 }
 
 // A backend result 0 ULP from the reference is the correctly rounded value: its margin is the

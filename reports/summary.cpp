@@ -33,6 +33,7 @@ std::string summary_line(const VerdictCounts& counts) {
   const char* sep = " ";
   for (Verdict v : kAllVerdicts) {
     line += fmt::format("{}{} {}", sep, v == Verdict::skip ? counts.actionable_skips() : counts[v], verdict_name(v));
+    if (counts.expected_of(v) > 0) line += fmt::format(" ({} expected)", counts.expected_of(v));
     sep = ", ";
   }
   if (counts.covered) line += fmt::format(", {} covered by stronger checks", counts.covered);

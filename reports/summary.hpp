@@ -18,12 +18,16 @@ struct VerdictCounts {
   // The SKIPs the design leaves out because a stronger check judges the same result
   // (ReasonKind::covered); counted in [Verdict::skip] as well.
   std::int64_t covered = 0;
+  // Of each verdict, the failures the run's --expect file accounts for (CheckResult::expected).
+  std::array<std::int64_t, 5> expected{};
 
   std::int64_t operator[](Verdict v) const { return by_verdict[static_cast<std::size_t>(v)]; }
+  std::int64_t expected_of(Verdict v) const { return expected[static_cast<std::size_t>(v)]; }
   void add(Verdict v) { ++by_verdict[static_cast<std::size_t>(v)]; }
   void add(const CheckResult& c) {
     add(c.verdict);
     if (c.verdict == Verdict::skip && c.reason_kind == ReasonKind::covered) ++covered;
+    if (c.expected) ++expected[static_cast<std::size_t>(c.verdict)];
   }
   // SKIPs a user has to act on: an op a backend lacks, a missing device.
   std::int64_t actionable_skips() const { return (*this)[Verdict::skip] - covered; }

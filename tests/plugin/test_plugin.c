@@ -10,7 +10,8 @@
  *   GP_TEST_HANG           forward never returns for 7 elements, and is correct for every other shape
  *   GP_TEST_RACY           forward goes through one static scratch buffer: wrong under concurrent
  *                          calls, so correct only under GP_THREADS_SERIALISED (GP_TEST_CONTRACT)
- * Every variant names its device "test plugin device", or GP_TEST_DEVICE_NAME where that is set.
+ * Every variant names its device "test plugin device", or GP_TEST_DEVICE_NAME where that is set;
+ * the plain ones (good) multiply exp's result by 1 + GP_TEST_EXP_RELATIVE_ERROR where that is set.
  * C99 with -pedantic: the ABI header must compile as plain C99. */
 #include <gradparity/plugin.h>
 #include <math.h>
@@ -122,7 +123,12 @@ static gp_status forward(gp_queue* q, const gp_op_call* c, const gp_buffer* cons
   }
   return GP_OK;
 #else
-  for (i = 0; i < n; ++i) out->data[i] = expf(in[0]->data[i]);
+  {
+    /* A kernel wrong by a chosen relative error, for the known-failures baseline (--expect). */
+    const char* wrong = getenv("GP_TEST_EXP_RELATIVE_ERROR");
+    const float scale = 1.0f + (wrong ? (float)atof(wrong) : 0.0f);
+    for (i = 0; i < n; ++i) out->data[i] = expf(in[0]->data[i]) * scale;
+  }
   return GP_OK;
 #endif
 }
