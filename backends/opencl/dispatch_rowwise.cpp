@@ -12,9 +12,11 @@ namespace {
 // reduce_fwd_NAME / reduce_bwd_NAME of reduction.cl.
 std::string reduce_kernel(const char* direction, OpKind k) { return std::string(direction) + std::string(op_name(k)); }
 
+constexpr int kRowSoftmax = 0, kRowLogSoftmax = 1;  // ROW_* in rowwise.cl
+
 struct SoftmaxArgs {
   AxisSplit split;
-  int mode;  // ROW_SOFTMAX 0, ROW_LOG_SOFTMAX 1 (rowwise.cl)
+  int mode;  // kRowSoftmax, kRowLogSoftmax
   bool has_noise;
   double inv_tau;
 };
@@ -22,7 +24,8 @@ struct SoftmaxArgs {
 SoftmaxArgs softmax_args(const OpCall& call) {
   if (call.kind == OpKind::gumbel_softmax)
     return {split_at_axis(call.input_shapes[0], -1), 0, true, 1.0 / call.attrs.tau};
-  return {split_at_axis(call.input_shapes[0], call.attrs.axis), call.kind == OpKind::log_softmax ? 1 : 0, false, 1.0};
+  return {split_at_axis(call.input_shapes[0], call.attrs.axis),
+          call.kind == OpKind::log_softmax ? kRowLogSoftmax : kRowSoftmax, false, 1.0};
 }
 
 // Lines longer than this are split into chunks of kChunk elements, one work-group each
@@ -90,6 +93,34 @@ void backward_long_lines(ClQueue& q, const OpCall& call, const ClBuffer& x, cons
   const std::int64_t total = sp.outer * sp.n * sp.inner;
   q.run_elementwise("reduce_bwd_long", total, x, out, dout, dx, st.s1, st.s2, LongArg{total}, LongArg{sp.n},
                     LongArg{sp.inner}, call.attrs.correction, reduction_mode(call.kind));
+}
+
+// softmax and log_softmax over long lines (rowwise.cl, "softmax and log_softmax over a long
+// line"): the line's maximum and the sum of the other exponentials are logsumexp's statistics;
+// the backward adds the sum of g p (softmax) or of g (log_softmax), chunked the same way.
+void softmax_long_lines(ClQueue& q, const ClBuffer& x, const AxisSplit& sp, int mode, ClBuffer& out) {
+  const LineStats st = long_line_stats(q, x, sp, OpKind::logsumexp, true);
+  const std::int64_t total = sp.outer * sp.n * sp.inner;
+  q.run_elementwise("softmax_long_fwd", total, x, out, st.s1, st.s2, LongArg{total}, LongArg{sp.n}, LongArg{sp.inner},
+                    mode);
+}
+
+void softmax_long_lines_bwd(ClQueue& q, const ClBuffer& x, const ClBuffer& dout, const AxisSplit& sp, int mode,
+                            ClBuffer& dx) {
+  const LineStats st = long_line_stats(q, x, sp, OpKind::logsumexp, true);
+  const std::int64_t lines = sp.outer * sp.inner, total = lines * sp.n;
+  const int chunks = static_cast<int>((sp.n + kChunk - 1) / kChunk);
+  const auto parts = static_cast<std::size_t>(lines) * static_cast<std::size_t>(chunks);
+  cl::Buffer part_v = q.scratch(parts), part_i = q.int_scratch(parts), dot = q.scratch(static_cast<std::size_t>(lines));
+  if (mode == kRowSoftmax)
+    q.run_per_group("softmax_dot_chunk", lines * chunks, x, dout, part_v, st.s1, st.s2, LongArg{sp.n},
+                    LongArg{sp.inner}, LongArg{kChunk}, chunks);
+  else
+    q.run_per_group("reduce_chunk", lines * chunks, dout, part_v, part_i, st.s1, st.s1_index, LongArg{sp.n},
+                    LongArg{sp.inner}, LongArg{kChunk}, chunks, kStatSum);
+  q.run_per_group("reduce_combine", lines, part_v, part_i, dot, st.s1_index, chunks, kStatSum);
+  q.run_elementwise("softmax_long_bwd", total, x, dout, dx, st.s1, st.s2, dot, LongArg{total}, LongArg{sp.n},
+                    LongArg{sp.inner}, mode);
 }
 
 constexpr int kLossMse = 0, kLossBce = 1;  // LOSS_* in loss.cl
@@ -195,12 +226,14 @@ void forward_rows(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
     }
     case OpKind::log_softmax: {
       const AxisSplit s = softmax_args(call).split;
+      if (s.n > kLongLine) return softmax_long_lines(q, x, s, softmax_args(call).mode, out);
       q.run_per_group("log_softmax_fwd", s.outer * s.inner, x, out, s.outer, s.n, s.inner);
       return;
     }
     case OpKind::softmax:
     case OpKind::gumbel_softmax: {
       const SoftmaxArgs a = softmax_args(call);
+      if (!a.has_noise && a.split.n > kLongLine) return softmax_long_lines(q, x, a.split, a.mode, out);
       const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
       q.run_per_group("softmax_fwd", a.split.outer * a.split.inner, x, noise, out, a.split.outer, a.split.n,
                       a.split.inner, a.has_noise ? 1 : 0, RealArg{a.inv_tau});
@@ -241,6 +274,8 @@ void backward_rows(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& ou
     case OpKind::gumbel_softmax: {
       if (!grads[0]) return;
       const SoftmaxArgs a = softmax_args(call);
+      if (!a.has_noise && a.split.n > kLongLine)
+        return softmax_long_lines_bwd(q, x, dout, a.split, a.mode, as_cl(grads[0]));
       const ClBuffer& noise = a.has_noise ? as_cl(in[1]) : x;
       q.run_per_group("softmax_bwd", a.split.outer * a.split.inner, x, noise, dout, as_cl(grads[0]), a.split.outer,
                       a.split.n, a.split.inner, a.mode, a.has_noise ? 1 : 0, RealArg{a.inv_tau});

@@ -133,3 +133,5 @@ inline int wg_argmax(real v, int idx, __local real* sv, __local int* si) {
 // Index of the first element of line (o, i) in an [outer, n, inner] view; the line's elements
 // are `inner` apart.
 inline long line_base(long line, long inner, long n) { return (line / inner) * n * inner + line % inner; }
+// The line of element e of an [outer, n, inner] view (line_base's inverse).
+inline long long_line_of(long e, long n, long inner) { return e / (n * inner) * inner + e % inner; }

@@ -231,7 +231,7 @@ __kernel void reduce_bwd_long(__global const store_t* x, __global const store_t*
                               long n, long inner, int correction, int mode) {
   const long e = get_global_id(0);
   if (e >= total) return;
-  const long line = e / (n * inner) * inner + e % inner;
+  const long line = long_line_of(e, n, inner);
   const real gv = LOAD(g, line);
   real v;
   if (mode == RED_LSE) {

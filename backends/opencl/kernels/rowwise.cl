@@ -20,14 +20,16 @@ inline real row_max_sum(__global const store_t* x, __global const store_t* noise
   for (int j = get_local_id(0); j < n; j += GP_WG) m = fmax(m, row_z(x, noise, base + j * inner, has_noise, inv_tau));
   m = wg_max(m, scratch);
   real acc = R(0);
-  for (int j = get_local_id(0); j < n; j += GP_WG) acc += exp(row_z(x, noise, base + j * inner, has_noise, inv_tau) - m);
+  for (int j = get_local_id(0); j < n; j += GP_WG)
+    acc += exp(row_z(x, noise, base + j * inner, has_noise, inv_tau) - m);
   *sum = wg_sum(acc, scratch);
   return m;
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(
-    __global const store_t* x, __global const store_t* noise, __global store_t* y, int outer, int n, int inner,
-    int has_noise, real inv_tau) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(__global const store_t* x,
+                                                                             __global const store_t* noise,
+                                                                             __global store_t* y, int outer, int n,
+                                                                             int inner, int has_noise, real inv_tau) {
   __local real scratch[GP_WG];
   const int base = line_base(get_group_id(0), inner, n);
   real s;
@@ -41,8 +43,9 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(
 
 // log_softmax: (x - m) - log1p(rest), rest the sum of exp(x - m) without the maximum's own 1
 // (line_lse_parts): at a dominant maximum log S is tiny, and log of the rounded S would lose it.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void log_softmax_fwd(
-    __global const store_t* x, __global store_t* y, int outer, int n, int inner) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void log_softmax_fwd(__global const store_t* x,
+                                                                                 __global store_t* y, int outer, int n,
+                                                                                 int inner) {
   __local real scratch[GP_WG];
   __local int scratch_i[GP_WG];
   const int base = line_base(get_group_id(0), inner, n);
@@ -76,6 +79,51 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_bwd(
   }
 }
 
+// softmax and log_softmax over a long line (dispatch_rowwise.cpp's kLongLine): one work-group
+// per line left the H200 one compute unit for 131,072 columns (8.9 GB/s). The line's maximum m and
+// the sum `rest` of exp(x - m) over its other elements come from reduction.cl's chunk passes
+// (STAT_ARGMAX, STAT_EXP_REST), the backward's sum of g p (or of g) likewise; every element is then
+// one work item, with the one-group kernels' formulas: exp(x - m) / (1 + rest), (x - m) -
+// log1p(rest); dz = p (g - sum g p), or g - p sum g.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_dot_chunk(
+    __global const store_t* x, __global const store_t* g, __global real* part_v, __global const real* m_v,
+    __global const real* rest_v, long n, long inner, long chunk, int chunks) {
+  __local real scratch[GP_WG];
+  const long group = get_group_id(0);
+  const long line = group / chunks;
+  const long begin = (group % chunks) * chunk;
+  const long end = min(n, begin + chunk);
+  const long base = line_base(line, inner, n);
+  const real m = m_v[line], s = R(1) + rest_v[line];
+  real acc = R(0);
+  for (long j = begin + get_local_id(0); j < end; j += GP_WG) {
+    const long k = base + j * inner;
+    acc += LOAD(g, k) * exp(LOAD(x, k) - m) / s;
+  }
+  acc = wg_sum(acc, scratch);
+  if (get_local_id(0) == 0) part_v[group] = acc;
+}
+
+__kernel void softmax_long_fwd(__global const store_t* x, __global store_t* y, __global const real* m_v,
+                               __global const real* rest_v, long total, long n, long inner, int mode) {
+  const long e = get_global_id(0);
+  if (e >= total) return;
+  const long line = long_line_of(e, n, inner);
+  const real z = LOAD(x, e) - m_v[line];
+  STORE(y, e, mode == ROW_SOFTMAX ? exp(z) / (R(1) + rest_v[line]) : z - log1p(rest_v[line]));
+}
+
+__kernel void softmax_long_bwd(__global const store_t* x, __global const store_t* g, __global store_t* dx,
+                               __global const real* m_v, __global const real* rest_v, __global const real* dot_v,
+                               long total, long n, long inner, int mode) {
+  const long e = get_global_id(0);
+  if (e >= total) return;
+  const long line = long_line_of(e, n, inner);
+  const real p = exp(LOAD(x, e) - m_v[line]) / (R(1) + rest_v[line]);
+  const real gv = LOAD(g, e);
+  STORE(dx, e, mode == ROW_SOFTMAX ? p * (gv - dot_v[line]) : gv - p * dot_v[line]);
+}
+
 // Mean and 1/sqrt(var + eps) of row r (population variance, two passes); without centring the
 // mean is 0 and var the mean square.
 inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, int centred, __local real* scratch) {
@@ -92,16 +140,19 @@ inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, int 
   return (real2)(mean, R(1) / sqrt(var + eps));
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(
-    __global const store_t* x, __global const store_t* w, __global const store_t* b, __global store_t* y, int rows,
-    int n, real eps, int centred) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(__global const store_t* x,
+                                                                                __global const store_t* w,
+                                                                                __global const store_t* b,
+                                                                                __global store_t* y, int rows, int n,
+                                                                                real eps, int centred) {
   __local real scratch[GP_WG];
   const int base = get_group_id(0) * n;
   real2 st = ln_stats(x, base, n, eps, centred, scratch);
   // one expression each, so that the compiler may contract the bias add as before
   for (int j = get_local_id(0); j < n; j += GP_WG)
-    STORE(y, base + j,
-          centred ? (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j) : LOAD(x, base + j) * st.y * LOAD(w, j));
+    STORE(
+        y, base + j,
+        centred ? (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j) : LOAD(x, base + j) * st.y * LOAD(w, j));
 }
 
 // dx = rstd (w g - mean(w g) - xhat mean(w g xhat)); also saves (mean, rstd) per row for the
