@@ -22,8 +22,8 @@ Expectation expectation_from(const FieldReader& r) {
   e.check = r.string("check", Need::required);
   const std::string verdict = r.string("verdict", Need::required);
   const auto v = parse_verdict(verdict);
-  if (!v || (*v != Verdict::fail && *v != Verdict::error && *v != Verdict::mistrusted))
-    throw Error(r.path_of("verdict") + ": \"" + verdict + "\" is not an expected failure (FAIL, ERROR or MISTRUSTED)");
+  if (!v || (*v != Verdict::fail && *v != Verdict::error))
+    throw Error(r.path_of("verdict") + ": \"" + verdict + "\" is not an expected failure (FAIL or ERROR)");
   e.verdict = *v;
   e.reason = r.string("reason");
   if (r.has("max_margin")) {

@@ -3,7 +3,7 @@
 //   {"gradparity_expectations": 1,
 //    "expect": [{"backend": "plugin:*/libgp_onednn.so:0",            device id, a glob
 //                "check": "exp(shape=100x100,dtype=f32) forward",   case id and check, a glob
-//                "verdict": "FAIL",                                  FAIL, ERROR or MISTRUSTED
+//                "verdict": "FAIL",                                  FAIL or ERROR
 //                "max_margin": 4.1,                                  optional: a FAIL's ceiling
 //                "reason": "exceeds bound",                          optional: a part of the reason
 //                "note": "oneDNN's exp approximation"}]}             optional: for the reader

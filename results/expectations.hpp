@@ -15,9 +15,9 @@
 namespace gp {
 
 struct Expectation {
-  std::string backend;  // glob (fnmatch) over the device id: "plugin:*/libgp_onednn.so:0"
-  std::string check;    // glob over the check id, check_id(): "exp(shape=*,dtype=f32) forward"
-  Verdict verdict = Verdict::fail;
+  std::string backend;               // glob (fnmatch) over the device id: "plugin:*/libgp_onednn.so:0"
+  std::string check;                 // glob over the check id, check_id(): "exp(shape=*,dtype=f32) forward"
+  Verdict verdict = Verdict::fail;   // FAIL or ERROR: what fails a run (a MISTRUSTED check does not)
   std::string reason;                // a part of the reason it must contain; empty: any
   std::optional<double> max_margin;  // a FAIL with a larger margin is a new failure
   std::string note;                  // why it fails, for the reader of the file
@@ -46,7 +46,7 @@ struct ExpectationOutcome {
   bool green() const { return unexpected.empty() && stale.empty(); }
 };
 
-// Marks the failing checks (FAIL, ERROR, MISTRUSTED) an expectation accounts for and finds the
+// Marks the failing checks (FAIL, ERROR) an expectation accounts for and finds the
 // others and the stale expectations. An expectation that matches no check of this run (its case
 // not selected, its device absent) is neither.
 ExpectationOutcome apply_expectations(const std::vector<Expectation>& expectations, std::vector<CheckResult>& checks);

@@ -125,7 +125,7 @@ struct CheckResult {
   std::uint64_t seed = 0;
   std::string repro;  // one-line command that reproduces this check
   TrainingSteps steps;
-  // A FAIL, ERROR or MISTRUSTED that the run's --expect file accounts for (results/expectations.hpp).
+  // A FAIL or ERROR that the run's --expect file accounts for (results/expectations.hpp).
   bool expected = false;
 };
 

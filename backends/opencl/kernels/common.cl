@@ -135,3 +135,17 @@ inline int wg_argmax(real v, int idx, __local real* sv, __local int* si) {
 inline long line_base(long line, long inner, long n) { return (line / inner) * n * inner + line % inner; }
 // The line of element e of an [outer, n, inner] view (line_base's inverse).
 inline long long_line_of(long e, long n, long inner) { return e / (n * inner) * inner + e % inner; }
+
+// The part of a long line that a chunk pass's work-group takes (group = line * chunks + chunk):
+// elements [begin, end) of the line starting at base.
+typedef struct {
+  long line, begin, end, base;
+} LineChunk;
+inline LineChunk line_chunk(long group, long n, long inner, long chunk, int chunks) {
+  LineChunk c;
+  c.line = group / chunks;
+  c.begin = (group % chunks) * chunk;
+  c.end = min(n, c.begin + chunk);
+  c.base = line_base(c.line, inner, n);
+  return c;
+}

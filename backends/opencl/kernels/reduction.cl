@@ -135,10 +135,8 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void reduce_chunk(
   __local real sv[GP_WG];
   __local int si[GP_WG];
   const long group = get_group_id(0);
-  const long line = group / chunks;
-  const long begin = (group % chunks) * chunk;
-  const long end = min(n, begin + chunk);
-  const long base = line_base(line, inner, n);
+  const LineChunk c = line_chunk(group, n, inner, chunk, chunks);
+  const long line = c.line, begin = c.begin, end = c.end, base = c.base;
   const int lid = get_local_id(0);
   if (stat == STAT_ARGMAX) {
     real m = -INFINITY;

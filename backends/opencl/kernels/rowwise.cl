@@ -89,19 +89,15 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_dot_chu
     __global const store_t* x, __global const store_t* g, __global real* part_v, __global const real* m_v,
     __global const real* rest_v, long n, long inner, long chunk, int chunks) {
   __local real scratch[GP_WG];
-  const long group = get_group_id(0);
-  const long line = group / chunks;
-  const long begin = (group % chunks) * chunk;
-  const long end = min(n, begin + chunk);
-  const long base = line_base(line, inner, n);
-  const real m = m_v[line], s = R(1) + rest_v[line];
+  const LineChunk c = line_chunk(get_group_id(0), n, inner, chunk, chunks);
+  const real m = m_v[c.line], s = R(1) + rest_v[c.line];
   real acc = R(0);
-  for (long j = begin + get_local_id(0); j < end; j += GP_WG) {
-    const long k = base + j * inner;
+  for (long j = c.begin + get_local_id(0); j < c.end; j += GP_WG) {
+    const long k = c.base + j * inner;
     acc += LOAD(g, k) * exp(LOAD(x, k) - m) / s;
   }
   acc = wg_sum(acc, scratch);
-  if (get_local_id(0) == 0) part_v[group] = acc;
+  if (get_local_id(0) == 0) part_v[get_group_id(0)] = acc;
 }
 
 __kernel void softmax_long_fwd(__global const store_t* x, __global store_t* y, __global const real* m_v,
