@@ -137,7 +137,12 @@ void forward_loss(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   if (call.kind == OpKind::cross_entropy) {
     const std::int64_t B = call.input_shapes[0][0], C = call.input_shapes[0][1];
     cl::Buffer rows = q.scratch(static_cast<std::size_t>(B));
-    q.run_per_group("ce_rows", B, a, b, rows, B, C);
+    if (C > kLongLine) {
+      const LineStats st = long_line_stats(q, a, AxisSplit{B, C, 1}, OpKind::logsumexp, true);
+      q.run_elementwise("ce_long_rows", B, a, b, st.s1, st.s2, rows, static_cast<int>(B), LongArg{C});
+    } else {
+      q.run_per_group("ce_rows", B, a, b, rows, B, C);
+    }
     q.run_per_group("sum_partials", 1, rows, out, B, RealArg{1.0 / static_cast<double>(B)});
     return;
   }
@@ -154,6 +159,12 @@ void backward_loss(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& do
   if (call.kind == OpKind::cross_entropy) {
     if (!grads[0]) return;
     const std::int64_t B = call.input_shapes[0][0], C = call.input_shapes[0][1];
+    if (C > kLongLine) {
+      const LineStats st = long_line_stats(q, a, AxisSplit{B, C, 1}, OpKind::logsumexp, true);
+      q.run_elementwise("ce_long_bwd", B * C, a, b, dout, as_cl(grads[0]), st.s1, st.s2, LongArg{B * C}, LongArg{C},
+                        static_cast<int>(B));
+      return;
+    }
     q.run_per_group("ce_bwd", B, a, b, dout, as_cl(grads[0]), B, C);
     return;
   }
