@@ -10,8 +10,9 @@ inline real loss_term(real a, real b, int mode) {
   return fmax(a, R(0)) - a * b + log1p(exp(-fabs(a)));
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void loss_partial(
-    __global const store_t* a, __global const store_t* b, __global real* partial, int n, int mode) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void loss_partial(__global const store_t* a,
+                                                                              __global const store_t* b,
+                                                                              __global real* partial, int n, int mode) {
   __local real scratch[GP_WG];
   real acc = R(0);
   for (int i = get_global_id(0); i < n; i += get_global_size(0)) acc += loss_term(LOAD(a, i), LOAD(b, i), mode);
@@ -19,8 +20,9 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void loss_partial(
   if (get_local_id(0) == 0) partial[get_group_id(0)] = s;
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void sum_partials(
-    __global const real* partial, __global store_t* y, int count, real scale) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void sum_partials(__global const real* partial,
+                                                                              __global store_t* y, int count,
+                                                                              real scale) {
   __local real scratch[GP_WG];
   real acc = R(0);
   for (int i = get_local_id(0); i < count; i += GP_WG) acc += partial[i];
@@ -48,8 +50,9 @@ __kernel void loss_bwd(__global const store_t* a, __global const store_t* b, __g
 
 // rowloss[r] = -log_softmax(x[r])[t] = (max - x[r, t]) + log1p(rest) (line_lse_parts: rest is the
 // sum of exp(x - max) without the maximum's own 1); an out-of-range target gives NaN.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_rows(
-    __global const store_t* x, __global const int* t, __global real* rowloss, int B, int C) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_rows(__global const store_t* x,
+                                                                         __global const int* t, __global real* rowloss,
+                                                                         int B, int C) {
   __local real scratch[GP_WG];
   __local int scratch_i[GP_WG];
   const int r = get_group_id(0);
@@ -63,8 +66,10 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_rows(
 
 // dx[r, j] = g / B (softmax(x[r])_j - [j == t[r]]). At a target holding the maximum,
 // p - 1 = -rest / (1 + rest): the subtraction would cancel when that maximum dominates.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_bwd(
-    __global const store_t* x, __global const int* t, __global const store_t* g, __global store_t* dx, int B, int C) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void ce_bwd(__global const store_t* x,
+                                                                        __global const int* t,
+                                                                        __global const store_t* g, __global store_t* dx,
+                                                                        int B, int C) {
   __local real scratch[GP_WG];
   __local int scratch_i[GP_WG];
   const int r = get_group_id(0);

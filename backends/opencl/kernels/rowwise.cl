@@ -20,14 +20,16 @@ inline real row_max_sum(__global const store_t* x, __global const store_t* noise
   for (int j = get_local_id(0); j < n; j += GP_WG) m = fmax(m, row_z(x, noise, base + j * inner, has_noise, inv_tau));
   m = wg_max(m, scratch);
   real acc = R(0);
-  for (int j = get_local_id(0); j < n; j += GP_WG) acc += exp(row_z(x, noise, base + j * inner, has_noise, inv_tau) - m);
+  for (int j = get_local_id(0); j < n; j += GP_WG)
+    acc += exp(row_z(x, noise, base + j * inner, has_noise, inv_tau) - m);
   *sum = wg_sum(acc, scratch);
   return m;
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(
-    __global const store_t* x, __global const store_t* noise, __global store_t* y, int outer, int n, int inner,
-    int has_noise, real inv_tau) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(__global const store_t* x,
+                                                                             __global const store_t* noise,
+                                                                             __global store_t* y, int outer, int n,
+                                                                             int inner, int has_noise, real inv_tau) {
   __local real scratch[GP_WG];
   const int base = line_base(get_group_id(0), inner, n);
   real s;
@@ -41,8 +43,9 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void softmax_fwd(
 
 // log_softmax: (x - m) - log1p(rest), rest the sum of exp(x - m) without the maximum's own 1
 // (line_lse_parts): at a dominant maximum log S is tiny, and log of the rounded S would lose it.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void log_softmax_fwd(
-    __global const store_t* x, __global store_t* y, int outer, int n, int inner) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void log_softmax_fwd(__global const store_t* x,
+                                                                                 __global store_t* y, int outer, int n,
+                                                                                 int inner) {
   __local real scratch[GP_WG];
   __local int scratch_i[GP_WG];
   const int base = line_base(get_group_id(0), inner, n);
@@ -133,16 +136,19 @@ inline real2 ln_stats(__global const store_t* x, int base, int n, real eps, int 
   return (real2)(mean, R(1) / sqrt(var + eps));
 }
 
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(
-    __global const store_t* x, __global const store_t* w, __global const store_t* b, __global store_t* y, int rows,
-    int n, real eps, int centred) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_fwd(__global const store_t* x,
+                                                                                __global const store_t* w,
+                                                                                __global const store_t* b,
+                                                                                __global store_t* y, int rows, int n,
+                                                                                real eps, int centred) {
   __local real scratch[GP_WG];
   const int base = get_group_id(0) * n;
   real2 st = ln_stats(x, base, n, eps, centred, scratch);
   // one expression each, so that the compiler may contract the bias add as before
   for (int j = get_local_id(0); j < n; j += GP_WG)
-    STORE(y, base + j,
-          centred ? (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j) : LOAD(x, base + j) * st.y * LOAD(w, j));
+    STORE(
+        y, base + j,
+        centred ? (LOAD(x, base + j) - st.x) * st.y * LOAD(w, j) + LOAD(b, j) : LOAD(x, base + j) * st.y * LOAD(w, j));
 }
 
 // dx = rstd (w g - mean(w g) - xhat mean(w g xhat)); also saves (mean, rstd) per row for the
