@@ -3,23 +3,25 @@
 # three backends, unit tests; no benchmarks), run the unit tests and a short stress run under
 # each. Suppressions cover the drivers' libraries only (ci/tsan.supp, ci/asan.supp).
 # Usage: ci/sanitizers.sh [tsan|asan|both|tsan-ci]   (default both).
-# tsan-ci is the part that CI runs (ci/test.sh), sized for it: the TSan build of the CLI and the
-# unit-test programs with threads, their threaded tests (every StressX test, each backend's
-# queues-on-many-threads test and the Vulkan layer lock's), a short threaded parity run and the
-# short stress run below.
+# tsan-ci is the part that CI runs (ci/test.sh), sized for it: the TSan build of the unit-test
+# programs with threads, which link the check engine alone (no reports, bench or CLI to
+# compile: tests/CMakeLists.txt), and their threaded tests: every StressX test, each backend's
+# queues-on-many-threads test, the Vulkan layer lock's, and tests/unit/test_concurrency.cpp's
+# parity run on four workers and stress run in every mode on every device (what the full presets
+# run through the CLI below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$(pwd)"
 which="${1:-both}"
 jobs="$(nproc)"
 
-# A stress run short enough for CI, but with threads overlapping in every mode.
+# The full presets' runs through the CLI (tsan-ci runs the same two selections in-process, in
+# tests/unit/test_concurrency.cpp). A stress run with threads overlapping in every mode:
 stress_args=(stress --op exp,add,softmax,matmul,sum --dtype f32
              --filter '^(?!.*64x128)' --threads 4 --iterations 4 --mode-timeout 300 --no-progress)
 
-# A parity run whose models' devices run on different workers at once and share their reference
-# data (harness/run/work_items.hpp): the memos of bounds under the sanitizer (TSan reports a race
-# with NodeBoundMemo's lock taken out).
+# and a parity run whose models' devices run on different workers at once and share their
+# reference data (harness/run/work_items.hpp): the memos of bounds under the sanitizer.
 threaded_run_args=(run -j 4 --op mlp,train --dtype f32 --filter 'layers=1|model=kan' --no-reference-cache
                    --no-progress --backend cpu,opencl)
 
@@ -61,7 +63,8 @@ stress_run() {
   fi
 }
 
-# run_preset PRESET [TARGET...]: everything, or only the named targets and their threaded tests.
+# run_preset PRESET [TARGET...]: everything, unit tests and the CLI's runs; or only the named
+# targets and their threaded tests.
 run_preset() {
   local preset="$1"
   shift
@@ -71,14 +74,14 @@ run_preset() {
   if [[ $# -gt 0 ]]; then
     cmake --build --preset "$preset" -j "$jobs" --target "$@"
     echo "== $preset: threaded unit tests"
-    unit_tests "$preset" -R '^Stress|Threads|VulkanLayerLock'
+    unit_tests "$preset" -R '^Stress|Threads|VulkanLayerLock|^Concurrency'
   else
     cmake --build --preset "$preset" -j "$jobs"
     echo "== $preset: unit tests"
     unit_tests "$preset"
+    echo "== $preset: stress"
+    stress_run "$preset"
   fi
-  echo "== $preset: stress"
-  stress_run "$preset"
   echo "== $preset: done in $((SECONDS - t0)) s"
 }
 
@@ -92,7 +95,7 @@ case "$which" in
   tsan) run_preset tsan ;;
   asan) run_preset asan ;;
   both) run_preset tsan; run_preset asan ;;
-  tsan-ci) run_preset tsan gradparity gp_test_stress gp_test_cpu_backend gp_test_opencl_backend gp_test_vulkan_backend \
-           gp_test_vulkan_layer_lock ;;
+  tsan-ci) run_preset tsan gp_test_concurrency gp_test_stress gp_test_cpu_backend gp_test_opencl_backend \
+           gp_test_vulkan_backend gp_test_vulkan_layer_lock ;;
   *) echo "usage: $0 [tsan|asan|both|tsan-ci]" >&2; exit 2 ;;
 esac
