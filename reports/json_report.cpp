@@ -162,7 +162,9 @@ Json check_to_json(const CheckResult& c) {
                   {"timer", c.speed.device_timer ? "device" : "host"},
                   {"bytes", c.speed.bytes},
                   {"flops", c.speed.flops}};
-  if (c.expected) j["expected"] = true;                       // 1.12: --expect
+  if (c.expected) j["expected"] = true;    // 1.12: --expect
+  if (!std::isnan(m.detection_threshold))  // 1.13: a complete check (large tier)
+    j["detection_threshold"] = encode_number(m.detection_threshold);
   if (!c.part.empty()) j["part"] = c.part;                    // composite models
   if (!c.steps.empty()) j["steps"] = steps_to_json(c.steps);  // 1.6: training runs
   // 1.7: the typed subject and reason, and a model's formulation, where they say something.
@@ -315,6 +317,7 @@ CheckResult check_from_json(const FieldReader& r) {
   }
   m.elements = r.int64("elements", 0);
   m.tensor_elements = r.int64("tensor_elements", m.elements);
+  if (r.has("detection_threshold")) m.detection_threshold = r.number("detection_threshold");
   m.nonfinite = r.int64("nonfinite", 0);
   const FieldReader worst = r.object("worst", Need::optional);
   m.worst.index = worst.int64("index", -1);
@@ -374,7 +377,8 @@ std::string report_to_json_text(const RunReport& report) {
   // `subject`, `reason_kind`, `formulation`; summary's `covered`), 1.8 with meta.profile, 1.9 with
   // the devices' own time in it (meta.profile.device_seconds), 1.10 with sampled comparisons
   // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds, 1.12
-  // with expected failures (checks' `expected`).
+  // with expected failures (checks' `expected`), 1.13 with complete checks (directions
+  // `forward_complete` and `backward_complete`, checks' `detection_threshold`).
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -395,7 +399,11 @@ std::string report_to_json_text(const RunReport& report) {
       std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.speed.measured(); });
   const bool v1_12 =
       std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.expected; });
-  const std::string_view version = v1_12                   ? kParitySchemaVersion
+  const bool v1_13 = std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) {
+    return c.direction == Direction::forward_complete || c.direction == Direction::backward_complete;
+  });
+  const std::string_view version = v1_13                   ? kParitySchemaVersion
+                                   : v1_12                 ? std::string_view("1.12")
                                    : v1_11                 ? std::string_view("1.11")
                                    : v1_10                 ? std::string_view("1.10")
                                    : v1_9                  ? std::string_view("1.9")

@@ -27,7 +27,18 @@ std::string_view verdict_name(Verdict v);  // "PASS", "FAIL", "SKIP", "MISTRUSTE
 //   node                    one node of a composite model run alone with the reference's inputs
 // A composite's end-to-end checks are forward (output, loss) and backward (a leaf's gradient),
 // its finite differences numerical_*; CheckResult::part says which tensor or node.
-enum class Direction : std::uint8_t { forward, backward, numerical_reference, numerical_backend, surrogate, node };
+// forward_complete, backward_complete: the large tier's check of every element of a matrix
+// product's output or gradient, beside the sampled one (docs/scale.md, "Every element").
+enum class Direction : std::uint8_t {
+  forward,
+  backward,
+  numerical_reference,
+  numerical_backend,
+  surrogate,
+  node,
+  forward_complete,
+  backward_complete
+};
 std::string_view direction_name(Direction d);  // "forward", "backward", "numerical_reference", ...
 // "forward", "backward input 1", "numerical_backend input 0"
 std::string direction_label(Direction d, int input);
@@ -77,6 +88,10 @@ struct Metrics {
   double budget_ulp = std::numeric_limits<double>::quiet_NaN();
   // The whole tensor's elements: more than `elements` where a sample was compared (the large tier).
   std::int64_t tensor_elements = 0;
+  // A complete check's (Direction::forward_complete, backward_complete): its largest bound over
+  // the tensor's largest |reference value|, so that any element off by more than this fraction
+  // of the largest magnitude fails it. NaN elsewhere.
+  double detection_threshold = std::numeric_limits<double>::quiet_NaN();
 };
 
 // What a training run's check "at every step" (docs/training.md) adds: the first step whose value

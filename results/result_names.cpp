@@ -12,8 +12,8 @@ namespace gp {
 namespace {
 
 constexpr std::string_view kVerdictNames[] = {"PASS", "FAIL", "SKIP", "MISTRUSTED", "ERROR"};
-constexpr std::string_view kDirectionNames[] = {"forward",           "backward",  "numerical_reference",
-                                                "numerical_backend", "surrogate", "node"};
+constexpr std::string_view kDirectionNames[] = {"forward",   "backward", "numerical_reference", "numerical_backend",
+                                                "surrogate", "node",     "forward_complete",    "backward_complete"};
 constexpr std::string_view kSubjectKindNames[] = {"primitive", "model", "training"};
 constexpr std::string_view kReasonKindNames[] = {"none",          "covered",     "unsupported",      "unavailable",
                                                  "device_failed", "device_lost", "reference_failed", "device_error"};
@@ -43,7 +43,8 @@ std::optional<ReasonKind> parse_reason_kind(std::string_view name) {
 std::string direction_label(Direction d, int input) {
   std::string label(direction_name(d));
   // A forward check compares the output: no input index even if one was filled in.
-  if (d != Direction::forward && input >= 0) label += " input " + std::to_string(input);
+  if (d != Direction::forward && d != Direction::forward_complete && input >= 0)
+    label += " input " + std::to_string(input);
   return label;
 }
 

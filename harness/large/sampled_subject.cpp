@@ -8,6 +8,7 @@
 #include "harness/check/device_calls.hpp"
 #include "harness/check/judgement.hpp"
 #include "harness/check/tolerance.hpp"
+#include "harness/large/complete_check.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 
@@ -79,7 +80,13 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       r.speed = output ? CallSpeed{times.forward_seconds, times.device_timer, forward.bytes, forward.flops}
                        : CallSpeed{times.backward_seconds, times.device_timer, backward.bytes, backward.flops};
       if (!output) require_repeatable(r, full, results.grads_again.at(static_cast<std::size_t>(s.tensor)));
+      const CallSpeed speed = r.speed;
       out.push_back(std::move(r));
+      if (auto complete = complete_product_check({c, device.id, reference, s, full, tol, *math}, run.seed)) {
+        complete->time_ms = run_ms;
+        complete->speed = speed;
+        out.push_back(std::move(*complete));
+      }
     }
     fail_on_device_reports(backend, out.front());
   } catch (const std::exception& e) {

@@ -154,19 +154,59 @@ TEST(LargeTier, AnEdgeTileBugPastK4096FailsTheLargeCasesAndPassesTheSmallTier) {
   // no corner and no random element of a sample of 0 reaches: the tile boundaries do.
   for (std::int64_t k : {4097, 4111}) {
     const std::string id = "matmul(large,shape=33x" + std::to_string(k) + "|" + std::to_string(k) + "x31,dtype=f32)";
-    const std::vector<CheckResult> large = checks_with_edge_tile_bug(case_named(id), true);
-    ASSERT_EQ(large.size(), 3u);
-    EXPECT_EQ(large[0].verdict, Verdict::pass) << large[0].reason;
-    EXPECT_EQ(large[2].verdict, Verdict::pass) << large[2].reason;
-    EXPECT_EQ(large[1].verdict, Verdict::fail) << id;
-    EXPECT_GE(large[1].metrics.worst.index % k, 4096) << large[1].reason;
-    EXPECT_THAT(large[1].reason, HasSubstr("exceeds bound"));
-    EXPECT_LT(large[1].metrics.elements, large[1].metrics.tensor_elements);
+    std::vector<CheckResult> sampled, complete;
+    for (CheckResult& r : checks_with_edge_tile_bug(case_named(id), true))
+      (r.direction == Direction::forward || r.direction == Direction::backward ? sampled : complete).push_back(r);
+    ASSERT_EQ(sampled.size(), 3u);
+    ASSERT_EQ(complete.size(), 3u);
+    for (const std::vector<CheckResult>* checks : {&sampled, &complete}) {
+      const std::vector<CheckResult>& large = *checks;
+      EXPECT_EQ(large[0].verdict, Verdict::pass) << large[0].reason;
+      EXPECT_EQ(large[2].verdict, Verdict::pass) << large[2].reason;
+      EXPECT_EQ(large[1].verdict, Verdict::fail) << id;
+      EXPECT_GE(large[1].metrics.worst.index % k, 4096) << large[1].reason;
+      EXPECT_THAT(large[1].reason, HasSubstr("exceeds bound"));
+    }
+    EXPECT_LT(sampled[1].metrics.elements, sampled[1].metrics.tensor_elements);
+    EXPECT_EQ(complete[1].metrics.elements, complete[1].metrics.tensor_elements);
   }
   // The small tier's longest inner size is 4096: no partial tile, nothing wrong.
   for (const CheckResult& r :
        checks_with_edge_tile_bug(case_named("matmul(long,shape=8x4096|4096x5,dtype=f32)"), false))
     EXPECT_NE(r.verdict, Verdict::fail) << check_label(r) << ": " << r.reason;
+}
+
+// One element of a GEMM's output wrong by 1e-3 of its value, away from every tile boundary and
+// corner: the sample (its boundaries alone) does not hold it and passes; the complete check
+// compares every element and fails there. A correct kernel passes both.
+TEST(LargeTier, AWrongElementAwayFromTheSampleFailsTheCompleteCheck) {
+  const Case& c = case_named("matmul(large,shape=33x4097|4097x31,dtype=f32)");
+  RunContext run{4};
+  run.sample.random = 0;
+  const SampledReference reference = prepare_sampled_reference(c, run);
+  const std::int64_t wrong = 5 * 31 + 7;  // row 5, column 7
+  ASSERT_FALSE(std::count(reference.tensors[0].index.begin(), reference.tensors[0].index.end(), wrong));
+  auto checks = [&](bool bug) {
+    FakeBackend backend;
+    NiceMock<MockQueue> queue;
+    ON_CALL(queue, forward)
+        .WillByDefault(
+            Invoke([bug, wrong](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+              exact_forward(call, in, out);
+              if (bug) host(out).set(wrong, host(out).get(wrong) * (1 + 1e-3));
+            }));
+    return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, run);
+  };
+  for (const CheckResult& r : checks(false)) EXPECT_EQ(r.verdict, Verdict::pass) << check_label(r) << ": " << r.reason;
+  const std::vector<CheckResult> wrong_one = checks(true);
+  ASSERT_EQ(wrong_one.size(), 6u);
+  EXPECT_EQ(wrong_one[0].direction, Direction::forward);
+  EXPECT_EQ(wrong_one[0].verdict, Verdict::pass) << "the sample does not hold the element";
+  EXPECT_EQ(wrong_one[1].direction, Direction::forward_complete);
+  EXPECT_EQ(wrong_one[1].verdict, Verdict::fail);
+  EXPECT_EQ(wrong_one[1].metrics.worst.index, wrong) << wrong_one[1].reason;
+  EXPECT_EQ(wrong_one[1].metrics.elements, 33 * 31);
+  EXPECT_LT(wrong_one[1].metrics.detection_threshold, 1e-4) << wrong_one[1].tolerance;
 }
 
 // A max's gradient is one element per line, at the input's maximum: the sample holds it (the
@@ -251,11 +291,12 @@ TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCall) {
   FakeBackend backend;
   TimedQueue timed;
   const std::vector<CheckResult> device = check_sampled_on_backend(c, {"fake", &backend, &timed}, reference, run);
-  ASSERT_EQ(device.size(), 3u);
+  ASSERT_EQ(device.size(), 6u);  // each tensor's sampled and complete check
   for (const CheckResult& r : device) {
     EXPECT_EQ(r.speed.seconds, 0.25) << check_label(r);
     EXPECT_TRUE(r.speed.device_timer);
-    const CallWork w = r.direction == Direction::forward ? forward_work(c.call) : backward_work(c.call);
+    const bool forward = r.direction == Direction::forward || r.direction == Direction::forward_complete;
+    const CallWork w = forward ? forward_work(c.call) : backward_work(c.call);
     EXPECT_EQ(r.speed.bytes, w.bytes);
     EXPECT_EQ(r.speed.flops, w.flops);
   }
