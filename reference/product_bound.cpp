@@ -124,8 +124,9 @@ std::string product_form_refusal(const ProductForm& f) {
   return "";
 }
 
-ProductBounds::ProductBounds(const ProductForm& form, DType dtype, const MathProfile& profile) : form_(form) {
-  const TrackingContext context = context_for(dtype, &profile, true);
+ProductBounds::ProductBounds(const ProductForm& form, DType dtype) : form_(form) {
+  // Any profile gives the dtype's context; none is read.
+  const TrackingContext context = context_for(dtype, &correctly_rounded_profile(), true);
   const RoundingUnit unit = rounding_unit_of(context);
   digits_ = context.digits;
   u_ = unit.u;

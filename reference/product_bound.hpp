@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "core/math_profile.hpp"
 #include "core/op.hpp"
 #include "core/tensor.hpp"
 #include "reference/element_slice.hpp"
@@ -57,12 +56,13 @@ std::optional<ProductForm> product_form(const OpCall& call, int tensor, const st
 // would leave double's normal range.
 std::string product_form_refusal(const ProductForm& f);
 
-// The bounds of one form for a device of `dtype` with `profile`, in blocks of rows. The bound holds
-// whether or not the device flushes subnormal results (it charges the flush's loss too: at most
-// the smallest normal number per rounding).
+// The bounds of one form for a device of `dtype`, in blocks of rows. A matrix product calls no
+// library function: the bound is every math profile's. It holds whether or not the device flushes
+// subnormal results (it charges the flush's loss too: at most the smallest normal number per
+// rounding), so one bound serves every device.
 class ProductBounds {
  public:
-  ProductBounds(const ProductForm& form, DType dtype, const MathProfile& profile);
+  ProductBounds(const ProductForm& form, DType dtype);
   std::int64_t rows() const { return form_.x.rows; }
   std::int64_t cols() const { return form_.y.cols; }
   // Rows [first, first + count) of the result: `v` the values (the double GEMM's sums), `err` per

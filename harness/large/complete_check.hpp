@@ -1,25 +1,57 @@
 // The large tier's complete check of a matrix product (docs/scale.md, "Every element"): beside
 // the sampled check, which judges a sample of a GEMM's or linear layer's output and gradients with
 // their Tracked bounds, every element of each is compared with the reference's value from host
-// GEMMs in double and a bound at or above its Tracked one (reference/product_bound.hpp), in blocks
-// of rows. A wrong element anywhere fails it, not only one that the sample holds.
+// GEMMs and a bound at or above its Tracked one (reference/product_bound.hpp). A wrong element
+// anywhere fails it, not only one that the sample holds.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cases/case.hpp"
 #include "core/tensor.hpp"
 #include "harness/check/tolerance.hpp"
-#include "harness/large/sampled_reference.hpp"
 #include "results/result.hpp"
 
 namespace gp {
 
-// The elements one block of rows holds at most: a block's reference (value and bound) is about
-// 80 bytes an element.
+struct SampledReference;
+struct SampledTensor;
+
+// The rows one block holds at most, in elements: each block is one host GEMM, the blocks run on
+// every core.
 inline constexpr std::int64_t kCompleteBlockElements = std::int64_t{1} << 18;
+
+// Every element of one tensor's reference, for every device: its value and its bound's channels
+// (rounded up to double; acc is infinite: the checked bound takes lambda * prob), 32 bytes an
+// element (a 4096 x 4096 tensor: 537 MB).
+struct CompleteReference {
+  bool applies = false;  // false: the op has no product form (not a 2-D matmul or linear)
+  std::string refusal;   // why the bound cannot be computed (then no values)
+  std::int64_t rows = 0, cols = 0;
+  std::vector<long double> value;
+  std::vector<double> prob, spec, single;  // single: a one-term sum's rounding (empty otherwise)
+};
+
+// The complete references of one case's tensors, computed by the first device that asks and
+// shared with the others (the bound reads no device profile). Thread-safe.
+class CompleteReferences {
+ public:
+  const CompleteReference& get(const SampledReference& reference, const SampledTensor& tensor, DType dtype);
+
+ private:
+  struct Entry {
+    std::once_flag once;
+    CompleteReference value;
+  };
+  std::mutex mutex_;
+  std::map<int, std::shared_ptr<Entry>> entries_;
+};
 
 struct CompleteCheckInput {
   const Case& c;
@@ -28,12 +60,11 @@ struct CompleteCheckInput {
   const SampledTensor& tensor;
   const HostTensor& full;  // the device's whole tensor
   const Tolerance& tol;
-  const MathProfile& math;
 };
 
-// The complete check of one tensor, or nullopt for an op without a product form (not a 2-D
-// matmul or linear). Direction forward_complete or backward_complete; `metrics.detection` the
-// largest bound relative to the tensor's largest magnitude.
+// The complete check of one tensor, or nullopt for an op without a product form. Direction
+// forward_complete or backward_complete; `metrics.detection_threshold` its largest bound over the
+// tensor's largest magnitude.
 std::optional<CheckResult> complete_product_check(const CompleteCheckInput& in, std::uint64_t seed);
 
 }  // namespace gp

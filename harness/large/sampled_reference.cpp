@@ -5,6 +5,7 @@
 #include "harness/check/inputs.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/check/reference_cache.hpp"
+#include "harness/large/complete_check.hpp"
 
 namespace gp {
 
@@ -63,6 +64,7 @@ SampledReference prepare_sampled_reference(const Case& c, const RunContext& run)
   r.cache = run.reference_cache;
   r.cache_id = c.id;
   r.seed = run.seed;
+  r.complete = std::make_shared<CompleteReferences>();
   {
     PhaseTimer timer(Phase::inputs);
     r.inputs = make_inputs(c, run.seed);

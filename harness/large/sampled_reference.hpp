@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "reference/reference.hpp"
 
 namespace gp {
+
+class CompleteReferences;
 
 // One checked tensor: the output (ref::kOutputTensor) or input `tensor`'s gradient.
 struct SampledTensor {
@@ -33,6 +36,9 @@ struct SampledReference {
   ReferenceCache* cache = nullptr;
   std::string cache_id;
   std::uint64_t seed = 0;
+  // Every element's reference for the complete checks of a matrix product, shared by the devices
+  // (harness/large/complete_check.hpp).
+  std::shared_ptr<CompleteReferences> complete;
 
   // Per tensors[t]: the reference at its sampled elements, `err` the bound of a device with this
   // profile (`flush`: it may flush subnormal results). Computed on first use, thread-safe.

@@ -82,7 +82,7 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       if (!output) require_repeatable(r, full, results.grads_again.at(static_cast<std::size_t>(s.tensor)));
       const CallSpeed speed = r.speed;
       out.push_back(std::move(r));
-      if (auto complete = complete_product_check({c, device.id, reference, s, full, tol, *math}, run.seed)) {
+      if (auto complete = complete_product_check({c, device.id, reference, s, full, tol}, run.seed)) {
         complete->time_ms = run_ms;
         complete->speed = speed;
         out.push_back(std::move(*complete));

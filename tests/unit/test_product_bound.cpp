@@ -43,7 +43,7 @@ void expect_above_tracked(const Case& c, const ReferenceData& data, int t, const
   const std::optional<ref::ProductForm> form = ref::product_form(c.call, t, data.inputs, data.cotangent);
   ASSERT_TRUE(form) << c.id << " tensor " << t;
   ASSERT_EQ(ref::product_form_refusal(*form), "") << c.id;
-  const ref::ProductBounds bounds(*form, c.dtype, profile);
+  const ref::ProductBounds bounds(*form, c.dtype);
   ASSERT_EQ(bounds.rows() * bounds.cols(), tracked.numel()) << c.id << " tensor " << t;
   // In two blocks of rows, as the complete check asks for them.
   const std::int64_t half = bounds.rows() / 2;
