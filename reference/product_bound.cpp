@@ -24,7 +24,8 @@ constexpr long double kHostSlack = 1 + 0x1p-24L;
 constexpr std::int64_t kMaxTerms = std::int64_t{1} << 20;
 template <class S>
 double host_gamma(std::int64_t terms) {
-  const long double e = 2 * static_cast<long double>(terms) * std::numeric_limits<S>::epsilon() / 2;
+  const long double unit_roundoff = static_cast<long double>(std::numeric_limits<S>::epsilon()) / 2;
+  const long double e = 2 * static_cast<long double>(terms) * unit_roundoff;
   return static_cast<double>(e / (1 - e) * kHostSlack);
 }
 // (a + b)^2 <= (1 + e) a^2 + (1 + 1/e) b^2: the additive parts of a rounding (b, below the normal
