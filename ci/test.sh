@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: set-up if needed, build (warnings are errors), the style gate (ci/lint.sh),
 # ctest (unit tests and the parity suite on every backend this machine has: cpu, OpenCL on PoCL,
-# Vulkan on lavapipe under validation), then ThreadSanitizer on the threaded tests and a short
-# stress run (GP_SKIP_TSAN=1 skips it).
+# Vulkan on lavapipe under validation), then ThreadSanitizer on the threaded tests, a parity run
+# on four workers and a stress run among them (ci/sanitizers.sh tsan-ci; GP_SKIP_TSAN=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/build.sh ci
