@@ -32,8 +32,8 @@ std::vector<SelectedDevice> devices_of(const std::vector<std::string>& backends)
 
 // Models whose devices are work items of their own (harness/run/work_items.hpp): the cpu and the
 // OpenCL device of one model run on different workers at once and share the model's reference
-// data and its memo of node bounds. TSan reported a race here with NodeBoundMemo's lock taken
-// out (as `gradparity run -j 4`, before this test took the run's place in the TSan stage).
+// data and its memo of node bounds. Under TSan this test reports a data race with NodeBoundMemo's
+// lock taken out.
 TEST(Concurrency, AParityRunOnFourWorkersSharesEachModelsReferenceData) {
   Selection sel;
   sel.ops = {"mlp", "train"};
@@ -57,7 +57,8 @@ TEST(Concurrency, AParityRunOnFourWorkersSharesEachModelsReferenceData) {
 
 // Four threads on one device in each mode (shared instance, an instance per thread, churn of
 // queues, buffers and instances), primitives whose kernels differ in kind: elementwise, binary,
-// row-wise, matmul, reduction.
+// row-wise, matmul, reduction. Under TSan this test reports a data race with the OpenCL buffer
+// pool's lock taken out.
 TEST(Concurrency, TheStressEngineIsBitIdenticalOnEveryDeviceInEveryMode) {
   Selection sel;
   sel.ops = {"exp", "add", "softmax", "matmul", "sum"};
