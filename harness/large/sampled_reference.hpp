@@ -37,7 +37,7 @@ struct SampledReference {
   std::string cache_id;
   std::uint64_t seed = 0;
   // Every element's reference for the complete checks of a matrix product, shared by the devices
-  // (harness/large/complete_check.hpp).
+  // (harness/large/complete_check.hpp); prepare_sampled_reference sets it.
   std::shared_ptr<CompleteReferences> complete;
 
   // Per tensors[t]: the reference at its sampled elements, `err` the bound of a device with this
