@@ -29,6 +29,14 @@ std::vector<std::string> fault_names() {
   return names;
 }
 
+std::vector<DeviceEntry> name_one_to_load(const std::string& backend, std::string what, std::string how) {
+  DeviceEntry e;
+  e.info.backend = backend;
+  e.info.name = std::move(what);
+  e.unavailable = std::move(how);
+  return {std::move(e)};
+}
+
 std::vector<std::string> backend_names() {
   std::vector<std::string> names;
   for (const auto& p : backend_providers()) names.push_back(p.name);

@@ -37,6 +37,10 @@ struct BackendProvider {
   std::function<std::vector<DeviceEntry>(const std::string& library, const BackendOptions&)> load;
 };
 
+// The one unavailable entry a loading provider's `discover` lists: what it runs ("an op
+// library's plugin") and how to name one ("name a library: --backend plugin:PATH.so[:DEVICE] ...").
+std::vector<DeviceEntry> name_one_to_load(const std::string& backend, std::string what, std::string how);
+
 const std::vector<BackendProvider>& backend_providers();
 std::vector<std::string> backend_names();
 

@@ -12,10 +12,10 @@ namespace {
 
 // The devices, the inputs' seed and the caches: what every command that calls devices takes.
 void add_devices(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
-  auto* b = cmd->add_option(
-      "--backend,-b", c.backends,
-      backend_list ? "backends/devices: cpu, opencl, opencl:N, vulkan:NAME, plugin:PATH.so[:N] (default: all)"
-                   : "the backend/device to use, e.g. cpu or opencl:0");
+  auto* b = cmd->add_option("--backend,-b", c.backends,
+                            backend_list ? "backends/devices: cpu, opencl, opencl:N, vulkan:NAME, plugin:PATH.so[:N], "
+                                           "opencl-src:DIR[:N] (default: all)"
+                                         : "the backend/device to use, e.g. cpu or opencl:0");
   b->delimiter(',');
   if (!backend_list) b->required();
   cmd->add_option("--seed,-s", c.seed, "input seed")->capture_default_str();

@@ -70,7 +70,8 @@ std::string build_log(const cl::Program& p, const cl::Device& d) {
 
 }  // namespace
 
-ClBackend::ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, const BackendOptions& opts)
+ClBackend::ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, const BackendOptions& opts,
+                     std::shared_ptr<const KernelDir> files)
     : platform_(std::move(platform)), device_(std::move(device)), info_(std::move(info)) {
   context_ = cl::Context(device_);
   std::string ext = device_.getInfo<CL_DEVICE_EXTENSIONS>();
@@ -84,6 +85,7 @@ ClBackend::ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, 
   guard_image_.resize(guard_bytes_);
   for (std::size_t k = 0; k < guard_bytes_; ++k) guard_image_[k] = guard_pattern(k);
   pool_ = std::make_shared<ClBufferPool>(kPooledBytes);
+  if (files) files_ = std::make_unique<const KernelDirPrograms>(*files, context_, device_);
 }
 
 ClBackend::~ClBackend() = default;
@@ -184,6 +186,7 @@ cl::Kernel& ClBackend::shared_kernel(DType dtype, const std::string& name, const
 Support ClBackend::supports(const OpCall& call) const {
   if (call.dtype == DType::f64 && !has_fp64_) return Support::no("device lacks cl_khr_fp64");
   if (!is_float(call.dtype)) return Support::no("dtype must be floating point");
+  if (files_) return supports_kernel_files(*files_, call);
   // The kernels take int counts with headroom for their index arithmetic, except the unary ones,
   // which index in 64 bits (kernels/unary.cl): tensors past 2^31 elements run there.
   constexpr std::int64_t kMaxElements = std::numeric_limits<std::int32_t>::max() / 2;

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "backends/kernel_files/params.hpp"
+#include "backends/opencl/kernel_dir.hpp"
 #include "backends/opencl/opencl_backend.hpp"
 #include "core/error.hpp"
 
@@ -29,6 +31,7 @@ inline constexpr int kWorkGroup = 128;         // row / reduction kernels (GP_WG
 inline constexpr int kTile = 16;               // matmul tile edge (GP_TILE)
 inline constexpr int kElementwiseLocal = 256;  // 64 left an H200 launch-bound at ~0.8 TB/s
 inline constexpr int kElementwiseItems = 4;    // elements per work item of the wide kernels (GP_EW_ITEMS)
+inline constexpr int kKernelFileLocal = 64;    // work-group size of a user's kernel (docs/kernel-files.md)
 
 // --- errors ----------------------------------------------------------------------------------
 const char* cl_error_name(cl_int code);
@@ -110,7 +113,10 @@ inline std::uint8_t guard_pattern(std::size_t k) { return static_cast<std::uint8
 // --- the backend -------------------------------------------------------------------------------
 class ClBackend final : public OpenclBackend {
  public:
-  ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, const BackendOptions& opts);
+  // With `files`, the backend runs that directory's kernels instead of its own (opencl-src),
+  // each file built for this device now.
+  ClBackend(cl::Platform platform, cl::Device device, DeviceInfo info, const BackendOptions& opts,
+            std::shared_ptr<const KernelDir> files = nullptr);
   ~ClBackend() override;
 
   const DeviceInfo& info() const override { return info_; }
@@ -138,6 +144,8 @@ class ClBackend final : public OpenclBackend {
   const std::vector<std::uint8_t>& guard_image() const { return guard_image_; }
   const std::shared_ptr<ClBufferPool>& pool() const { return pool_; }
   void report_violation(std::string text);
+  // The user's kernels of an opencl-src backend; nullptr for the built-in ones.
+  const KernelDirPrograms* kernel_files() const { return files_.get(); }
 
  private:
   struct Variant {
@@ -165,6 +173,7 @@ class ClBackend final : public OpenclBackend {
   std::vector<std::string> violations_;
   std::mutex shared_kernels_mutex_;
   std::map<std::pair<int, std::string>, cl::Kernel> shared_kernels_;
+  std::unique_ptr<const KernelDirPrograms> files_;
 };
 
 using Inputs = std::span<const DeviceBuffer* const>;
@@ -234,6 +243,12 @@ class ClQueue final : public OpenclQueue {
   void run_per_group(const char* name, std::int64_t groups, const Args&... args) {
     run(name, cl::NDRange(static_cast<std::size_t>(groups) * kWorkGroup), cl::NDRange(kWorkGroup), args...);
   }
+  // A kernel of the user's directory (opencl-src) over `count` work items in groups of
+  // kKernelFileLocal: its buffers in order, then the parameter block.
+  void run_file_kernel(const std::string& name, const std::vector<cl::Buffer>& buffers, const cl::Buffer& params,
+                       std::uint32_t count);
+  cl::Buffer params_buffer_for(const kernel_files::ParamBlock& block);
+  cl::Buffer bytes_scratch(std::size_t bytes);
   static std::size_t round_up(std::int64_t n, std::int64_t m) {
     return static_cast<std::size_t>((std::max<std::int64_t>(n, 1) + m - 1) / m * m);
   }
@@ -301,6 +316,11 @@ void backward_tt_embedding(ClQueue& q, const OpCall& call, Inputs in, const ClBu
 // Optimizer steps: forward only; the backward accepts only calls that ask for no gradient.
 void forward_optimizer(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
 void backward_optimizer(const OpCall& call, Grads grads);
+// A user's kernel directory (opencl-src): what it supports, and its forward and backward calls.
+Support supports_kernel_files(const KernelDirPrograms& files, const OpCall& call);
+void forward_kernel_files(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out);
+void backward_kernel_files(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& out, const ClBuffer& dout,
+                           Grads grads);
 // Sum over axis `axis` of a storage-typed tensor (reduce_fwd mode sum), used for bias gradients.
 void sum_axis(ClQueue& q, const ClBuffer& src, std::int64_t outer, std::int64_t n, std::int64_t inner, ClBuffer& dst);
 

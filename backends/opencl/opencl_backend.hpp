@@ -30,6 +30,9 @@ namespace gp {
 
 // Provider "opencl": every device of every platform; never throws.
 BackendProvider make_opencl_provider();
+// Provider "opencl-src": a user's directory of OpenCL C kernels run on those devices
+// (--backend opencl-src:DIR[:DEVICE], docs/kernel-files.md).
+BackendProvider make_opencl_src_provider();
 
 namespace opencl {
 

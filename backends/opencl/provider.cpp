@@ -1,5 +1,6 @@
 // Device discovery: every device of every platform. Discovery never throws; a machine without
-// an OpenCL platform yields one entry that says so.
+// an OpenCL platform yields one entry that says so. Provider "opencl-src" runs a user's kernel
+// directory on those devices (kernel_dir.hpp).
 #include <cstdlib>
 
 #include "backends/opencl/detail.hpp"
@@ -120,6 +121,54 @@ BackendProvider make_opencl_provider() {
   };
   p.faults = {{"opencl-shared-kernel", "one cl_kernel set shared by every queue, arguments set and enqueued unlocked",
                [](bool on) { opencl::testing::share_kernels_unsafely = on; }}};
+  return p;
+}
+
+// "opencl-src:DIR[:DEVICE]": every OpenCL device, each running the directory's kernels. The files
+// are built for every device here, so that a file that does not compile or breaks the convention
+// stops the run before it starts (gp::UsageError); each backend instance builds them again in its
+// own context.
+BackendProvider make_opencl_src_provider() {
+  BackendProvider p;
+  p.name = "opencl-src";
+  p.discover = [](const BackendOptions&) {
+    return name_one_to_load("opencl-src", "a directory of OpenCL C kernels",
+                            "name a directory: --backend opencl-src:DIR[:DEVICE] (docs/kernel-files.md)");
+  };
+  p.load = [](const std::string& dir, const BackendOptions& opts) {
+    const std::shared_ptr<const opencl::KernelDir> files = opencl::read_kernel_dir(dir);
+    std::vector<opencl::Found> devices;
+    try {
+      devices = opencl::all_devices();
+    } catch (const cl::Error&) {
+    }
+    std::vector<DeviceEntry> entries;
+    if (devices.empty()) {
+      DeviceEntry none;
+      none.info.backend = "opencl-src";
+      none.info.name = "none";
+      none.unavailable = "no OpenCL device to run " + dir + " on";
+      entries.push_back(std::move(none));
+    }
+    for (const auto& f : devices) {
+      DeviceEntry e;
+      e.info = opencl::describe(f);
+      e.info.backend = "opencl-src";
+      std::erase_if(e.info.notes, [](const std::string& n) { return n.find("storage only") != std::string::npos; });
+      e.info.notes.insert(e.info.notes.begin(), "kernels of " + dir + " (" + std::to_string(files->files.size()) +
+                                                    " files, docs/kernel-files.md)");
+      opencl::translate_errors("", [&] {
+        [[maybe_unused]] const opencl::KernelDirPrograms built(*files, cl::Context(f.device), f.device, true);
+      });
+      e.create = [f, info = e.info, opts, files]() -> std::unique_ptr<Backend> {
+        return opencl::translate_errors(
+            "", [&] { return std::make_unique<opencl::ClBackend>(f.platform, f.device, info, opts, files); });
+      };
+      e.run_in_child = true;  // code gradparity did not build: a crash is one case's ERROR
+      entries.push_back(std::move(e));
+    }
+    return entries;
+  };
   return p;
 }
 

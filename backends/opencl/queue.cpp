@@ -49,11 +49,17 @@ std::optional<double> ClQueue::take_device_seconds() noexcept {
 }
 
 cl::Kernel& ClQueue::kernel(const char* name) {
-  if (testing::share_kernels_unsafely.load(std::memory_order_relaxed))
+  const KernelDirPrograms* files = backend_.kernel_files();
+  if (!files && testing::share_kernels_unsafely.load(std::memory_order_relaxed))
     return backend_.shared_kernel(dtype_, name, case_id_);
   auto key = std::make_pair(static_cast<int>(dtype_), std::string(name));
   auto it = kernels_.find(key);
-  if (it == kernels_.end()) it = kernels_.emplace(key, cl::Kernel(backend_.program(dtype_, case_id_), name)).first;
+  if (it == kernels_.end()) {
+    // An op's kernel of a user's directory (supports() made sure it is there); the copy and the
+    // arithmetic probe of bench come from the built-in program.
+    const KernelDirPrograms::Entry* file = files ? files->find(name) : nullptr;
+    it = kernels_.emplace(key, cl::Kernel(file ? file->program : backend_.program(dtype_, case_id_), name)).first;
+  }
   return it->second;
 }
 
@@ -182,6 +188,11 @@ void ClQueue::forward(const OpCall& call, Inputs inputs, DeviceBuffer& out) {
     ClBuffer& o = as_cl(&out);
     prepare_all(inputs);
     prepare(o);
+    if (backend_.kernel_files()) {
+      forward_kernel_files(*this, call, inputs, o);
+      watch_guards(o);
+      return;
+    }
     switch (dispatch_of(call.kind)) {
       case Dispatch::elementwise:
         forward_elementwise(*this, call, inputs, o);
@@ -213,20 +224,23 @@ void ClQueue::backward(const OpCall& call, Inputs inputs, const DeviceBuffer& ou
     prepare(o);
     prepare(g);
     prepare_all(Inputs(grads.data(), grads.size()));
-    switch (dispatch_of(call.kind)) {
-      case Dispatch::elementwise:
-        backward_elementwise(*this, call, inputs, o, g, grads);
-        break;
-      case Dispatch::rows:
-        backward_rows(*this, call, inputs, o, g, grads);
-        break;
-      case Dispatch::linalg:
-        backward_linalg(*this, call, inputs, o, g, grads);
-        break;
-      case Dispatch::optimizer:
-        backward_optimizer(call, grads);
-        break;
-    }
+    if (backend_.kernel_files())
+      backward_kernel_files(*this, call, inputs, o, g, grads);
+    else
+      switch (dispatch_of(call.kind)) {
+        case Dispatch::elementwise:
+          backward_elementwise(*this, call, inputs, o, g, grads);
+          break;
+        case Dispatch::rows:
+          backward_rows(*this, call, inputs, o, g, grads);
+          break;
+        case Dispatch::linalg:
+          backward_linalg(*this, call, inputs, o, g, grads);
+          break;
+        case Dispatch::optimizer:
+          backward_optimizer(call, grads);
+          break;
+      }
     for (DeviceBuffer* gb : grads)
       if (gb) watch_guards(as_cl(gb));
   });

@@ -91,11 +91,8 @@ BackendProvider make_plugin_provider() {
   BackendProvider p;
   p.name = "plugin";
   p.discover = [](const BackendOptions&) {
-    DeviceEntry e;
-    e.info.backend = "plugin";
-    e.info.name = "an op library's plugin";
-    e.unavailable = "name a library: --backend plugin:PATH.so[:DEVICE] (docs/plugins.md)";
-    return std::vector<DeviceEntry>{e};
+    return name_one_to_load("plugin", "an op library's plugin",
+                            "name a library: --backend plugin:PATH.so[:DEVICE] (docs/plugins.md)");
   };
   p.load = [](const std::string& path, const BackendOptions&) { return plugin::load_devices(path); };
   return p;
