@@ -29,15 +29,30 @@ inline constexpr int kDimsPerTensor = kMaxRank;
   X(std::uint32_t, uint, reals64, 32, "the real attributes as doubles: low word at 2i, high at 2i + 1")
 
 // Index of each attribute in `ints` / `reals`: X(NAME, value from an OpAttrs `a`).
-#define GP_PARAM_INTS(X)                                                                                            \
-  X(KEEPDIM, a.keepdim)                                                                                             \
-  X(CORRECTION, a.correction) X(ORDER, a.order) X(GRID, a.grid) X(REDUCTION_SUM, a.reduction == LossReduction::sum) \
-      X(GELU_TANH, a.gelu == GeluApprox::tanh) X(NESTEROV, a.nesterov) X(FIRST, a.first) X(STEP, a.t)               \
-          X(SLICE_START, a.start) X(SLICE_STOP, a.stop) X(SLICE_STEP, a.step)
-#define GP_PARAM_REALS(X)                                                                                     \
-  X(P, a.p)                                                                                                   \
-  X(ALPHA, a.alpha) X(EPS, a.eps) X(TAU, a.tau) X(LR, a.lr) X(MOMENTUM, a.momentum) X(DAMPENING, a.dampening) \
-      X(BETA1, a.beta1) X(BETA2, a.beta2) X(WEIGHT_DECAY, a.weight_decay)
+#define GP_PARAM_INTS(X)                              \
+  X(KEEPDIM, a.keepdim)                               \
+  X(CORRECTION, a.correction)                         \
+  X(ORDER, a.order)                                   \
+  X(GRID, a.grid)                                     \
+  X(REDUCTION_SUM, a.reduction == LossReduction::sum) \
+  X(GELU_TANH, a.gelu == GeluApprox::tanh)            \
+  X(NESTEROV, a.nesterov)                             \
+  X(FIRST, a.first)                                   \
+  X(STEP, a.t)                                        \
+  X(SLICE_START, a.start)                             \
+  X(SLICE_STOP, a.stop)                               \
+  X(SLICE_STEP, a.step)
+#define GP_PARAM_REALS(X)   \
+  X(P, a.p)                 \
+  X(ALPHA, a.alpha)         \
+  X(EPS, a.eps)             \
+  X(TAU, a.tau)             \
+  X(LR, a.lr)               \
+  X(MOMENTUM, a.momentum)   \
+  X(DAMPENING, a.dampening) \
+  X(BETA1, a.beta1)         \
+  X(BETA2, a.beta2)         \
+  X(WEIGHT_DECAY, a.weight_decay)
 
 #define GP_PARAM_MEMBER(cpp, cl, name, n, what) cpp name[(n) > 0 ? (n) : 1];
 struct ParamBlock {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 #include <sstream>
 
 #include "backends/kernel_files/params.hpp"
@@ -23,20 +24,33 @@ namespace {
 
 std::string prefix(const std::string& dir) { return "opencl-src: " + dir + ": "; }
 
+// The preamble, then the file as its own line 1, so the build log's line numbers are the file's.
+std::string program_text(const KernelDir::File& f) {
+  return kernel_files::preamble_opencl() + "#line 1 \"" + fs::path(f.path).filename().string() + "\"\n" + f.source;
+}
+
+// A compiler that ignores #line (NVIDIA's names the source "<kernel>" and counts the preamble's
+// lines) has its "<kernel>:LINE:" made the file's name and line.
+std::string with_file_lines(std::string line, const std::string& file) {
+  static const std::regex unnamed(R"(<(kernel|source)>:(\d+):)");
+  std::smatch m;
+  if (!std::regex_search(line, m, unnamed)) return line;
+  const std::string text = kernel_files::preamble_opencl();
+  const long preamble = std::count(text.begin(), text.end(), '\n');
+  const long own = std::stol(m[2].str()) - preamble - 1;  // the #line directive is one more line
+  if (own < 1) return line;                               // an error in the preamble: left as the compiler said it
+  return m.prefix().str() + file + ":" + std::to_string(own) + ":" + m.suffix().str();
+}
+
 // The first line of a build log that names an error, else its first non-empty line.
-std::string first_error(const std::string& log) {
+std::string first_error(const std::string& log, const std::string& file) {
   std::istringstream in(log);
   std::string line, first;
   while (std::getline(in, line)) {
     if (first.empty() && line.find_first_not_of(" \t\r") != std::string::npos) first = line;
-    if (line.find("error") != std::string::npos) return line;
+    if (line.find("error") != std::string::npos) return with_file_lines(line, file);
   }
-  return first.empty() ? "(the build log is empty)" : first;
-}
-
-// The preamble, then the file as its own line 1, so the build log's line numbers are the file's.
-std::string program_text(const KernelDir::File& f) {
-  return kernel_files::preamble_opencl() + "#line 1 \"" + fs::path(f.path).filename().string() + "\"\n" + f.source;
+  return first.empty() ? "(the build log is empty)" : with_file_lines(first, file);
 }
 
 // File descriptor 2 pointed at /dev/null while it lives.
@@ -102,7 +116,8 @@ KernelDirPrograms::KernelDirPrograms(const KernelDir& dir, const cl::Context& co
         log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
       } catch (const cl::Error&) {
       }
-      throw UsageError("opencl-src: " + f.path + " does not compile on " + device_name + ": " + first_error(log));
+      throw UsageError("opencl-src: " + f.path + " does not compile on " + device_name + ": " +
+                       first_error(log, fs::path(f.path).filename().string()));
     }
     std::vector<cl::Kernel> kernels;
     program.createKernels(&kernels);

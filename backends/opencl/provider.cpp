@@ -140,7 +140,7 @@ BackendProvider make_opencl_src_provider() {
     std::vector<opencl::Found> devices;
     try {
       devices = opencl::all_devices();
-    } catch (const cl::Error&) {
+    } catch (const cl::Error&) {  // no OpenCL platform: the entry below says there is no device
     }
     std::vector<DeviceEntry> entries;
     if (devices.empty()) {
