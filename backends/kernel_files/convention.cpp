@@ -1,5 +1,7 @@
 #include "backends/kernel_files/convention.hpp"
 
+#include "backends/kernel_files/params.hpp"
+
 namespace gp::kernel_files {
 
 std::string_view pass_name(Pass p) { return p == Pass::forward ? "forward" : "backward"; }
@@ -60,6 +62,21 @@ std::string signature(const KernelName& k) {
   std::string s = kernel_name(k) + "(";
   for (const auto& b : buffer_names(k.op, k.pass)) s += b + ", ";
   return s + "params)";
+}
+
+std::optional<std::string> refusal(const OpCall& call, const std::function<bool(const std::string&)>& has,
+                                   const std::string& dir) {
+  if (auto why = op_refusal(call.kind)) return why;
+  for (Pass pass : {Pass::forward, Pass::backward}) {
+    if (pass == Pass::backward && !has_backward(call.kind)) continue;
+    const std::string name = kernel_name({call.kind, pass, call.dtype});
+    if (!has(name))
+      return "no kernel " + name + " in " + dir +
+             (pass == Pass::backward ? " (an op is checked with its forward and its backward)" : "");
+    const Params p = make_params(call, pass);
+    if (!p.block) return "kernel files take no " + p.refusal;
+  }
+  return std::nullopt;
 }
 
 }  // namespace gp::kernel_files

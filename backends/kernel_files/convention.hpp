@@ -5,6 +5,7 @@
 // the user's side of it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,12 @@ bool has_backward(OpKind op);
 std::vector<std::string> buffer_names(OpKind op, Pass pass);
 // The kernel's argument or binding count: buffer_names plus the parameter block.
 int argument_count(OpKind op, Pass pass);
+
+// Why a directory cannot run `call` (SKIP reason), or nullopt: the op has kernel files, the
+// directory `dir` has its forward (and its backward, where it has one) for the dtype, and its
+// tensors fit the parameter block. `has(name)` says whether the directory has a kernel.
+std::optional<std::string> refusal(const OpCall& call, const std::function<bool(const std::string&)>& has,
+                                   const std::string& dir);
 
 // A kernel's signature as a message shows it: "exp_forward_f32(in0, out, params)".
 std::string signature(const KernelName& k);

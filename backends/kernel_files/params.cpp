@@ -47,6 +47,15 @@ std::string index_defines() {
   return s;
 }
 
+std::string members() {
+  std::string s;
+#define GP_MEMBER(cpp, cl, name, n, what) \
+  s += std::string("  " #cl " " #name) + ((n) > 0 ? "[" #n "]" : "") + ";  // " what "\n";
+  GP_PARAM_FIELDS(GP_MEMBER)
+#undef GP_MEMBER
+  return s;
+}
+
 }  // namespace
 
 Params make_params(const OpCall& call, Pass pass) {
@@ -90,16 +99,22 @@ Params make_params(const OpCall& call, Pass pass) {
 }
 
 std::string preamble_opencl() {
-  std::string s = "typedef struct {\n";
-#define GP_CL_MEMBER(cpp, cl, name, n, what) \
-  s += std::string("  " #cl " " #name) + ((n) > 0 ? "[" #n "]" : "") + ";  // " what "\n";
-  GP_PARAM_FIELDS(GP_CL_MEMBER)
-#undef GP_CL_MEMBER
-  s += "} gp_params;\n";
+  std::string s = "typedef struct {\n" + members() + "} gp_params;\n";
   s += index_defines();
   s += "#define GP_DIM(p, t, k) ((p)->dims[4 * (t) + (k)])\n";
   s += "#ifdef cl_khr_fp64\n#define GP_REAL64(p, i) as_double(((ulong)(p)->reals64[2 * (i) + 1] << 32) | "
        "(ulong)(p)->reals64[2 * (i)])\n#endif\n";
+  return s;
+}
+
+std::string preamble_glsl(int binding) {
+  std::string s = "layout(std430, set = 0, binding = " + std::to_string(binding) + ") readonly buffer GpParams {\n" +
+                  members() + "} p;\n";
+  s += index_defines();
+  s += "#define GP_DIM(p, t, k) ((p).dims[4 * (t) + (k)])\n";
+  s += "#define GP_REAL64(p, i) packDouble2x32(uvec2((p).reals64[2 * (i)], (p).reals64[2 * (i) + 1]))\n";
+  s += "#define GP_INDEX ((gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + "
+       "gl_LocalInvocationID.x)\n";
   return s;
 }
 

@@ -1,8 +1,8 @@
 // The parameter block every kernel of a kernel directory receives as its last argument or
 // binding: the work items launched, each buffer's rank, dims and element count in argument
 // order, the op's axis and its attributes. Every field is a 4-byte scalar or an array of them, so
-// the one layout is the same in C++, in OpenCL C and in a GLSL std430 block (for a Vulkan runtime
-// of kernel files); the declaration the kernels see is generated from the field list below.
+// the one layout is the same in C++, in OpenCL C and in a GLSL std430 block, whose declarations
+// the kernels see are generated from the field list below (preamble_opencl, preamble_glsl).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,7 @@ namespace gp::kernel_files {
 inline constexpr int kMaxTensors = 16;  // every op's inputs, output, cotangent and gradients fit
 inline constexpr int kDimsPerTensor = kMaxRank;
 
-// X(C++ type, OpenCL C type, name, array length or 0 for a scalar, what it holds)
+// X(C++ type, OpenCL C and GLSL type, name, array length or 0 for a scalar, what it holds)
 #define GP_PARAM_FIELDS(X)                                                                             \
   X(std::uint32_t, uint, count, 0, "work items launched; a kernel returns for an index >= count")      \
   X(std::uint32_t, uint, tensors, 0, "buffers described below, in argument order")                     \
@@ -72,5 +72,9 @@ Params make_params(const OpCall& call, Pass pass);
 // What OpenCL C kernels see of the block: a struct `gp_params`, the GP_* attribute indices and
 // the GP_DIM / GP_REAL64 helpers.
 std::string preamble_opencl();
+// The same for a GLSL compute shader, inserted after its #version line: the block as a readonly
+// std430 buffer `p` at `binding`, the indices, GP_DIM / GP_REAL64, and GP_INDEX, the work item's
+// index over a launch spread on a 2-D grid of work groups.
+std::string preamble_glsl(int binding);
 
 }  // namespace gp::kernel_files

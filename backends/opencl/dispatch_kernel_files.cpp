@@ -20,16 +20,9 @@ kf::ParamBlock block_of(const OpCall& call, kf::Pass pass) {
 }  // namespace
 
 Support supports_kernel_files(const KernelDirPrograms& files, const OpCall& call) {
-  if (auto why = kf::op_refusal(call.kind)) return Support::no(*why);
-  for (kf::Pass pass : {kf::Pass::forward, kf::Pass::backward}) {
-    if (pass == kf::Pass::backward && !kf::has_backward(call.kind)) continue;
-    if (!files.find(name_of(call, pass)))
-      return Support::no("no kernel " + name_of(call, pass) + " in " + files.dir() +
-                         (pass == kf::Pass::backward ? " (an op is checked with its forward and its backward)" : ""));
-    const kf::Params p = kf::make_params(call, pass);
-    if (!p.block) return Support::no("kernel files take no " + p.refusal);
-  }
-  return Support::yes();
+  const auto why = kf::refusal(
+      call, [&](const std::string& name) { return files.find(name) != nullptr; }, files.dir());
+  return why ? Support::no(*why) : Support::yes();
 }
 
 void forward_kernel_files(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {

@@ -6,6 +6,7 @@
 
 #include <span>
 
+#include "backends/backend.hpp"
 #include "core/op.hpp"
 #include "vk_memory.hpp"
 #include "vk_recorder.hpp"
@@ -42,6 +43,12 @@ void backward_layout(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
 // sgd_step, adamw_step: forward only; the backward accepts only calls that ask for no gradient
 void forward_optimizer(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void backward_optimizer(const OpCall& call, Grads grads);
+
+// A user's shader directory (vulkan-spirv, shader_dir.hpp): what it supports, and its calls.
+Support supports_kernel_files(const ShaderDir& files, const OpCall& call);
+void forward_kernel_files(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
+void backward_kernel_files(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out,
+                           const VulkanBuffer& dout, Grads grads);
 
 // bench's arithmetic probe (shaders/probe.comp, Queue::arithmetic_probe): every element of `out`
 // the sum of eight chains of `steps` / 8 multiply-adds.

@@ -43,14 +43,13 @@ class VulkanProfile final : public MathProfile {
   }
 
   FnBudget budget(MathFn fn, DType c, long double x, long double y, long double x2) const override {
+    if (auto b = vulkan_arithmetic_budget(fn)) return *b;
     const bool f64 = c == DType::f64;
     switch (fn) {
       case MathFn::div:
-        return {2.5};
-      case MathFn::sqrt:  // inherited from 1 / inversesqrt(x): 2 ULP, then a 2.5 ULP division
-        return {4.5};
+      case MathFn::sqrt:
       case MathFn::rsqrt:
-        return {2};
+        break;  // vulkan_arithmetic_budget
       case MathFn::exp:
         return {kExpUlps};
       case MathFn::log:

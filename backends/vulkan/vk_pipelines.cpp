@@ -47,17 +47,12 @@ Pipelines::~Pipelines() {
   vkDestroyDescriptorSetLayout(ctx_.device(), set_layout_, nullptr);
 }
 
-VkPipeline Pipelines::create_locked(const std::string& key, const std::string& variant, Spec spec,
+VkPipeline Pipelines::create_locked(const std::string& key, std::span<const std::uint32_t> spirv, Spec spec,
                                     const std::string& case_id) {
   CallGuard guard(ctx_.validation_enabled());
-  const SpirvBlob* blob = nullptr;
-  for (const auto& b : embedded_spirv())
-    if (b.name == variant) blob = &b;
-  if (!blob) throw Error("vulkan backend: no embedded shader variant '" + variant + "'");
-
   VkShaderModuleCreateInfo mi{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  mi.codeSize = blob->count * sizeof(std::uint32_t);
-  mi.pCode = blob->words;
+  mi.codeSize = spirv.size() * sizeof(std::uint32_t);
+  mi.pCode = spirv.data();
   VkShaderModule module = VK_NULL_HANDLE;
   ctx_.check(vkCreateShaderModule(ctx_.device(), &mi, nullptr, &module), "vkCreateShaderModule", case_id, key);
 
@@ -91,7 +86,20 @@ VkPipeline Pipelines::get(std::string_view family, DType dtype, Spec spec, const
   std::lock_guard lock(mutex_);
   auto it = pipelines_.find(key);
   if (it != pipelines_.end()) return it->second;
-  return create_locked(key, variant, spec, case_id);
+  const SpirvBlob* blob = nullptr;
+  for (const auto& b : embedded_spirv())
+    if (b.name == variant) blob = &b;
+  if (!blob) throw Error("vulkan backend: no embedded shader variant '" + variant + "'");
+  return create_locked(key, {blob->words, blob->count}, spec, case_id);
+}
+
+VkPipeline Pipelines::get_user(const std::string& name, std::span<const std::uint32_t> spirv,
+                               const std::string& case_id) {
+  const std::string key = "user:" + name;
+  std::lock_guard lock(mutex_);
+  auto it = pipelines_.find(key);
+  if (it != pipelines_.end()) return it->second;
+  return create_locked(key, spirv, Spec{}, case_id);
 }
 
 std::size_t Pipelines::created() const {

@@ -14,6 +14,7 @@
 #include <vulkan/vulkan.h>
 
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -43,13 +44,17 @@ class Pipelines {
   // The pipeline of `family` ("unary", "binary", "rowwise", "linalg", "log_matmul_exp", "layout", "tt_embedding", ...)
   // for storage dtype `dtype`, specialized for `spec` or the generic one; thread-safe, created on first use.
   VkPipeline get(std::string_view family, DType dtype, Spec spec, const std::string& case_id);
+  // The pipeline of a user's shader (vulkan-spirv), with this layout: its bindings are a
+  // subset of the kMaxBindings, and it reads no push constants or specialization constants.
+  VkPipeline get_user(const std::string& name, std::span<const std::uint32_t> spirv, const std::string& case_id);
   std::size_t created() const;
 
   VkPipelineLayout layout() const { return layout_; }
   VkDescriptorSetLayout set_layout() const { return set_layout_; }
 
  private:
-  VkPipeline create_locked(const std::string& key, const std::string& variant, Spec spec, const std::string& case_id);
+  VkPipeline create_locked(const std::string& key, std::span<const std::uint32_t> spirv, Spec spec,
+                           const std::string& case_id);
 
   Context& ctx_;
   PipelineCache& cache_;

@@ -36,6 +36,7 @@ void record_transfer(VkCommandBuffer cmd, const VulkanBuffer& from, const Vulkan
 }
 
 void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+  if (rec.kernel_files()) return forward_kernel_files(rec, call, in, out);
   switch (op_family(call.kind)) {
     case OpFamily::unary:
     case OpFamily::binary:
@@ -55,6 +56,7 @@ void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
 
 void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
                      Grads grads) {
+  if (rec.kernel_files()) return backward_kernel_files(rec, call, in, out, dout, grads);
   switch (op_family(call.kind)) {
     case OpFamily::unary:
     case OpFamily::binary:

@@ -47,8 +47,22 @@ VulkanBuffer& Recorder::scratch(DType dtype, std::int64_t count) {
 
 void Recorder::record(std::string_view family, DType dtype, Spec spec, std::span<const Bind> binds, PushBlock push,
                       WorkGroups groups) {
+  record_pipeline(shared_.pipelines->get(family, dtype, spec, case_id_), std::string(family), binds, push, groups);
+}
+
+void Recorder::dispatch_user(const ShaderFile& shader, std::span<const Bind> binds, std::uint64_t groups) {
+  const std::string name = kernel_files::kernel_name(shader.name);
+  auto [gx, gy] = grid(groups);
+  record_pipeline(shared_.pipelines->get_user(name, shader.spirv, case_id_), name, binds, {nullptr, 0}, {gx, gy, 1});
+}
+
+void Recorder::update(const VulkanBuffer& b, const void* data, std::size_t bytes) {
+  vkCmdUpdateBuffer(cmd_, b.handle(), b.data_offset(), bytes, data);
+}
+
+void Recorder::record_pipeline(VkPipeline pipeline, const std::string& what, std::span<const Bind> binds,
+                               PushBlock push, WorkGroups groups) {
   Context& c = *shared_.ctx;
-  VkPipeline pipeline = shared_.pipelines->get(family, dtype, spec, case_id_);
 
   VkDescriptorSetLayout layout = shared_.pipelines->set_layout();
   VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
@@ -62,7 +76,7 @@ void Recorder::record(std::string_view family, DType dtype, Spec spec, std::span
   std::array<VkDescriptorBufferInfo, kMaxBindings> infos{};
   for (auto& info : infos) info = {dummy_.handle(), dummy_.data_offset(), dummy_.data_bytes()};
   for (const Bind& b : binds) {
-    if (b.binding >= kMaxBindings || !b.buffer) throw Error("vulkan backend: bad binding in " + std::string(family));
+    if (b.binding >= kMaxBindings || !b.buffer) throw Error("vulkan backend: bad binding in " + what);
     infos[b.binding] = {b.buffer->handle(), b.buffer->data_offset(), b.buffer->data_bytes()};
   }
   std::array<VkWriteDescriptorSet, kMaxBindings> writes{};
@@ -77,7 +91,7 @@ void Recorder::record(std::string_view family, DType dtype, Spec spec, std::span
   vkUpdateDescriptorSets(c.device(), kMaxBindings, writes.data(), 0, nullptr);
 
   std::array<std::uint8_t, kPushConstantBytes> pc{};
-  std::memcpy(pc.data(), push.data, push.bytes);
+  if (push.bytes > 0) std::memcpy(pc.data(), push.data, push.bytes);
   // Orders this dispatch after every earlier command of this and earlier submits. The test-only
   // fault keeps the first barrier (against the upload) and drops those between dispatches.
   if (dispatches_++ == 0 || !vk_testing::skip_dependent_barriers.load(std::memory_order_relaxed)) barrier();

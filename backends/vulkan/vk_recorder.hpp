@@ -72,6 +72,14 @@ class Recorder {
            groups);
   }
 
+  // One dispatch of a user's shader (vulkan-spirv) over `groups` work groups, spread on a 2-D
+  // grid as dispatch_groups does.
+  void dispatch_user(const ShaderFile& shader, std::span<const Bind> binds, std::uint64_t groups);
+  // Writes `bytes` (a multiple of 4, at most 65536) into `b` as a command of this recording: the
+  // barrier before the next dispatch orders it.
+  void update(const VulkanBuffer& b, const void* data, std::size_t bytes);
+  const ShaderDir* kernel_files() const { return shared_.files.get(); }
+
   // Declares that the next dispatches write `b` (canaries are checked after the submit; for
   // unmapped buffers the canary pattern is filled here the first time).
   void writes(const VulkanBuffer& b);
@@ -92,6 +100,8 @@ class Recorder {
   };
   void record(std::string_view family, DType dtype, Spec spec, std::span<const Bind> binds, PushBlock push,
               WorkGroups groups);
+  void record_pipeline(VkPipeline pipeline, const std::string& what, std::span<const Bind> binds, PushBlock push,
+                       WorkGroups groups);
   void barrier();
 
   Shared& shared_;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "shader_dir.hpp"
 #include "vk_context.hpp"
 #include "vk_pipeline_cache.hpp"
 #include "vk_pipelines.hpp"
@@ -16,6 +17,7 @@ struct Shared {
   std::shared_ptr<Context> ctx;
   std::unique_ptr<PipelineCache> cache;
   std::unique_ptr<Pipelines> pipelines;
+  std::shared_ptr<const ShaderDir> files;  // a user's shaders (vulkan-spirv); null for the built-in ones
 
   void add_canary_violation(std::string v) {
     std::lock_guard lock(canary_mutex);

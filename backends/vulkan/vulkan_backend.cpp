@@ -1,18 +1,22 @@
 #include "vulkan_backend.hpp"
 
 #include "core/error.hpp"
+#include "dispatch.hpp"
 #include "vk_memory.hpp"
 #include "vk_queue.hpp"
 #include "vk_shared.hpp"
 
 namespace gp {
 
-VulkanBackend::VulkanBackend(const BackendOptions& opts, std::uint32_t device_index)
+VulkanBackend::VulkanBackend(const BackendOptions& opts, std::uint32_t device_index,
+                             std::shared_ptr<const vk::ShaderDir> files)
     : shared_(std::make_shared<vk::Shared>()) {
   shared_->ctx = std::make_shared<vk::Context>(opts, device_index);
   shared_->cache = std::make_unique<vk::PipelineCache>(*shared_->ctx, vk::default_cache_dir(opts.cache_dir));
   shared_->pipelines = std::make_unique<vk::Pipelines>(*shared_->ctx, *shared_->cache);
   info_ = shared_->ctx->facts().info;
+  if (files) vk::describe_kernel_files(info_, *files);
+  shared_->files = std::move(files);
   if (shared_->ctx->validation_enabled()) info_.notes.push_back("validation layer on (synchronization validation)");
 }
 
@@ -45,6 +49,7 @@ Support VulkanBackend::supports(const OpCall& call) const {
       return Support::no("input " + call.input_shapes[i].to_string() + " exceeds maxStorageBufferRange (" +
                          std::to_string(range) + " bytes)");
   if (too_big(call.output_shape, call.dtype)) return Support::no("output exceeds maxStorageBufferRange");
+  if (shared_->files) return vk::supports_kernel_files(*shared_->files, call);
   if (call.kind == OpKind::concat && call.input_shapes.size() > 60) return Support::no("more than 60 concat inputs");
   if (call.kind == OpKind::matmul && matmul_dims(call).batch > 65535)
     return Support::no("matmul batch exceeds 65535 work groups");

@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,23 @@ namespace gp {
 
 namespace vk {
 struct Shared;
+struct ShaderDir;
 // The built-ins' specified accuracy and the shaders' own functions (math_profile.cpp).
 const MathProfile& vulkan_math_profile();
+// A user's shaders (vulkan-spirv): the built-ins' specified accuracy alone (math_profile_spec.cpp).
+const MathProfile& vulkan_spec_math_profile();
+// The specification's division, sqrt and inversesqrt, which both profiles take as they are;
+// nullopt for the other functions.
+std::optional<FnBudget> vulkan_arithmetic_budget(MathFn fn);
 }  // namespace vk
 
 class VulkanBackend final : public Backend {
  public:
   // Creates an instance (validation when opts.vulkan_validation or GP_VK_VALIDATION=1) and a
   // device on physical device `device_index`. Throws gp::DeviceError when that fails.
-  explicit VulkanBackend(const BackendOptions& opts, std::uint32_t device_index = 0);
+  // With `files`, it runs that directory's shaders instead of its own (vulkan-spirv).
+  explicit VulkanBackend(const BackendOptions& opts, std::uint32_t device_index = 0,
+                         std::shared_ptr<const vk::ShaderDir> files = nullptr);
   ~VulkanBackend() override;
 
   const DeviceInfo& info() const override { return info_; }
@@ -86,6 +95,9 @@ void vulkan_copy_transfer(Queue& queue, const DeviceBuffer& src, DeviceBuffer& d
 void vulkan_corrupt_canary_for_testing(Queue& queue, DeviceBuffer& buffer, long offset, std::uint8_t value = 0);
 
 BackendProvider make_vulkan_provider();
+// "vulkan-spirv:DIR[:DEVICE]": a user's directory of compute shaders on those devices
+// (docs/kernel-files.md).
+BackendProvider make_vulkan_spirv_provider();
 
 // Test-only fault injection: positive controls of the thread-safety stress runner
 // (harness/audit/stress.hpp, `gradparity stress --inject`). Both are off by default, process-wide and

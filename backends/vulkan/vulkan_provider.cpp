@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "core/error.hpp"
+#include "shader_dir.hpp"
 #include "vk_context.hpp"
 #include "vulkan_backend.hpp"
 
@@ -46,6 +47,33 @@ std::vector<DeviceEntry> discover(const BackendOptions& opts) {
 }
 
 }  // namespace
+
+// "vulkan-spirv:DIR[:DEVICE]": every Vulkan device, each running the directory's shaders. The
+// shaders are read, compiled and checked here, so that one that breaks the convention stops the
+// run before it starts (gp::UsageError).
+BackendProvider make_vulkan_spirv_provider() {
+  BackendProvider p;
+  p.name = "vulkan-spirv";
+  p.discover = [](const BackendOptions&) {
+    return name_one_to_load("vulkan-spirv", "a directory of compute shaders",
+                            "name a directory: --backend vulkan-spirv:DIR[:DEVICE] (docs/kernel-files.md)");
+  };
+  p.load = [](const std::string& dir, const BackendOptions& opts) {
+    const std::shared_ptr<const vk::ShaderDir> files = vk::read_shader_dir(dir);
+    std::vector<DeviceEntry> entries = discover(opts);
+    for (std::uint32_t i = 0; i < entries.size(); ++i) {
+      DeviceEntry& e = entries[i];
+      vk::describe_kernel_files(e.info, *files);
+      if (!e.create) continue;
+      e.create = [opts, i, files]() -> std::unique_ptr<Backend> {
+        return std::make_unique<VulkanBackend>(opts, i, files);
+      };
+      e.run_in_child = true;  // code gradparity did not build: a crash is one case's ERROR
+    }
+    return entries;
+  };
+  return p;
+}
 
 BackendProvider make_vulkan_provider() {
   BackendProvider p{"vulkan", &vk::vulkan_math_profile(), discover};

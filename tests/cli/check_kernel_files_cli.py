@@ -1,28 +1,32 @@
 #!/usr/bin/env python3
-"""Kernels from source files end to end (--backend opencl-src:DIR, docs/kernel-files.md), on the
-first OpenCL device:
-  - examples/kernels-opencl passes: every forward and backward check of exp, mul and softmax in
-    f32 PASSes, and an op or dtype the directory lacks SKIPs naming the missing kernel;
+"""Kernels from source files end to end (docs/kernel-files.md), on the first device of one runtime:
+--backend opencl-src:DIR (OpenCL C) or vulkan-spirv:DIR (GLSL compiled by glslc, SPIR-V).
+  - the runtime's example directory passes: every forward and backward check of exp, mul and
+    softmax in f32 PASSes, and an op or dtype the directory lacks SKIPs naming the missing kernel;
   - the walk-through's planted bug (softmax's backward leaving the line's last element out of its
     dot product) FAILs the softmax backward checks (and its finite-difference check), no forward
     check, exit 1;
   - attributes reach a kernel through the parameter block: a leaky_relu whose kernels read alpha
     as float (f32) and as a double (f64, GP_REAL64) passes;
-  - a malformed directory is one line and exit 2: a file that does not compile, a kernel with the
-    wrong argument count, a name outside the catalog, a backward of a forward-only op, a kernel
-    defined twice, no .cl file, no directory.
+  - (vulkan) a SPIR-V binary built elsewhere, declaring only the block's first field, runs;
+  - a malformed directory is one line and exit 2 and writes nothing: a file that does not compile,
+    a kernel with one buffer too many, a name outside the catalog, a backward of a forward-only op,
+    a kernel given twice, (vulkan) a 2-D local size, no kernel file, no directory.
 
-Usage: check_kernel_files_cli.py GRADPARITY EXAMPLES_DIR WORK_DIR"""
+Usage: check_kernel_files_cli.py GRADPARITY opencl|vulkan EXAMPLES_DIR WORK_DIR"""
 import json
 import os
 import shutil
+import subprocess
 import sys
 
 from cli_support import Checks
 
-EXE, EXAMPLES, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+EXE, RUNTIME, EXAMPLES, WORK = sys.argv[1:5]
 CHECKS = Checks(EXE)
 run, check, expect_usage_error, failures = CHECKS.run, CHECKS.check, CHECKS.expect_usage_error, CHECKS.failures
+BACKEND = {"opencl": "opencl-src", "vulkan": "vulkan-spirv"}[RUNTIME]
+OPENCL = RUNTIME == "opencl"
 
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
@@ -30,18 +34,26 @@ d = lambda *p: os.path.join(WORK, *p)
 
 
 def parity(directory, ops, report, extra=()):
-    r = run(["run", "--backend", f"opencl-src:{directory}:0", "--op", ops, "--report-dir", d(report),
-             "--no-progress", *extra])
+    r = run(["run", "--backend", f"{BACKEND}:{directory}:0", "--op", ops, "--report-dir", d(report), "--no-progress",
+             *extra])
     checks = []
     if os.path.exists(d(report, "parity.json")):
         with open(d(report, "parity.json")) as f:
-            checks = [c for c in json.load(f)["checks"] if c["backend"].startswith("opencl-src:")]
+            checks = [c for c in json.load(f)["checks"] if c["backend"].startswith(BACKEND + ":")]
     return r, checks
 
 
 def copy_examples(name):
     shutil.copytree(EXAMPLES, d(name))
     return d(name)
+
+
+def replace_in(path, old, new):
+    with open(path) as f:
+        text = f.read()
+    assert old in text, f"{old!r} not in {path}"
+    with open(path, "w") as f:
+        f.write(text.replace(old, new))
 
 
 # The examples pass.
@@ -60,11 +72,12 @@ check(f64 and all("no kernel exp_forward_f64" in c["reason"] for c in f64), "exa
 
 # The walk-through's planted bug.
 planted = copy_examples("planted")
-with open(os.path.join(planted, "softmax.cl")) as f:
+softmax = os.path.join(planted, "softmax.cl" if OPENCL else "softmax_backward_f32.comp")
+with open(softmax) as f:
     text = f.read()
 correct = "for (uint j = 0; j < n; ++j) dot +="
-check(text.count(correct) == 1, "walk-through: softmax.cl has the loop the planted bug changes")
-with open(os.path.join(planted, "softmax.cl"), "w") as f:
+check(text.count(correct) == 1, "walk-through: the softmax backward has the loop the planted bug changes")
+with open(softmax, "w") as f:
     f.write(text.replace(correct, "for (uint j = 0; j + 1 < n; ++j) dot +="))
 r, checks = parity(planted, "softmax", "planted", ["--dtype", "f32"])
 failed = {(c["op"], c["direction"]) for c in checks if c["verdict"] == "FAIL"}
@@ -75,8 +88,9 @@ check("FAIL softmax(" in r.stdout and "backward input 0" in r.stdout, "planted b
 
 # Attributes through the parameter block, in f32 and f64.
 os.makedirs(d("attrs"))
-with open(d("attrs", "leaky_relu.cl"), "w") as f:
-    f.write("""
+if OPENCL:
+    with open(d("attrs", "leaky_relu.cl"), "w") as f:
+        f.write("""
 #define LEAKY(T, SUFFIX, ALPHA)                                                                         \\
   __kernel void leaky_relu_forward_##SUFFIX(__global const T* in0, __global T* out,                    \\
                                             __global const gp_params* p) {                            \\
@@ -95,47 +109,106 @@ LEAKY(float, f32, p->reals[GP_ALPHA])
 LEAKY(double, f64, GP_REAL64(p, GP_ALPHA))
 #endif
 """)
+else:
+    for t, suffix, alpha in (("float", "f32", "p.reals[GP_ALPHA]"), ("double", "f64", "GP_REAL64(p, GP_ALPHA)")):
+        head = "#version 450\n" + ("#extension GL_ARB_gpu_shader_fp64 : require\n" if t == "double" else "")
+        head += "layout(local_size_x = 64) in;\n"
+        with open(d("attrs", f"leaky_relu_forward_{suffix}.comp"), "w") as f:
+            f.write(head + f"""layout(std430, binding = 0) readonly buffer In0 {{ {t} in0[]; }};
+layout(std430, binding = 1) writeonly buffer Out {{ {t} out_[]; }};
+void main() {{
+  const uint i = GP_INDEX;
+  if (i < p.count) out_[i] = in0[i] > 0 ? in0[i] : {t}({alpha}) * in0[i];
+}}
+""")
+        with open(d("attrs", f"leaky_relu_backward_{suffix}.comp"), "w") as f:
+            f.write(head + f"""layout(std430, binding = 0) readonly buffer In0 {{ {t} in0[]; }};
+layout(std430, binding = 2) readonly buffer Dout {{ {t} dout[]; }};
+layout(std430, binding = 3) writeonly buffer Grad0 {{ {t} grad0[]; }};
+void main() {{
+  const uint i = GP_INDEX;
+  if (i < p.count) grad0[i] = in0[i] > 0 ? dout[i] : {t}({alpha}) * dout[i];
+}}
+""")
 r, checks = parity(d("attrs"), "leaky_relu", "attrs", ["--dtype", "f32,f64"])
 ran = [c for c in checks if c["verdict"] != "SKIP" and c["direction"] in ("forward", "backward")]
-check(r.returncode == 0 and ran and all(c["verdict"] == "PASS" for c in ran),
+check(r.returncode == 0 and ran and {c["dtype"] for c in ran} == {"f32", "f64"} and
+      all(c["verdict"] == "PASS" for c in ran),
       f"attributes: exit {r.returncode}, {len(ran)} checks ran, dtypes {sorted({c['dtype'] for c in ran})}")
+
+# A SPIR-V binary built elsewhere, declaring only the first field of the block.
+if not OPENCL:
+    os.makedirs(d("spv"))
+    shutil.copy(os.path.join(EXAMPLES, "exp_backward_f32.comp"), d("spv"))
+    with open(d("exp.comp"), "w") as f:
+        f.write("""#version 450
+layout(local_size_x = 32) in;
+layout(std430, binding = 0) readonly buffer In0 { float in0[]; };
+layout(std430, binding = 1) writeonly buffer Out { float out_[]; };
+layout(std430, binding = 2) readonly buffer Params { uint count; } p;
+void main() {
+  const uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x + gl_LocalInvocationID.x;
+  if (i < p.count) out_[i] = exp(in0[i]);
+}
+""")
+    subprocess.run(["glslc", "-fshader-stage=compute", "-o", d("spv", "exp_forward_f32.spv"), d("exp.comp")], check=True)
+    r, checks = parity(d("spv"), "exp", "spv", ["--dtype", "f32"])
+    ran = [c for c in checks if c["direction"] == "forward"]
+    check(r.returncode == 0 and ran and all(c["verdict"] == "PASS" for c in ran),
+          f"a .spv built elsewhere: exit {r.returncode}, {len(ran)} forward checks")
 
 
 # Malformed directories: one line, exit 2.
 def malformed(name, edit, needle, what):
     path = copy_examples(name)
     edit(path)
-    expect_usage_error(["run", "--backend", f"opencl-src:{path}", "--op", "exp", "--report-dir", d(name + "-report")],
+    expect_usage_error(["run", "--backend", f"{BACKEND}:{path}", "--op", "exp", "--report-dir", d(name + "-report")],
                        needle, what)
     check(not os.path.exists(d(name + "-report")), f"{what}: no report written")
 
 
-def replace_in(path, old, new):
-    with open(path) as f:
-        text = f.read()
-    assert old in text, f"{old!r} not in {path}"
-    with open(path, "w") as f:
-        f.write(text.replace(old, new))
+if OPENCL:
+    exp_fwd = exp_bwd = "exp.cl"
+    extra_buffer = ("__global float* grad0,", "__global float* grad0, __global float* extra,",
+                    "exp_backward_f32 takes 6 arguments, the convention 5")
+else:
+    exp_fwd, exp_bwd = "exp_forward_f32.comp", "exp_backward_f32.comp"
+    extra_buffer = ("writeonly buffer Grad0 { float grad0[]; };",
+                    "writeonly buffer Grad0 { float grad0[]; };\nlayout(std430, binding = 5) buffer X { float x[]; };",
+                    "bindings up to 5, the convention's 5 are 0 to 4")
+statement = "exp(in0[i]);"
+malformed("no-compile", lambda p: replace_in(os.path.join(p, exp_fwd), statement, statement[:-1]), "does not compile",
+          "a file that does not compile")
+malformed("buffers", lambda p: replace_in(os.path.join(p, exp_bwd), *extra_buffer[:2]), extra_buffer[2],
+          "a kernel with one buffer too many")
 
 
-malformed("no-compile", lambda p: replace_in(os.path.join(p, "exp.cl"), "exp(in0[i]);", "exp(in0[i])"),
-          "exp.cl does not compile", "a file that does not compile")
-malformed("arguments", lambda p: replace_in(os.path.join(p, "exp.cl"), "__global float* grad0,",
-                                            "__global float* grad0, __global float* extra,"),
-          "exp_backward_f32 takes 6 arguments, the convention 5", "a kernel with one argument too many")
-malformed("unknown-op", lambda p: replace_in(os.path.join(p, "exp.cl"), "exp_forward_f32", "expo_forward_f32"),
+def rename_kernel(p, old, new):
+    if OPENCL:
+        replace_in(os.path.join(p, "exp.cl"), old, new)
+    else:
+        os.rename(os.path.join(p, old + ".comp"), os.path.join(p, new + ".comp"))
+
+
+malformed("unknown-op", lambda p: rename_kernel(p, "exp_forward_f32", "expo_forward_f32"),
           "names op 'expo', not in the catalog", "a kernel named after no op")
-malformed("forward-only", lambda p: replace_in(os.path.join(p, "exp.cl"), "exp_backward_f32", "sgd_step_backward_f32"),
+malformed("forward-only", lambda p: rename_kernel(p, "exp_backward_f32", "sgd_step_backward_f32"),
           "sgd_step has no backward", "a backward kernel of an op whose inputs get no gradient")
-malformed("twice", lambda p: shutil.copy(os.path.join(p, "exp.cl"), os.path.join(p, "exp2.cl")),
-          "is defined in", "a kernel defined twice")
+if OPENCL:
+    malformed("twice", lambda p: shutil.copy(os.path.join(p, "exp.cl"), os.path.join(p, "exp2.cl")), "is defined in",
+              "a kernel defined twice")
+else:
+    malformed("twice", lambda p: shutil.copy(os.path.join(d("spv"), "exp_forward_f32.spv"), p), "is given by",
+              "a kernel given twice (.comp and .spv)")
+    malformed("2-d", lambda p: replace_in(os.path.join(p, exp_fwd), "local_size_x = 64", "local_size_x = 8, local_size_y = 8"),
+              "the launch is 1-D", "a 2-D local size")
 os.makedirs(d("empty"))
-expect_usage_error(["run", "--backend", f"opencl-src:{d('empty')}", "--op", "exp"], "holds no .cl file",
+expect_usage_error(["run", "--backend", f"{BACKEND}:{d('empty')}", "--op", "exp"], "holds no ",
                    "a directory without kernels")
-expect_usage_error(["run", "--backend", f"opencl-src:{d('missing')}", "--op", "exp"], "no directory",
+expect_usage_error(["run", "--backend", f"{BACKEND}:{d('missing')}", "--op", "exp"], "no directory",
                    "a directory that is not there")
 
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)
-print("all kernel-file checks passed")
+print(f"all {BACKEND} checks passed")
