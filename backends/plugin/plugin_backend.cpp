@@ -74,6 +74,17 @@ class PluginQueue final : public Queue {
   void finish() override {
     run("finish", "", [&] { return api().finish(queue_); });
   }
+  // The plugin's own probe (ABI version 2), where it has one for this dtype.
+  bool arithmetic_probe(DeviceBuffer& out, int steps) override {
+    const auto probe = device_->lib().arithmetic_probe();
+    if (!probe) return false;
+    gp_status s = GP_OK;
+    run("arithmetic_probe", "arithmetic probe", [&] {
+      s = probe(queue_, handle(out), to_c(out.dtype()), out.shape().numel(), steps);
+      return s == GP_UNSUPPORTED ? GP_OK : s;
+    });
+    return s == GP_OK;
+  }
 
  private:
   const gp_plugin_api& api() const { return device_->api(); }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,11 @@ std::string missing_function(const gp_plugin_api& api) {
   GP_PLUGIN_FUNCTIONS(GP_X)
 #undef GP_X
   return {};
+}
+
+// The size of a table of ABI version v: version 1's ends where version 2's members begin.
+std::size_t table_size(std::uint32_t v) {
+  return v >= 2 ? sizeof(gp_plugin_api) : offsetof(gp_plugin_api, arithmetic_probe);
 }
 
 std::string dl_error() {
@@ -89,24 +95,30 @@ std::shared_ptr<const Library> Library::load(const std::string& path) {
     return s;
   };
   auto version = reinterpret_cast<gp_plugin_abi_version_fn>(symbol(GP_PLUGIN_ABI_VERSION_SYMBOL));
-  if (const std::uint32_t v = version(); v != GP_PLUGIN_ABI_VERSION)
-    refuse(path, "plugin ABI version " + std::to_string(v) + ", this gradparity loads version " +
-                     std::to_string(GP_PLUGIN_ABI_VERSION) + " (rebuild it against this gradparity's plugin.h)");
+  const std::uint32_t v = version();
+  if (v < GP_PLUGIN_ABI_OLDEST || v > GP_PLUGIN_ABI_VERSION)
+    refuse(path, "plugin ABI version " + std::to_string(v) + ", this gradparity loads versions " +
+                     std::to_string(GP_PLUGIN_ABI_OLDEST) + " to " + std::to_string(GP_PLUGIN_ABI_VERSION) +
+                     " (rebuild it against this gradparity's plugin.h)");
   auto table = reinterpret_cast<gp_plugin_api_fn>(symbol(GP_PLUGIN_API_SYMBOL));
   const gp_plugin_api* api = table();
   if (!api) refuse(path, std::string(GP_PLUGIN_API_SYMBOL) + "() returned NULL");
-  if (api->abi_version != GP_PLUGIN_ABI_VERSION)
+  if (api->abi_version != v)
     refuse(path, "its table says ABI version " + std::to_string(api->abi_version) + " but " +
-                     GP_PLUGIN_ABI_VERSION_SYMBOL + "() says " + std::to_string(GP_PLUGIN_ABI_VERSION));
-  if (api->struct_size < sizeof(gp_plugin_api))
-    refuse(path, "its table has " + std::to_string(api->struct_size) + " bytes, ABI version " +
-                     std::to_string(GP_PLUGIN_ABI_VERSION) + " has " + std::to_string(sizeof(gp_plugin_api)));
+                     GP_PLUGIN_ABI_VERSION_SYMBOL + "() says " + std::to_string(v));
+  if (api->struct_size < table_size(v))
+    refuse(path, "its table has " + std::to_string(api->struct_size) + " bytes, ABI version " + std::to_string(v) +
+                     " has " + std::to_string(table_size(v)));
   if (const std::string fn = missing_function(*api); !fn.empty())
     refuse(path, "function " + fn + " is missing from its table (NULL)");
   if (contract_name(api->threads).rfind("unknown", 0) == 0)
     refuse(path, "unknown thread-safety contract " + std::to_string(api->threads) +
                      " (GP_THREADS_SERIALISED, GP_THREADS_QUEUE_PER_THREAD or GP_THREADS_FULL)");
   return std::shared_ptr<const Library>(new Library(path, std::move(handle), api));
+}
+
+decltype(gp_plugin_api::arithmetic_probe) Library::arithmetic_probe() const {
+  return api_->abi_version >= 2 && api_->struct_size >= table_size(2) ? api_->arithmetic_probe : nullptr;
 }
 
 std::string Library::name() const {

@@ -2,6 +2,7 @@
 // table, and the lock its declared thread-safety contract asks the host to hold.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,15 +20,20 @@ std::string contract_name(gp_thread_contract c);  // "serialised", "queue-per-th
 
 class Library {
  public:
-  // Opens PATH, checks the ABI version before reading the table, then the table itself (version,
-  // size, every function present, a known contract). Throws gp::UsageError, one line naming the
-  // path and what is wrong.
+  // Opens PATH, checks the ABI version before reading the table (one this host loads:
+  // GP_PLUGIN_ABI_OLDEST to GP_PLUGIN_ABI_VERSION), then the table itself (version, size for
+  // that version, every required function present, a known contract). Throws gp::UsageError, one
+  // line naming the path and what is wrong.
   static std::shared_ptr<const Library> load(const std::string& path);
   ~Library() = default;
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
 
   const gp_plugin_api& api() const { return *api_; }
+  std::uint32_t abi_version() const { return api_->abi_version; }
+  // The version-2 arithmetic probe, or null: a version-1 table has no such member (none is read
+  // past its struct_size), a version-2 one may leave it NULL.
+  decltype(gp_plugin_api::arithmetic_probe) arithmetic_probe() const;
   const std::string& path() const { return path_; }
   std::string name() const;  // the plugin's own name, or the file name when it gives none
 

@@ -48,8 +48,9 @@ DeviceInfo describe_device(const Library& lib, int index) {
   d.dtypes = dtypes_of(c.dtypes);
   d.may_flush_subnormals = c.may_flush_subnormals != 0;
   d.math = &declared_profile(lib, c.math_profile);
-  d.notes = {"plugin " + lib.name() + " (" + lib.path() + "), ABI " + std::to_string(GP_PLUGIN_ABI_VERSION) +
-                 ", thread-safety contract: " + contract_name(lib.api().threads),
+  d.notes = {"plugin " + lib.name() + " (" + lib.path() + "), ABI " + std::to_string(lib.abi_version()) +
+                 ", thread-safety contract: " + contract_name(lib.api().threads) +
+                 (lib.arithmetic_probe() ? ", arithmetic probe" : ""),
              "math profile: " + (text(c.math_profile).empty() ? std::string(kCorrectlyRounded) + " (undeclared)"
                                                               : text(c.math_profile))};
   if (!text(c.notes).empty()) d.notes.push_back(text(c.notes));

@@ -10,10 +10,13 @@
  *   const gp_plugin_api* gradparity_plugin(void);    the function table, valid until unloaded
  *
  * The host calls gradparity_plugin_abi_version first and never reads the table of a plugin built for
- * another ABI version. Every pointer in the table is required.
+ * an ABI version it does not load. Every function pointer of version 1 is required; the members a
+ * later version appends are optional (NULL: the plugin has none).
  *
  * Versioning: GP_PLUGIN_ABI_VERSION changes whenever a struct's layout or a function's meaning
- * changes; a plugin of another version does not load. Op names are the catalog's names
+ * changes. A version only appends members to the table, so this host loads versions 1 and 2: a
+ * version-1 plugin's table ends where version 2's first member begins (its struct_size says so),
+ * and the host reads no member past a table's struct_size. Op names are the catalog's names
  * (docs/ops.md), stable across versions; a new catalog op only reaches a plugin as an op name it
  * answers GP_UNSUPPORTED to. */
 #ifndef GRADPARITY_PLUGIN_H
@@ -26,7 +29,8 @@
 extern "C" {
 #endif
 
-#define GP_PLUGIN_ABI_VERSION 1u
+#define GP_PLUGIN_ABI_VERSION 2u
+#define GP_PLUGIN_ABI_OLDEST 1u /* the oldest version this header's host still loads */
 
 /* Status of every fallible call. */
 typedef int32_t gp_status;
@@ -153,19 +157,31 @@ typedef struct gp_plugin_api {
   /* Text of the latest failing call made by the calling thread (a serialised plugin may keep one
    * global text: the host reads it before its next call). Never NULL. */
   const char* (*last_error)(void);
+
+  /* --- version 2: optional (NULL: none) -------------------------------------------------------
+   * The device's arithmetic rate for `gradparity bench` (docs/bench.md): for each of the
+   * `elements` elements of `out` (of `dtype`: GP_DTYPE_F32 or GP_DTYPE_F64), independent chains
+   * of x -> 0.999999 x + 1e-6 that make `steps` multiply-adds (a multiple of 64) in all, in the
+   * arithmetic the library's kernels use for that dtype, their ends summed into the element.
+   * Queue work like forward: it runs in order, and the host times it like a call. GP_UNSUPPORTED
+   * for a dtype it has no probe for. */
+  gp_status (*arithmetic_probe)(gp_queue* queue, gp_buffer* out, gp_dtype dtype, int64_t elements, int32_t steps);
 } gp_plugin_api;
 
 /* The table of a plugin whose functions carry the names of their slots (device_count,
- * device_info, ..., last_error), in designated initialisers (C99 and C++20 alike):
- *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE("minimal", GP_THREADS_FULL);   */
-#define GP_PLUGIN_API_TABLE(NAME, THREADS)                                                                            \
-  {                                                                                                                   \
-    .abi_version = GP_PLUGIN_ABI_VERSION, .struct_size = sizeof(gp_plugin_api), .name = (NAME), .threads = (THREADS), \
-    .device_count = device_count, .device_info = device_info, .open_device = open_device,                             \
-    .close_device = close_device, .supports = supports, .allocate = allocate, .free_buffer = free_buffer,             \
-    .create_queue = create_queue, .destroy_queue = destroy_queue, .upload = upload, .download = download,             \
-    .forward = forward, .vjp = vjp, .finish = finish, .last_error = last_error                                        \
-  }
+ * device_info, ..., last_error), in designated initialisers (C99 and C++20 alike), with no
+ * optional member, or with an arithmetic probe named arithmetic_probe:
+ *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE("minimal", GP_THREADS_FULL);
+ *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE_WITH_PROBE("mine", GP_THREADS_FULL);  */
+#define GP_PLUGIN_API_REQUIRED(NAME, THREADS)                                                                       \
+  .abi_version = GP_PLUGIN_ABI_VERSION, .struct_size = sizeof(gp_plugin_api), .name = (NAME), .threads = (THREADS), \
+  .device_count = device_count, .device_info = device_info, .open_device = open_device,                             \
+  .close_device = close_device, .supports = supports, .allocate = allocate, .free_buffer = free_buffer,             \
+  .create_queue = create_queue, .destroy_queue = destroy_queue, .upload = upload, .download = download,             \
+  .forward = forward, .vjp = vjp, .finish = finish, .last_error = last_error
+#define GP_PLUGIN_API_TABLE(NAME, THREADS) {GP_PLUGIN_API_REQUIRED(NAME, THREADS)}
+#define GP_PLUGIN_API_TABLE_WITH_PROBE(NAME, THREADS) \
+  {GP_PLUGIN_API_REQUIRED(NAME, THREADS), .arithmetic_probe = arithmetic_probe}
 
 /* Marks the two entry points exported even from a library built with -fvisibility=hidden. */
 #if defined(__GNUC__) || defined(__clang__)

@@ -46,7 +46,7 @@ def cannot_load(variant, text):
                f"{variant} {args[0]}: expected one line naming {path} and '{text}', got {err!r}")
 
 
-cannot_load("bad_abi", "plugin ABI version 2, this gradparity loads version 1")
+cannot_load("bad_abi", "plugin ABI version 3, this gradparity loads versions 1 to 2")
 cannot_load("no_table", "missing symbol gradparity_plugin")
 cannot_load("null_function", "function vjp is missing from its table")
 cannot_load("does_not_exist", "cannot be loaded")

@@ -1,6 +1,8 @@
 /* Small plugins for tests/plugin: exp in f32 only, built once per variant (-D) to be a bad
  * plugin in one way each, or a racy one:
  *   GP_TEST_BAD_ABI        reports ABI version GP_PLUGIN_ABI_VERSION + 1
+ *   GP_TEST_ABI_V1         a plugin built for ABI version 1: its table ends before version 2's
+ *                          members (no arithmetic probe); every other variant has the probe
  *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
@@ -142,11 +144,30 @@ static gp_status vjp(gp_queue* q, const gp_op_call* c, const gp_buffer* const* i
 }
 
 static gp_status finish(gp_queue* q) { return (void)q, GP_OK; }
+
+/* Eight chains per element of x -> 0.999999 x + 1e-6, steps multiply-adds in all. */
+static gp_status arithmetic_probe(gp_queue* q, gp_buffer* out, gp_dtype t, int64_t elements, int32_t steps) {
+  int64_t i;
+  int32_t s, c;
+  (void)q;
+  if (t != GP_DTYPE_F32) return GP_UNSUPPORTED;
+  for (i = 0; i < elements; ++i) {
+    float x[8], sum = 0;
+    for (c = 0; c < 8; ++c) x[c] = (float)(i + c);
+    for (s = 0; s < steps / 8; ++s)
+      for (c = 0; c < 8; ++c) x[c] = 0.999999f * x[c] + 1e-6f;
+    for (c = 0; c < 8; ++c) sum += x[c];
+    out->data[i] = sum;
+  }
+  return GP_OK;
+}
 static const char* last_error(void) { return error_text; }
 
 GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
 #ifdef GP_TEST_BAD_ABI
   return GP_PLUGIN_ABI_VERSION + 1;
+#elif defined(GP_TEST_ABI_V1)
+  return 1;
 #else
   return GP_PLUGIN_ABI_VERSION;
 #endif
@@ -159,8 +180,15 @@ GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
 #endif
 GP_PLUGIN_EXPORT const gp_plugin_api* TABLE(void) {
   static gp_plugin_api api;
+#ifdef GP_TEST_ABI_V1
+  api.abi_version = 1;
+  api.struct_size = offsetof(gp_plugin_api, arithmetic_probe);
+  (void)arithmetic_probe;
+#else
   api.abi_version = GP_PLUGIN_ABI_VERSION;
   api.struct_size = sizeof api;
+  api.arithmetic_probe = arithmetic_probe;
+#endif
   api.name = "test";
   api.threads = GP_TEST_CONTRACT;
   api.device_count = device_count;

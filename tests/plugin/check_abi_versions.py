@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""ctest plugin/abi-versions: the host loads plugins of every ABI version it supports
+(include/gradparity/plugin.h), and uses a version's optional members only where a plugin has them.
+  - a plugin built for version 1 (its table ends before version 2's members) loads, says "ABI 1",
+    and its exp checks PASS; `bench` times its calls and reports no arithmetic rate for it;
+  - a version-2 plugin with an arithmetic probe says so, and `bench` times it (f32);
+  - a version past this host's is refused in one line naming both (plugin/bad-plugins).
+
+Usage: check_abi_versions.py GRADPARITY PLUGIN_DIR WORK_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+gradparity, plugins, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+failures = []
+
+
+def check(ok, what):
+    print(("ok   " if ok else "FAIL ") + what)
+    if not ok:
+        failures.append(what)
+
+
+def gp(*args):
+    return subprocess.run([gradparity, *args], capture_output=True, text=True)
+
+
+def bench(variant):
+    path = os.path.join(plugins, variant + ".so")
+    r = gp("bench", "--backend", f"plugin:{path}", "--op", "exp", "--dtype", "f32", "--filter", r"shape=127,",
+           "--min-time", "0.001", "--repetitions", "2", "--processes", "1", "--json", os.path.join(work, variant + ".json"))
+    doc = json.load(open(os.path.join(work, variant + ".json"))) if r.returncode == 0 else {}
+    return r, doc
+
+
+old = os.path.join(plugins, "abi_v1.so")
+r = gp("list", "backends", "--backend", f"plugin:{old}")
+check(r.returncode == 0 and "ABI 1," in r.stdout and "arithmetic probe" not in r.stdout,
+      f"version 1: listed as ABI 1 without a probe: {r.returncode} {r.stdout[-300:]!r} {r.stderr!r}")
+r = gp("run", "--backend", f"plugin:{old}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
+       os.path.join(work, "v1-run"))
+check(r.returncode == 0 and " 0 FAIL" in r.stdout and " PASS" in r.stdout, f"version 1: exp runs and passes: {r.returncode}")
+
+r, doc = bench("abi_v1")
+rows = doc.get("rows", [])
+check(r.returncode == 0 and rows and all(row["outcome"] == "timed" for row in rows),
+      f"version 1: bench times its calls: {r.returncode} {r.stderr[-300:]!r}")
+limits = doc.get("limits", [])
+check(limits and all(lim["arithmetic"]["outcome"] == "skipped" and not lim["arithmetic_gflop_per_s"] for lim in limits),
+      f"version 1: no arithmetic rate {limits}")
+
+good = os.path.join(plugins, "good.so")
+r = gp("list", "backends", "--backend", f"plugin:{good}")
+check(r.returncode == 0 and "ABI 2," in r.stdout and "arithmetic probe" in r.stdout,
+      f"version 2: listed as ABI 2 with a probe: {r.stdout[-300:]!r}")
+r, doc = bench("good")
+limits = doc.get("limits", [])
+check(r.returncode == 0 and len(limits) == 1 and limits[0]["arithmetic"]["outcome"] == "timed" and
+      limits[0]["arithmetic_gflop_per_s"] > 0, f"version 2: bench reads its arithmetic rate {limits}")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("all ABI version checks passed")
