@@ -169,19 +169,18 @@ typedef struct gp_plugin_api {
 } gp_plugin_api;
 
 /* The table of a plugin whose functions carry the names of their slots (device_count,
- * device_info, ..., last_error), in designated initialisers (C99 and C++20 alike), with no
- * optional member, or with an arithmetic probe named arithmetic_probe:
- *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE("minimal", GP_THREADS_FULL);
- *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE_WITH_PROBE("mine", GP_THREADS_FULL);  */
-#define GP_PLUGIN_API_REQUIRED(NAME, THREADS)                                                                       \
-  .abi_version = GP_PLUGIN_ABI_VERSION, .struct_size = sizeof(gp_plugin_api), .name = (NAME), .threads = (THREADS), \
-  .device_count = device_count, .device_info = device_info, .open_device = open_device,                             \
-  .close_device = close_device, .supports = supports, .allocate = allocate, .free_buffer = free_buffer,             \
-  .create_queue = create_queue, .destroy_queue = destroy_queue, .upload = upload, .download = download,             \
-  .forward = forward, .vjp = vjp, .finish = finish, .last_error = last_error
-#define GP_PLUGIN_API_TABLE(NAME, THREADS) {GP_PLUGIN_API_REQUIRED(NAME, THREADS)}
-#define GP_PLUGIN_API_TABLE_WITH_PROBE(NAME, THREADS) \
-  {GP_PLUGIN_API_REQUIRED(NAME, THREADS), .arithmetic_probe = arithmetic_probe}
+ * device_info, ..., last_error), in designated initialisers (C99 and C++20 alike), without the
+ * optional members (a plugin with an arithmetic probe fills its table member by member, as
+ * tests/plugin/test_plugin.c does):
+ *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE("minimal", GP_THREADS_FULL);   */
+#define GP_PLUGIN_API_TABLE(NAME, THREADS)                                                                            \
+  {                                                                                                                   \
+    .abi_version = GP_PLUGIN_ABI_VERSION, .struct_size = sizeof(gp_plugin_api), .name = (NAME), .threads = (THREADS), \
+    .device_count = device_count, .device_info = device_info, .open_device = open_device,                             \
+    .close_device = close_device, .supports = supports, .allocate = allocate, .free_buffer = free_buffer,             \
+    .create_queue = create_queue, .destroy_queue = destroy_queue, .upload = upload, .download = download,             \
+    .forward = forward, .vjp = vjp, .finish = finish, .last_error = last_error                                        \
+  }
 
 /* Marks the two entry points exported even from a library built with -fvisibility=hidden. */
 #if defined(__GNUC__) || defined(__clang__)
