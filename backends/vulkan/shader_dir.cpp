@@ -138,9 +138,11 @@ void check_module(ShaderFile& f) {
   for (std::size_t at = 5; at < w.size();) {
     const std::uint32_t count = w[at] >> 16, op = w[at] & 0xFFFFu;
     if (count == 0 || at + count > w.size()) refuse(f.path + " is not a valid SPIR-V module (a truncated instruction)");
-    if (op == kOpEntryPoint && count >= 4 && w[at + 1] == kGLCompute &&
-        std::string(reinterpret_cast<const char*>(&w[at + 3])) == "main")
-      entry = true;
+    if (op == kOpEntryPoint && count >= 4 && w[at + 1] == kGLCompute) {
+      // The name's bytes, NUL-terminated and padded within the instruction's words.
+      const auto* name = reinterpret_cast<const char*>(&w[at + 3]);
+      entry = entry || std::string(name, strnlen(name, (count - 3) * 4)) == "main";
+    }
     if (op == kOpExecutionMode && count >= 3 && w[at + 2] == kLocalSizeId)
       refuse(f.path + ": its local size comes from specialization constants; give it as numbers");
     if (op == kOpExecutionMode && count >= 6 && w[at + 2] == kLocalSize) {
