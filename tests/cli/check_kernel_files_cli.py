@@ -8,6 +8,8 @@
     check, exit 1;
   - attributes reach a kernel through the parameter block: a leaky_relu whose kernels read alpha
     as float (f32) and as a double (f64, GP_REAL64) passes;
+  - 16-bit storage (exp in f16, and in bf16 on OpenCL) and an index input without a gradient
+    (cross_entropy's i32 targets) pass;
   - (vulkan) a SPIR-V binary built elsewhere, declaring only the block's first field, runs;
   - a malformed directory is one line and exit 2 and writes nothing: a file that does not compile,
     a kernel with one buffer too many, a name outside the catalog, a backward of a forward-only op,
@@ -135,6 +137,133 @@ ran = [c for c in checks if c["verdict"] != "SKIP" and c["direction"] in ("forwa
 check(r.returncode == 0 and ran and {c["dtype"] for c in ran} == {"f32", "f64"} and
       all(c["verdict"] == "PASS" for c in ran),
       f"attributes: exit {r.returncode}, {len(ran)} checks ran, dtypes {sorted({c['dtype'] for c in ran})}")
+
+# 16-bit storage and an index input: exp in f16 (and bf16 on OpenCL), cross_entropy in f32 (its
+# targets an i32 buffer without a gradient: grad0 follows dout).
+os.makedirs(d("storage"))
+CE_FORWARD = """
+  const uint rows = GP_DIM(P, 0, 2), classes = GP_DIM(P, 0, 3);
+  float total = 0.0f;
+  for (uint r = 0; r < rows; ++r) {
+    float top = X(r * classes);
+    for (uint j = 1; j < classes; ++j) top = max(top, X(r * classes + j));
+    float sum = 0.0f;
+    for (uint j = 0; j < classes; ++j) sum += exp(X(r * classes + j) - top);
+    total += log(sum) + top - X(r * classes + U(T(r)));
+  }
+  OUT(total / F(rows));
+"""
+CE_BACKWARD = """
+  const uint classes = GP_DIM(P, 0, 3), r = i / classes, j = i % classes;
+  float top = X(r * classes);
+  for (uint k = 1; k < classes; ++k) top = max(top, X(r * classes + k));
+  float sum = 0.0f;
+  for (uint k = 0; k < classes; ++k) sum += exp(X(r * classes + k) - top);
+  // p - 1 at the target as minus the other classes' share: 1 - p cancels where p is near 1 (the
+  // overflowing cases), and the bound is a stable formulation's.
+  float others = 0.0f;
+  for (uint k = 0; k < classes; ++k) others += k == U(T(r)) ? 0.0f : exp(X(r * classes + k) - top);
+  const float share = j == U(T(r)) ? -others / sum : exp(X(i) - top) / sum;
+  GRAD(share * DOUT / F(GP_DIM(P, 0, 2)));
+"""
+if OPENCL:
+    with open(d("storage", "kernels.cl"), "w") as f:
+        f.write("""
+float bf16_load(__global const ushort* a, uint i) { return as_float((uint)a[i] << 16); }
+ushort bf16_round(float v) { const uint u = as_uint(v); return (ushort)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16); }
+__kernel void exp_forward_f16(__global const half* in0, __global half* out, __global const gp_params* p) {
+  const uint i = get_global_id(0);
+  if (i < p->count) vstore_half_rte(exp(vload_half(i, in0)), i, out);
+}
+__kernel void exp_backward_f16(__global const half* in0, __global const half* out, __global const half* dout,
+                               __global half* grad0, __global const gp_params* p) {
+  const uint i = get_global_id(0);
+  if (i < p->count) vstore_half_rte(vload_half(i, dout) * exp(vload_half(i, in0)), i, grad0);
+}
+__kernel void exp_forward_bf16(__global const ushort* in0, __global ushort* out, __global const gp_params* p) {
+  const uint i = get_global_id(0);
+  if (i < p->count) out[i] = bf16_round(exp(bf16_load(in0, i)));
+}
+__kernel void exp_backward_bf16(__global const ushort* in0, __global const ushort* out, __global const ushort* dout,
+                                __global ushort* grad0, __global const gp_params* p) {
+  const uint i = get_global_id(0);
+  if (i < p->count) grad0[i] = bf16_round(bf16_load(dout, i) * exp(bf16_load(in0, i)));
+}
+#define P p
+#define X(k) in0[k]
+#define T(r) in1[r]
+#define U(v) ((uint)(v))
+#define F(v) ((float)(v))
+__kernel void cross_entropy_forward_f32(__global const float* in0, __global const int* in1, __global float* out,
+                                        __global const gp_params* p) {
+#define OUT(v) out[0] = (v)
+  if (get_global_id(0) != 0) return;
+""" + CE_FORWARD + """
+#undef OUT
+}
+__kernel void cross_entropy_backward_f32(__global const float* in0, __global const int* in1,
+                                         __global const float* out, __global const float* dout,
+                                         __global float* grad0, __global const gp_params* p) {
+#define DOUT dout[0]
+#define GRAD(v) grad0[i] = (v)
+  const uint i = get_global_id(0);
+  if (i >= p->count) return;
+""" + CE_BACKWARD + """
+}
+""")
+else:
+    head16 = "#version 450\n#extension GL_EXT_shader_16bit_storage : require\n" \
+             "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require\nlayout(local_size_x = 64) in;\n"
+    with open(d("storage", "exp_forward_f16.comp"), "w") as f:
+        f.write(head16 + """layout(std430, binding = 0) readonly buffer In0 { float16_t in0[]; };
+layout(std430, binding = 1) writeonly buffer Out { float16_t out_[]; };
+void main() {
+  const uint i = GP_INDEX;
+  if (i < p.count) out_[i] = float16_t(exp(float(in0[i])));
+}
+""")
+    with open(d("storage", "exp_backward_f16.comp"), "w") as f:
+        f.write(head16 + """layout(std430, binding = 0) readonly buffer In0 { float16_t in0[]; };
+layout(std430, binding = 2) readonly buffer Dout { float16_t dout[]; };
+layout(std430, binding = 3) writeonly buffer Grad0 { float16_t grad0[]; };
+void main() {
+  const uint i = GP_INDEX;
+  if (i < p.count) grad0[i] = float16_t(float(dout[i]) * exp(float(in0[i])));
+}
+""")
+    ce_head = """#version 450
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer In0 { float in0[]; };
+layout(std430, binding = 1) readonly buffer In1 { int in1[]; };
+#define P p
+#define X(k) in0[k]
+#define T(r) in1[r]
+#define U(v) uint(v)
+#define F(v) float(v)
+"""
+    with open(d("storage", "cross_entropy_forward_f32.comp"), "w") as f:
+        f.write(ce_head + """layout(std430, binding = 2) writeonly buffer Out { float out_[]; };
+#define OUT(v) out_[0] = (v)
+void main() {
+  if (GP_INDEX != 0) return;
+""" + CE_FORWARD + "}\n")
+    with open(d("storage", "cross_entropy_backward_f32.comp"), "w") as f:
+        f.write(ce_head + """layout(std430, binding = 3) readonly buffer Dout { float dout[]; };
+layout(std430, binding = 4) writeonly buffer Grad0 { float grad0[]; };
+#define DOUT dout[0]
+#define GRAD(v) grad0[i] = (v)
+void main() {
+  const uint i = GP_INDEX;
+  if (i >= p.count) return;
+""" + CE_BACKWARD + "}\n")
+dtypes = "f16,bf16,f32" if OPENCL else "f16,f32"
+r, checks = parity(d("storage"), "exp,cross_entropy", "storage", ["--dtype", dtypes])
+ran = [c for c in checks if c["verdict"] != "SKIP" and c["direction"] in ("forward", "backward")]
+want = {("exp", t) for t in dtypes.split(",") if t != "f32"} | {("cross_entropy", "f32")}
+check(r.returncode == 0 and ran and {(c["op"], c["dtype"]) for c in ran} == want and
+      all(c["verdict"] == "PASS" for c in ran),
+      f"16-bit storage and an index input: exit {r.returncode}, ran {sorted({(c['op'], c['dtype']) for c in ran})}, "
+      f"verdicts {sorted({c['verdict'] for c in ran})}")
 
 # A SPIR-V binary built elsewhere, declaring only the first field of the block.
 if not OPENCL:
