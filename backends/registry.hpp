@@ -35,6 +35,10 @@ struct BackendProvider {
   // provider's `math` is null (each device declares its own), it is left out of the default
   // selection, and its `discover` lists one unavailable entry saying how to name a library.
   std::function<std::vector<DeviceEntry>(const std::string& library, const BackendOptions&)> load;
+  // The math profile every device a loading provider loads reports, where the provider fixes it
+  // (a kernel directory runs on a built-in runtime: opencl-src, vulkan-spirv); null where each
+  // device declares its own (plugins). `list profiles` shows it, the strictness test covers it.
+  const MathProfile* loaded_math = nullptr;
 };
 
 // The one unavailable entry a loading provider's `discover` lists: what it runs ("an op

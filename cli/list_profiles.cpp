@@ -107,8 +107,13 @@ struct Named {
 
 void list_profiles() {
   std::vector<Named> profiles;
-  for (const auto& p : backend_providers())
-    if (p.math && !p.load) profiles.push_back({p.name, p.math});
+  auto listed = [&](const MathProfile* m) {
+    return std::any_of(profiles.begin(), profiles.end(), [&](const Named& n) { return n.profile == m; });
+  };
+  for (const auto& p : backend_providers()) {
+    const MathProfile* m = p.load ? p.loaded_math : p.math;
+    if (m && !listed(m)) profiles.push_back({p.name, m});  // opencl-src's is opencl's
+  }
   profiles.push_back({"correctly-rounded", &correctly_rounded_profile()});
   fmt::print(
       "# Math profiles\n\n"

@@ -131,6 +131,7 @@ BackendProvider make_opencl_provider() {
 BackendProvider make_opencl_src_provider() {
   BackendProvider p;
   p.name = "opencl-src";
+  p.loaded_math = &opencl::opencl_math_profile();
   p.discover = [](const BackendOptions&) {
     return name_one_to_load("opencl-src", "a directory of OpenCL C kernels",
                             "name a directory: --backend opencl-src:DIR[:DEVICE] (docs/kernel-files.md)");

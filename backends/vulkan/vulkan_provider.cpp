@@ -54,6 +54,7 @@ std::vector<DeviceEntry> discover(const BackendOptions& opts) {
 BackendProvider make_vulkan_spirv_provider() {
   BackendProvider p;
   p.name = "vulkan-spirv";
+  p.loaded_math = &vk::vulkan_spec_math_profile();
   p.discover = [](const BackendOptions&) {
     return name_one_to_load("vulkan-spirv", "a directory of compute shaders",
                             "name a directory: --backend vulkan-spirv:DIR[:DEVICE] (docs/kernel-files.md)");
