@@ -146,7 +146,7 @@ void check_module(ShaderFile& f) {
     if (op == kOpExecutionMode && count >= 3 && w[at + 2] == kLocalSizeId)
       refuse(f.path + ": its local size comes from specialization constants; give it as numbers");
     if (op == kOpExecutionMode && count >= 6 && w[at + 2] == kLocalSize) {
-      if (w[at + 4] != 1 || w[at + 5] != 1)
+      if (w[at + 3] == 0 || w[at + 4] != 1 || w[at + 5] != 1)
         refuse(f.path + ": local size " + std::to_string(w[at + 3]) + "x" + std::to_string(w[at + 4]) + "x" +
                std::to_string(w[at + 5]) + "; the launch is 1-D (local_size_y = local_size_z = 1)");
       f.local_size = w[at + 3];
