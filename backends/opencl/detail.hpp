@@ -248,7 +248,6 @@ class ClQueue final : public OpenclQueue {
   void run_file_kernel(const std::string& name, const std::vector<cl::Buffer>& buffers, const cl::Buffer& params,
                        std::uint32_t count);
   cl::Buffer params_buffer_for(const kernel_files::ParamBlock& block);
-  cl::Buffer bytes_scratch(std::size_t bytes);
   static std::size_t round_up(std::int64_t n, std::int64_t m) {
     return static_cast<std::size_t>((std::max<std::int64_t>(n, 1) + m - 1) / m * m);
   }

@@ -43,7 +43,8 @@ void backward_kernel_files(ClQueue& q, const OpCall& call, Inputs in, const ClBu
   for (std::size_t i = 0; i < in.size(); ++i) {
     if (!input_is_differentiable(call.kind, static_cast<int>(i))) continue;
     // A gradient the caller does not want still has its place in the kernel's arguments.
-    buffers.push_back(grads[i] ? as_cl(grads[i]).mem() : q.bytes_scratch(in[i]->bytes()));
+    buffers.push_back(grads[i] ? as_cl(grads[i]).mem()
+                               : q.scratch((in[i]->bytes() + q.real_size() - 1) / q.real_size()));
   }
   q.run_file_kernel(name_of(call, kf::Pass::backward), buffers, q.params_buffer_for(block), block.count[0]);
 }
@@ -62,10 +63,6 @@ cl::Buffer ClQueue::params_buffer_for(const kf::ParamBlock& block) {
   // Copied at creation: the block may go out of scope before the kernel runs.
   return cl::Buffer(backend_.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof block,
                     const_cast<kf::ParamBlock*>(&block));
-}
-
-cl::Buffer ClQueue::bytes_scratch(std::size_t bytes) {
-  return cl::Buffer(backend_.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1));
 }
 
 }  // namespace gp::opencl
