@@ -34,12 +34,23 @@ BenchItems BenchItems::without(const std::vector<std::string>& ids) const {
   return out;
 }
 
+namespace {
+
+// A primitive subject's case: a catalog case of either tier, or one from a cases file.
+const Case* case_of(const Subject* s) {
+  if (!s) return nullptr;
+  if (const Case* c = s->primitive_case()) return c;
+  return find_case(s->id());
+}
+
+}  // namespace
+
 BenchItems bench_items_of(const std::vector<const Subject*>& subjects) {
   BenchItems items;
   for (const Subject* s : subjects) {
     if (const auto* composite = dynamic_cast<const CompositeSubject*>(s)) {
       items.composites.push_back(composite);
-    } else if (const Case* c = find_case(s->id())) {
+    } else if (const Case* c = case_of(s)) {
       items.cases.push_back(c);
     }
   }
@@ -53,7 +64,7 @@ BenchItems bench_items_of(const std::vector<std::string>& ids, const std::vector
         std::find_if(creations.begin(), creations.end(), [&id](const CreationSize& s) { return s.id() == id; });
     if (creation != creations.end()) {
       items.creations.push_back(*creation);
-    } else if (const Case* c = find_case(id)) {
+    } else if (const Case* c = case_of(find_subject(id))) {
       items.cases.push_back(c);
     } else if (const auto* s = dynamic_cast<const CompositeSubject*>(find_subject(id))) {
       items.composites.push_back(s);

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/op.hpp"
+#include "core/tensor.hpp"
 
 namespace gp {
 
@@ -114,16 +117,34 @@ struct CaseDecl {
   Tier tier = Tier::small;  // a large case's id starts with "large,"
 };
 
+// Values a case runs at instead of its seeded draw: a case read from a file (`--cases-file`,
+// docs/cases-files.md). Already in the call's dtypes.
+struct GivenValues {
+  std::vector<HostTensor> inputs;
+  std::optional<HostTensor> cotangent;  // absent: drawn from the case's stream, as for any case
+  std::string file;                     // the file they came from, for the repro line
+  std::string note;                     // what the file says of them ("found by hunt", a model's layer)
+};
+
 // One runnable case: a declaration at one dtype, with its stable id and its OpCall.
 struct Case {
   CaseDecl decl;
   DType dtype = DType::f32;
   std::string id;  // op(attrs,shape=...,dtype=...)
   OpCall call;
+  // Set for a case read from a file: its inputs (and cotangent) are these, whatever the seed.
+  std::shared_ptr<const GivenValues> given;
   std::string family() const { return std::string(family_name(op_family(decl.op))); }
 };
 
 std::string make_case_id(const CaseDecl& d, DType dtype);
+
+// `base` (a catalog case: op, attributes, dtype, domains, knobs) at the given values, whose
+// shapes may differ from base's where the op's shape rule accepts them. The id is base's with
+// the shapes given and a variant `file=HASH`, HASH from the values' bytes: the same values give
+// the same id everywhere. Throws UsageError naming what does not fit (a count, a shape, a dtype,
+// a non-finite value, an index out of range).
+Case case_with_values(const Case& base, GivenValues values);
 
 // The device memory one check of the case holds: its inputs, output, cotangent and gradients.
 std::int64_t device_bytes(const Case& c);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "bench/presets.hpp"
+#include "cli/cases_file.hpp"
 #include "cli/child_process.hpp"
 #include "cli/interrupt.hpp"
 #include "core/atomic_file.hpp"
@@ -36,6 +37,7 @@ std::vector<std::string> child_args(const BenchCommand& cmd, const std::string& 
   if (c.backend.vulkan_validation) a.push_back("--vk-validation");
   if (!probes) a.push_back("--no-probes");
   if (!cmd.preset.empty()) a.insert(a.end(), {"--preset", cmd.preset});  // its creations' sizes
+  append_cases_file_args(a);
   return a;
 }
 

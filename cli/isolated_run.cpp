@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "cli/cases_file.hpp"
 #include "cli/child_process.hpp"
 #include "cli/interrupt.hpp"
 #include "core/atomic_file.hpp"
@@ -77,6 +78,7 @@ std::vector<std::string> child_args(const RunCommand& cmd, const std::string& de
   if (c.backend.vulkan_validation) a.push_back("--vk-validation");
   if (!c.reference_cache) a.push_back("--no-reference-cache");
   if (!cmd.progress) a.push_back("--no-progress");
+  append_cases_file_args(a);
   return a;
 }
 

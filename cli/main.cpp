@@ -5,6 +5,7 @@
 
 #include "backends/registry.hpp"
 #include "bench/presets.hpp"
+#include "cli/cases_file.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 
@@ -245,6 +246,13 @@ int main(int argc, char** argv) {
   oracle_cmd->add_option("--jobs,-j", oracle.jobs, "worker threads (default: every core)")->check(CLI::Range(1, 256));
   oracle_cmd->add_flag("!--no-progress", oracle.progress, "no progress output");
 
+  std::vector<std::string> cases_files;
+  for (auto* cmd :
+       {run_cmd, run_child, repro, dump, stress_cmd, stress_child, self_cmd, bench_cmd, bench_child, oracle_cmd})
+    cmd->add_option("--cases-file", cases_files,
+                    "also the cases of this JSON file: catalog cases at given input values (docs/cases-files.md); "
+                    "repeatable")
+        ->check(CLI::ExistingFile);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -258,6 +266,7 @@ int main(int argc, char** argv) {
   run.common.command_line = one.common.command_line = stress.common.command_line = self.common.command_line =
       bench.common.command_line = command_line;
   try {
+    gp::cli::load_cases_files(cases_files);
     if (list->parsed()) return gp::cli::list_command(list_what, list_opts, list_backends);
     if (run_cmd->parsed()) return gp::cli::run_command(run);
     if (run_child->parsed()) return gp::cli::run_child_command(run);

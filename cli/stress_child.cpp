@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "cli/cases_file.hpp"
 #include "cli/child_process.hpp"
 #include "core/error.hpp"
 #include "harness/audit/in_flight.hpp"
@@ -40,6 +41,7 @@ std::vector<std::string> child_args(const StressCommand& cmd, const std::string&
   if (!cmd.common.backend.cache_dir.empty()) a.insert(a.end(), {"--cache-dir", cmd.common.backend.cache_dir});
   if (!cmd.inject.empty()) a.insert(a.end(), {"--inject", cmd.inject});
   if (!cmd.progress) a.push_back("--no-progress");
+  append_cases_file_args(a);
   return a;
 }
 

@@ -313,6 +313,12 @@ int op_index_input(OpKind k) {
   return -1;
 }
 
+std::int64_t index_count(const OpCall& call) {
+  if (call.kind == OpKind::cross_entropy) return call.input_shapes.at(0)[1];
+  if (call.kind == OpKind::tt_embedding) return tt_geometry(call).vocabulary();
+  return 0;
+}
+
 UnaryScalars unary_scalars(const OpCall& call) {
   UnaryScalars s{call.attrs.p, call.attrs.alpha};
   if (call.kind == OpKind::gelu) s.a = call.attrs.gelu == GeluApprox::erf ? 0 : 1;

@@ -231,6 +231,9 @@ struct TtGeometry {
   }
 };
 TtGeometry tt_geometry(const OpCall& call);
+// How many values op_index_input(call.kind)'s indices may take, [0, n): cross_entropy's classes, tt_embedding's
+// vocabulary; 0 where the call has no index input.
+std::int64_t index_count(const OpCall& call);
 
 // gru_cell: x [batch, input], h [batch, hidden], W_ih [3 hidden, input], W_hh [3 hidden, hidden],
 // b_ih [3 hidden], b_hh [3 hidden]; output h' [batch, hidden]. Gate g of hidden unit j (kGruR,

@@ -56,6 +56,10 @@ std::vector<CheckResult> reference_checks(const Subject& subject, const Prepared
   if (read && !checks.empty()) {
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     for (CheckResult& c : checks) c.time_ms = ms / static_cast<double>(checks.size());
+    // A case from a file names its file in the repro line; the same values read from another
+    // file (or the same file moved) share the entry.
+    if (subject.primitive_case())
+      for (CheckResult& c : checks) c.repro = subject.blank("reference", run.seed).repro;
   }
   return checks;
 }

@@ -11,9 +11,10 @@
 
 namespace gp {
 
+// A case from a file (Case::given) has its own inputs, whatever the seed.
 std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed);
 // A Gaussian cotangent (mean 1/2, deviation 1) for the output, rounded to the case dtype;
-// `stream` picks another draw.
+// `stream` picks another draw. Stream 0 of a case from a file is its file's cotangent if it has one.
 HostTensor make_cotangent(const Case& c, std::uint64_t seed, int stream = 0);
 
 }  // namespace gp

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <regex>
 #include <unordered_map>
 
@@ -87,6 +88,31 @@ const std::vector<std::unique_ptr<Subject>>& large_subjects() {
   return subjects;
 }
 
+namespace {
+
+struct GivenRegistry {
+  std::deque<Case> cases;  // a deque: subjects hold references to its elements
+  std::vector<std::unique_ptr<Subject>> subjects;
+};
+
+GivenRegistry& given_registry() {
+  static GivenRegistry r;
+  return r;
+}
+
+}  // namespace
+
+void add_given_cases(std::vector<Case> cases) {
+  GivenRegistry& r = given_registry();
+  for (Case& c : cases) {
+    if (find_subject(c.id)) continue;
+    r.cases.push_back(std::move(c));
+    r.subjects.push_back(std::make_unique<PrimitiveSubject>(r.cases.back()));
+  }
+}
+
+const std::vector<std::unique_ptr<Subject>>& given_subjects() { return given_registry().subjects; }
+
 const Subject* find_subject(const std::string& id) {
   static const std::unordered_map<std::string, const Subject*> by_id = [] {
     std::unordered_map<std::string, const Subject*> out;
@@ -94,8 +120,10 @@ const Subject* find_subject(const std::string& id) {
       for (const auto& s : *tier) out.emplace(s->id(), s.get());
     return out;
   }();
-  auto it = by_id.find(id);
-  return it == by_id.end() ? nullptr : it->second;
+  if (auto it = by_id.find(id); it != by_id.end()) return it->second;
+  for (const auto& s : given_subjects())
+    if (s->id() == id) return s.get();
+  return nullptr;
 }
 
 std::vector<const Subject*> select_subjects(const Selection& sel) {
@@ -116,6 +144,8 @@ std::vector<const Subject*> select_subjects(const Selection& sel) {
     for (const auto& s : all_subjects()) candidates.push_back(s.get());
   if (sel.scale != Scale::small)
     for (const auto& s : large_subjects()) candidates.push_back(s.get());
+  if (sel.scale != Scale::large)
+    for (const auto& s : given_subjects()) candidates.push_back(s.get());
   for (const Subject* s : candidates) {
     if (!listed(sel.ops, s->op_name()) || !listed(sel.dtypes, dtype_name(s->dtype())) ||
         !std::regex_search(s->id(), re))

@@ -37,7 +37,12 @@ void parse_shard(const std::string& text, Selection& sel);
 const std::vector<std::unique_ptr<Subject>>& all_subjects();
 // The large tier's cases (docs/scale.md), selected with --scale large or all.
 const std::vector<std::unique_ptr<Subject>>& large_subjects();
-// A subject of either tier by its id.
+// Cases read from files (Case::given; `--cases-file`, docs/cases-files.md), small tier: a
+// selection takes them after the catalog's. Added when a command starts, before any selection or
+// lookup (not thread-safe); a case already added (the same values twice) is kept once.
+void add_given_cases(std::vector<Case> cases);
+const std::vector<std::unique_ptr<Subject>>& given_subjects();
+// A subject of either tier, or from a file, by its id.
 const Subject* find_subject(const std::string& id);
 
 // The subjects a selection picks (the tiers --scale names, small first), in registry order, every N-th for a shard.
