@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "reference/tracked.hpp"
 
@@ -59,6 +60,13 @@ class Sum<Tracked> {
     Tracked out;
     out.v = s_;
     out.e = terms_;
+    // A kernel's partial sums are sums of subsets of the terms, at most the sum of the positive or
+    // of the negative ones in size (a lane of one sign reaches it): once that reaches the overflow
+    // threshold some order overflows, whatever the sequential sums do (docs/error-model.md, Range).
+    if (n_ > 1 && std::max(positive_sum_, negative_sum_) >= rounding_unit().overflow) {
+      out.e.acc = out.e.prob = std::numeric_limits<long double>::infinity();
+      return out;
+    }
     if (exact_in_any_order()) {
       out.e.det += round_lin_;
       return out;
@@ -92,6 +100,7 @@ class Sum<Tracked> {
     // The lowest bit matters only while every term is exact (exact_in_any_order).
     if (terms_exact_ && t != 0) lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(t));
     abs_sum_ += std::fabs(t);
+    (t > 0 ? positive_sum_ : negative_sum_) += std::fabs(t);
     s_ = n_ == 0 ? t : s_ + t;
     squares_ += t * t;
     if (n_++ > 0) {
@@ -104,7 +113,7 @@ class Sum<Tracked> {
     max_partial_ = std::max(max_partial_, std::fabs(s_));
   }
 
-  long double s_ = 0, abs_sum_ = 0, max_partial_ = 0, squares_ = 0;
+  long double s_ = 0, abs_sum_ = 0, positive_sum_ = 0, negative_sum_ = 0, max_partial_ = 0, squares_ = 0;
   long double seq_lin_ = 0, seq_sq_ = 0, walk_lin_ = 0, walk_sq_ = 0, round_lin_ = 0, round_sq_ = 0;
   ErrorBound terms_;
   std::int64_t n_ = 0;

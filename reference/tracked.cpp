@@ -98,13 +98,16 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
     r.e.spec += own;
   }
   if (ctx.flush && y != 0 && std::fabs(y) < power_of_two(ctx.min_exponent)) r.e.det += std::fabs(y);
+  if (std::fabs(y) >= rounding_unit().overflow) r.e.det = std::numeric_limits<long double>::infinity();
   return r;
 }
 
 // kLongDouble's unit as constants, so that the thread's default is constant-initialised (no TLS
-// wrapper): 2^-64, 2^-16382, and half of 2^-16445, which rounds to zero (tests/unit/test_tracked
+// wrapper): 2^-64, 2^-16382, half of 2^-16445, which rounds to zero, and long double's overflow
+// threshold (2 - 2^-64) 2^16383, which is past its largest value: infinity (tests/unit/test_tracked
 // checks them against rounding_unit_of).
-constexpr ActiveTracking kLongDoubleTracking{kLongDouble, {0x1p-64L, 0x1p-16382L, 0.0L, false}};
+constexpr ActiveTracking kLongDoubleTracking{
+    kLongDouble, {0x1p-64L, 0x1p-16382L, 0.0L, false, std::numeric_limits<long double>::infinity()}};
 
 }  // namespace
 
@@ -126,6 +129,11 @@ RoundingUnit rounding_unit_of(const TrackingContext& ctx) {
   unit.min_normal = power_of_two(ctx.min_exponent);
   unit.floor = ulp_in(0, ctx.digits, ctx.min_exponent) / 2;
   unit.flush = ctx.flush;
+  // IEEE formats have emax = 1 - emin. Long double's threshold is past its own range: infinity.
+  const int emax = 1 - ctx.min_exponent;
+  unit.overflow = ctx.digits >= std::numeric_limits<long double>::digits
+                      ? std::numeric_limits<long double>::infinity()
+                      : std::ldexp(2.0L - power_of_two(-ctx.digits), emax);
   return unit;
 }
 

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "core/math_profile.hpp"
@@ -42,6 +43,8 @@ struct TrackingContext {
 struct RoundingUnit {
   long double u = 0, min_normal = 0, floor = 0;
   bool flush = false;
+  // The smallest magnitude that rounds to infinity in the compute arithmetic: (2 - 2^-p) 2^emax.
+  long double overflow = 0;
 };
 RoundingUnit rounding_unit_of(const TrackingContext& ctx);
 
@@ -168,11 +171,14 @@ bool product_is_exact(long double a, long double b, long double p);
 // u |v| is at least the half ULP, so the maximum of the two is u |v| itself.
 inline long double rounding_of(long double v, bool operands_exact) {
   const RoundingUnit& unit = rounding_unit();
+  const long double a = std::fabs(v);
+  // Past the range of the compute arithmetic a kernel's result is infinite, and no finite bound
+  // holds for what follows (docs/error-model.md, "Range"): the bound says so by being infinite.
+  if (a >= unit.overflow) return std::numeric_limits<long double>::infinity();
   if (operands_exact) {
     const TrackingContext& ctx = tracking_context();
     if (representable_in(v, ctx.digits, ctx.min_exponent)) return 0;
   }
-  const long double a = std::fabs(v);
   long double r = a * unit.u;
   if (!(a >= unit.min_normal)) {
     r = std::max(r, unit.floor);

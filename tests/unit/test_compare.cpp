@@ -58,6 +58,20 @@ TEST(Compare, ReferenceBeyondDoubleRangeWantsInfinity) {
   EXPECT_EQ(compare_to_reference(r, host(DType::f64, {-kInf}), kPlain, DType::f64).verdict, Verdict::fail);
 }
 
+// An element whose bound is infinite (an intermediate past the arithmetic's range) or NaN (that
+// infinity times a zero derivative) is not judged, whatever the kernel gave there: the check is
+// MISTRUSTED, naming how many and the first; a failure elsewhere still fails.
+TEST(Compare, ElementsWithoutAFiniteBoundAreNotJudged) {
+  ref::RefTensor r = reference({1, 2, 3, 4});
+  r.err[1].det = std::numeric_limits<long double>::infinity();
+  r.err[3].det = std::numeric_limits<long double>::quiet_NaN();
+  const Comparison c = compare_to_reference(r, host(DType::f64, {1, -kInf, 3, 0}), kPlain, DType::f64);
+  EXPECT_EQ(c.verdict, Verdict::mistrusted);
+  EXPECT_THAT(c.reason, HasSubstr("2 element(s) outside the error model's range"));
+  EXPECT_THAT(c.reason, HasSubstr("first at index 1"));
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {1, 2, 3.5, 4}), kPlain, DType::f64).verdict, Verdict::fail);
+}
+
 TEST(Compare, ExactMatchPassesWithZeroMargin) {
   const std::vector<double> v = {1.0, -2.5, 0.0, 0x1p-9, 0x1.8p20};  // representable in f32
   for (DType t : {DType::f32, DType::f64}) {

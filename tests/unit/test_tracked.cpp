@@ -41,6 +41,46 @@ TEST(Tracked, ExactOperationsCarryNoError) {
   EXPECT_EQ(Tracked(0.1L).e.det, std::fabs(0.1L - static_cast<long double>(0.1f)));  // a literal rounds
 }
 
+// A result past the compute arithmetic's range is infinite in a kernel: its bound, and that of
+// everything computed from it, is infinite, whether an arithmetic result (x * x in reciprocal's
+// derivative at |x| = 2^64 in f32) or a library call's (exp(89) in f32), while 2^63 squared, exp(88)
+// and the same values in f64 keep finite bounds.
+TEST(Tracked, ResultsPastTheComputeRangeHaveNoFiniteBound) {
+  const long double inf = std::numeric_limits<long double>::infinity();
+  {
+    TrackingScope scope(f32_context());
+    EXPECT_EQ(rounding_unit().overflow, std::ldexp(2.0L - 0x1p-24L, 127));
+    const Tracked big(0x1p64L), fine(0x1p63L);
+    EXPECT_EQ((Tracked(-1) / (big * big)).e.det, inf);
+    EXPECT_LT((Tracked(-1) / (fine * fine)).e.det, inf);
+    EXPECT_EQ(exp(Tracked(89)).e.det, inf);
+    EXPECT_LT(exp(Tracked(88)).e.det, inf);
+  }
+  TrackingScope scope(context_for(DType::f64, &correctly_rounded_profile(), false));
+  const Tracked big(0x1p64L);
+  EXPECT_LT((Tracked(-1) / (big * big)).e.det, inf);
+  EXPECT_LT(exp(Tracked(89)).e.det, inf);
+}
+
+// A sum's terms of one sign that reach f32's overflow together overflow in some kernel's order
+// (a lane of them), even where the sequential partial sums alternate and stay small; terms that
+// cancel pairwise without such a subset keep a finite bound.
+TEST(Tracked, SumsWhoseTermsOfOneSignOverflowHaveNoFiniteBound) {
+  TrackingScope scope(f32_context());
+  const long double inf = std::numeric_limits<long double>::infinity();
+  auto sum_of = [](std::initializer_list<long double> terms) {
+    Sum<Tracked> s;
+    for (long double t : terms) s.add(Tracked(t));
+    return s.result();
+  };
+  const Tracked overflowing = sum_of({2e38L, -2e38L, 2e38L, -2e38L});  // sequential: 2e38, 0, 2e38, 0
+  EXPECT_EQ(overflowing.e.acc, inf);
+  EXPECT_EQ(overflowing.e.prob, inf);
+  const Tracked cancelling = sum_of({2e38L, -2e38L, 1e38L, -1e38L});
+  EXPECT_LT(cancelling.e.acc, inf);
+  EXPECT_LT(cancelling.e.prob, inf);
+}
+
 // An f64 product needs up to 106 bits: its long-double rounding can look representable in f64.
 TEST(Tracked, ProductExactnessDoesNotTrustTheLongDoubleRounding) {
   const long double a = 1 + 0x1p-52L, p = a * a;  // exact: 1 + 2^-51 + 2^-104; long double drops 2^-104
@@ -79,6 +119,10 @@ TEST(Tracked, LibraryCallChargesTheProfileBudget) {
 // thread's default (the long-double reference's own arithmetic, constants written by hand) is
 // the unit of that context.
 long double model_rounding(long double v, const TrackingContext& c) {
+  // Past the largest finite value of the compute format (emax = 1 - emin) rounding gives infinity.
+  const long double largest = std::ldexp(2.0L - std::ldexp(1.0L, 1 - c.digits), 1 - c.min_exponent);
+  if (c.digits < 64 && std::fabs(v) >= largest + std::ldexp(1.0L, 1 - c.min_exponent - c.digits))
+    return std::numeric_limits<long double>::infinity();
   long double r = std::max(std::fabs(v) * std::ldexp(1.0L, -c.digits), ulp_in(v, c.digits, c.min_exponent) / 2);
   if (c.flush && v != 0 && std::fabs(v) < std::ldexp(1.0L, c.min_exponent)) r = std::fmax(r, std::fabs(v));
   return r;
@@ -91,6 +135,7 @@ TEST(Tracked, RoundingMatchesTheStandardModelInEveryContext) {
   EXPECT_EQ(own.min_normal, expected.min_normal);
   EXPECT_EQ(own.floor, expected.floor);
   EXPECT_EQ(own.flush, expected.flush);
+  EXPECT_EQ(own.overflow, expected.overflow);
   std::vector<long double> values{0,           1,          -1,      0.1L,
                                   3e38L,       1e-30L,     -1e-40L, 1e-45L,
                                   1e-300L,     1e-310L,    1e-320L, std::numeric_limits<long double>::infinity(),
