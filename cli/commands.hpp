@@ -114,6 +114,17 @@ struct SelftestCommand {
 };
 
 // `gradparity oracle`: the reference against 166-bit MPFR evaluation of its own formulas.
+// `gradparity hunt`: the worst inputs of every selected op x dtype on each device (docs/hunt.md).
+struct HuntCommand {
+  CommonOptions common;
+  Selection selection;
+  double budget = 5;             // --budget: seconds per op x dtype x device
+  std::int64_t evaluations = 0;  // --evaluations: per op x dtype x device instead of the budget
+  int jobs = 1;                  // --jobs
+  std::string out;               // --out FILE: each group's worst inputs as a cases file
+  bool progress = true;
+};
+
 struct OracleCommand {
   Selection selection;       // --op, --dtype, --filter as in run
   std::uint64_t seed = 1;    // --seed
@@ -159,6 +170,7 @@ int compare_command(const CompareCommand& cmd);
 int bench_command(const BenchCommand& cmd);
 int bench_child_command(const BenchCommand& cmd);  // one device's rounds, for `bench` (bench_children.hpp)
 int oracle_command(const OracleCommand& cmd);
+int hunt_command(const HuntCommand& cmd);
 
 // Helpers shared by the commands.
 RunMetadata make_metadata(const CommonOptions& c);

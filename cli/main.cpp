@@ -246,6 +246,27 @@ int main(int argc, char** argv) {
   oracle_cmd->add_option("--jobs,-j", oracle.jobs, "worker threads (default: every core)")->check(CLI::Range(1, 256));
   oracle_cmd->add_flag("!--no-progress", oracle.progress, "no progress output");
 
+  gp::cli::HuntCommand hunt;
+  auto* hunt_cmd = app.add_subcommand(
+      "hunt",
+      "search each selected op x dtype for the inputs that give its largest margin on each device; exit 1 on a "
+      "finding (a kernel beyond its bound, a device error, a hole in the error model)");
+  add_devices(hunt_cmd, hunt.common, true);
+  add_selection(hunt_cmd, hunt.selection);
+  auto* budget = hunt_cmd->add_option("--budget", hunt.budget, "seconds of search per op x dtype x device")
+                     ->capture_default_str()
+                     ->check(CLI::Range(0.0, 86400.0));
+  hunt_cmd
+      ->add_option("--evaluations", hunt.evaluations,
+                   "evaluations per op x dtype x device instead of a time budget: the same seed gives the same hunt")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40))
+      ->excludes(budget);
+  hunt_cmd->add_option("--jobs,-j", hunt.jobs, "worker threads over op x dtype groups")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  hunt_cmd->add_option("--out,-o", hunt.out, "write each group's worst inputs as a cases file (--cases-file)");
+  hunt_cmd->add_flag("!--no-progress", hunt.progress, "no progress output");
+
   std::vector<std::string> cases_files;
   for (auto* cmd :
        {run_cmd, run_child, repro, dump, stress_cmd, stress_child, self_cmd, bench_cmd, bench_child, oracle_cmd})
@@ -264,7 +285,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   run.common.command_line = one.common.command_line = stress.common.command_line = self.common.command_line =
-      bench.common.command_line = command_line;
+      bench.common.command_line = hunt.common.command_line = command_line;
   try {
     gp::cli::load_cases_files(cases_files);
     if (list->parsed()) return gp::cli::list_command(list_what, list_opts, list_backends);
@@ -278,6 +299,7 @@ int main(int argc, char** argv) {
     if (merge_cmd->parsed()) return gp::cli::merge_command(merge);
     if (compare_cmd->parsed()) return gp::cli::compare_command(compare);
     if (oracle_cmd->parsed()) return gp::cli::oracle_command(oracle);
+    if (hunt_cmd->parsed()) return gp::cli::hunt_command(hunt);
     if (bench_cmd->parsed()) return gp::cli::bench_command(bench);
     if (bench_child->parsed()) return gp::cli::bench_child_command(bench);
   } catch (const gp::UsageError& e) {

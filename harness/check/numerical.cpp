@@ -22,23 +22,6 @@ int rank_of(Verdict v) {
       return 1;
   }
 }
-// Half the distance from x to the nearest point where input k stops being smooth: the catalog's
-// kinks of the op and those its domain keeps away from. A catalog case's draw keeps its margin
-// from them; values from a file may sit anywhere, and a step across a kink would measure a
-// one-sided slope on one side and the other on the other.
-double half_distance_to_kinks(const Case& c, int k, double x) {
-  const Domain& d = c.decl.inputs.at(static_cast<std::size_t>(k)).domain;
-  double dist = std::numeric_limits<double>::infinity();
-  auto near = [&](double kink) { dist = std::min(dist, std::fabs(x - kink)); };
-  if (k == 0)
-    for (double kink : op_kinks(c.decl.op)) near(kink);
-  for (double kink : d.kinks) near(kink);
-  if (d.kind == Domain::Kind::half_integer_free) near(std::floor(x) + 0.5);
-  if (d.kind == Domain::Kind::gate)
-    for (double kink : {-1.0, 0.0, 1.0}) near(kink);
-  return dist / 2;
-}
-
 }  // namespace
 
 FdJudgement judge_richardson(const FdSample& full, const FdSample& half) {
@@ -111,6 +94,19 @@ void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdic
   }
 }
 
+double distance_to_kinks(const Case& c, int k, double x) {
+  const Domain& d = c.decl.inputs.at(static_cast<std::size_t>(k)).domain;
+  double dist = std::numeric_limits<double>::infinity();
+  auto near = [&](double kink) { dist = std::min(dist, std::fabs(x - kink)); };
+  if (k == 0)
+    for (double kink : op_kinks(c.decl.op)) near(kink);
+  for (double kink : d.kinks) near(kink);
+  if (d.kind == Domain::Kind::half_integer_free) near(std::floor(x) + 0.5);
+  if (d.kind == Domain::Kind::gate)
+    for (double kink : {-1.0, 0.0, 1.0}) near(kink);
+  return dist;
+}
+
 double NoiseSum::bound() const { return std::min(sum_abs, 6 * std::sqrt(sum_sq)); }
 
 double fd_step(double u) { return std::min(2 * std::cbrt(u), 0.25); }
@@ -132,7 +128,9 @@ std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>
     if (d.hard_edges) limit = std::min(x[j] - d.lo, d.hi - x[j]) / 2;
     if (relative_only) limit = std::min(limit, (std::fabs(x[j]) - d.min_abs / 2) / 2);
     if (c.decl.fd_max_step > 0) limit = std::min(limit, c.decl.fd_max_step);
-    if (c.given) limit = std::min(limit, half_distance_to_kinks(c, k, x[j]));
+    // A catalog case's draw keeps its margin from the kinks; values from a file may sit anywhere,
+    // and a step across a kink would measure one one-sided slope on one side, the other on the other.
+    if (c.given) limit = std::min(limit, distance_to_kinks(c, k, x[j]) / 2);
     limit = std::max(limit, 0.0);
     delta[j] = std::clamp(step, -limit, limit);
   }

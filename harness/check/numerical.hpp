@@ -61,10 +61,16 @@ bool next_fd_step(const FdJudgement& j, double& step, double smallest, double la
 // (FAIL > MISTRUSTED > PASS).
 void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdict& v, std::string& reason);
 
+// The distance from x to the nearest point where input k of the case stops being smooth: the
+// catalog's kinks of the op (input 0), those its domain keeps away from, the half-integers of a
+// half_integer_free domain, the hardtanh gate's -1, 0 and 1; infinity where none.
+double distance_to_kinks(const Case& c, int k, double x);
+
 // A perturbation direction for input `k` of a case: Gaussian components clipped to [-3, 3],
 // scaled per element by max(|x|, 1) (by |x| where the domain has a pole or kink at zero), each
 // component limited so that x +- delta stays inside the sampling domain (half the distance to
-// its edges) and below the case's fd_max_step. `h` is the relative step.
+// its edges), below the case's fd_max_step and, for a case from a file, within half
+// the distance to a kink. `h` is the relative step.
 std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>& x, double h, std::uint64_t seed,
                                  const std::string& purpose);
 

@@ -1,6 +1,6 @@
 # cmake -DROOT=<source dir> -P check_layers.cmake
 # The include graph runs one way, which the compiler does not enforce:
-#   - harness/ rooms are ordered check < large < graph < training < audit < run; a file may include its
+#   - harness/ rooms are ordered check < large < graph < training < audit < hunt < run; a file may include its
 #     own room or one before it (a model's checks never reach into training, a primitive check
 #     never into models);
 #   - results/ sees neither harness/ nor reports/; reports/ never sees harness/ (they meet in
@@ -9,7 +9,7 @@
 if(NOT ROOT)
   message(FATAL_ERROR "check_layers.cmake needs -DROOT=<source dir>")
 endif()
-set(rooms check large graph training audit run)
+set(rooms check large graph training audit hunt run)
 set(offences "")
 set(checked 0)
 file(GLOB_RECURSE sources RELATIVE ${ROOT} ${ROOT}/harness/*.[ch]pp ${ROOT}/results/*.[ch]pp ${ROOT}/reports/*.[ch]pp)

@@ -20,16 +20,14 @@ import shutil
 import struct
 import sys
 
-from cli_support import Checks
+from cli_support import Checks, exp_wrong_in_band, fresh_work_dir
 
 EXE, WORK = sys.argv[1:3]
 OPENCL_EXAMPLES = sys.argv[3] if len(sys.argv) > 3 else None
 CHECKS = Checks(EXE)
 run, check, expect_usage_error, failures = CHECKS.run, CHECKS.check, CHECKS.expect_usage_error, CHECKS.failures
 
-shutil.rmtree(WORK, ignore_errors=True)
-os.makedirs(WORK)
-d = lambda *p: os.path.join(WORK, *p)
+d = fresh_work_dir(WORK)
 
 EXP = "exp(shape=7,dtype=f32)"
 EXP_BF16 = "exp(shape=7,dtype=bf16)"
@@ -166,14 +164,7 @@ expect_usage_error(["run", "-b", "cpu", "--cases-file", d("absent.json")], "abse
 
 # A kernel wrong only in a narrow band of arguments: the catalog's samples miss it, the file's hit it.
 if OPENCL_EXAMPLES:
-    kernels = d("band-bug")
-    shutil.copytree(OPENCL_EXAMPLES, kernels)
-    with open(os.path.join(kernels, "exp.cl")) as f:
-        text = f.read()
-    correct = "out[i] = exp(in0[i]);"
-    assert correct in text
-    with open(os.path.join(kernels, "exp.cl"), "w") as f:
-        f.write(text.replace(correct, "out[i] = exp(in0[i]) * (in0[i] >= 88.0f && in0[i] <= 88.5f ? 1.0001f : 1.0f);"))
+    kernels = exp_wrong_in_band(OPENCL_EXAMPLES, d("band-bug"))
     backend = f"opencl-src:{kernels}:0"
     r = run(["run", "-b", backend, "--op", "exp", "--dtype", "f32", "--report-dir", d("band-catalog"), "--no-progress"])
     forward = [c for c in checks_of("band-catalog") if c["direction"] == "forward" and c["backend"] != "reference"] \
