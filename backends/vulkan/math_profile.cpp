@@ -30,10 +30,14 @@ double ulp(DType t, long double v) { return ulp_of(t, static_cast<double>(std::f
 // products, the subtraction) damped by z/((2i)(2i+1)) before the next: 1.6 u (sin), 3.4 u
 // (cos), and sin's product by r, u. 5.7 u in all: 6 ULP, as u |v| is below an ULP of v.
 constexpr double kSinCosF32Ulps = 6;
-// Beyond |k| = 2^12 the products round, by up to u |x| (absolute).
-double sin_cos_f32_reduction_error(long double x) {
+// Beyond the quadrants where the products k * part are exact (|k| < 2^12 in f32, where pi/2's
+// first part has 12 bits; |k| < 2^20 in f64, 33 bits) they round, by up to u |x| each: 2u |x|
+// absolute, which past |x| = 2^23 (f32) leaves no digit (the shader then keeps |r| <= 1).
+double sin_cos_reduction_error(DType c, long double x) {
   const long double k = std::nearbyint(std::fabs(x) * 0.63661977236758134308L);
-  return k < 4096 ? 0 : 0x1p-23 * static_cast<double>(std::fabs(x));
+  const bool f64 = c == DType::f64;
+  if (k < (f64 ? 0x1p20L : 0x1p12L)) return 0;
+  return (f64 ? 0x1p-52 : 0x1p-23) * static_cast<double>(std::fabs(x));
 }
 
 class VulkanProfile final : public MathProfile {
@@ -63,8 +67,7 @@ class VulkanProfile final : public MathProfile {
       case MathFn::sin:
       case MathFn::cos:
         // f64: quadrant reduction with pi/2 in three parts and Taylor series: 3 ULP.
-        if (f64) return {3};
-        return {kSinCosF32Ulps, sin_cos_f32_reduction_error(x)};
+        return {f64 ? 3.0 : kSinCosF32Ulps, sin_cos_reduction_error(c, x)};
       case MathFn::expm1:
         return expm1_budget(c, x);
       case MathFn::log1p:

@@ -145,15 +145,22 @@ C cos_poly(C r) {
   [[dont_unroll]] for (int i = 10; i >= 0; --i) t = K(1.0) - z * COS_STEP[i] * t;
   return t;
 }
+// k mod 4 of an integral k, exactly (k / 4, its floor and 4 times it are exact): int(k) is
+// undefined past 2^31, where |x| > 3.4e9.
+int quadrant(C k) { return int(k - K(4.0) * floor(k * K(0.25))); }
+// Past the range where the reduction is exact its products round, by up to u |x|, and r can be
+// anything that size: no digit of sin x is left (the budget says so, backends/vulkan/
+// math_profile.cpp). r is kept where the series converges (|r| <= pi/4 + rounding elsewhere), so
+// the result stays in [-1, 1] instead of overflowing to infinity at |x| = 1.7e19 (f32).
 #if defined(IS_F64)
 // x = q pi/2 + r with pi/2 in three parts (fdlibm's pio2_1, pio2_2, pio2_2t); accurate while
 // q * pio2_1 is exact, i.e. |x| well beyond the [-20, 20] the catalog uses.
 double reduce_pio2(double x, out int q) {
   double k = roundEven(x * 6.36619772367581382433e-01lf);
-  q = int(k);
+  q = quadrant(k);
   precise double r =
       ((x - k * 1.57079632673412561417e+00lf) - k * 6.07710050630396597660e-11lf) - k * 2.02226624879595063154e-21lf;
-  return r;
+  return clamp(r, -1.0lf, 1.0lf);
 }
 #else
 // x = q pi/2 + r with pi/2 in four parts, the first three of 12 significant bits: for |q| < 2^12
@@ -164,10 +171,10 @@ double reduce_pio2(double x, out int q) {
 // hundreds of ULP, and a reduction by 2 pi in two parts left |x| u of absolute error there.
 float reduce_pio2(float x, out int q) {
   float k = roundEven(x * 0.636619772367581343076);
-  q = int(k);
+  q = quadrant(k);
   precise float r = (((x - k * 1.57080078125) - k * -4.4535845518112183e-06) - k * -8.7061380327213556e-10) -
                     k * 6.2233719696699885e-14;
-  return r;
+  return clamp(r, -1.0, 1.0);
 }
 #endif
 // sin(x + q pi/2): sin for q = 0, cos for q = 1, -sin for q = 2 (cos' = -sin).
