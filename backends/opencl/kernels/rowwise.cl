@@ -164,7 +164,7 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void layer_norm_bwd_
   for (int j = get_local_id(0); j < n; j += GP_WG) {
     real wg = LOAD(w, j) * LOAD(g, base + j);
     a1 += wg;
-    a2 += wg * (LOAD(x, base + j) - st.x) * st.y;
+    a2 += wg * ((LOAD(x, base + j) - st.x) * st.y);  // w g times xhat: (w g)(x - mean) overflows first
   }
   real c1 = centred ? wg_sum(a1, scratch) / (real)n : R(0);
   real c2 = wg_sum(a2, scratch) / (real)n;
