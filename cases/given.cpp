@@ -5,6 +5,7 @@
 
 #include "cases/case.hpp"
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 
 namespace gp {
 
@@ -12,28 +13,18 @@ namespace {
 
 std::string name_of(DType t) { return std::string(dtype_name(t)); }
 
-// FNV-1a, 64 bits: the same bytes give the same id on every machine (std::hash does not).
-class ContentHash {
- public:
-  void add(const void* data, std::size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    for (std::size_t i = 0; i < n; ++i) h_ = (h_ ^ p[i]) * 1099511628211ull;
-  }
-  void add(const std::string& s) { add(s.data(), s.size() + 1); }  // with its terminator: "ab","c" != "a","bc"
-  void add(const HostTensor& t) {
-    add(name_of(t.dtype()) + t.shape().to_string());
-    add(t.data(), t.bytes());
-  }
-  // 48 bits are plenty to tell apart the cases one run reads, and keep the id short.
-  std::string hex12() const {
-    char buf[20];
-    std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(h_ >> 16));
-    return buf;
-  }
-
- private:
-  std::uint64_t h_ = 1469598103934665603ull;
-};
+// A text with its terminator, so that "ab","c" and "a","bc" hash apart.
+void add_text(Fnv1a& h, const std::string& s) { h.add_bytes(s.c_str(), s.size() + 1); }
+void add_tensor(Fnv1a& h, const HostTensor& t) {
+  add_text(h, name_of(t.dtype()) + t.shape().to_string());
+  h.add_bytes(t.data(), t.bytes());
+}
+// 48 bits are plenty to tell apart the cases one run reads, and keep the id short.
+std::string hex12(const Fnv1a& h) {
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%012llx", static_cast<unsigned long long>(h.value() >> 16));
+  return buf;
+}
 
 void require_finite(const HostTensor& t, const std::string& tensor) {
   for (std::int64_t i = 0; i < t.numel(); ++i)
@@ -88,19 +79,19 @@ Case case_with_values(const Case& base, GivenValues values) {
     else
       require_indices(values.inputs[k], index_count(c.call), name);
   }
-  ContentHash hash;
-  hash.add(base.id);
-  for (const HostTensor& t : values.inputs) hash.add(t);
+  Fnv1a hash(Fnv1a::kShortStart);  // the same bytes give the same id on every machine
+  add_text(hash, base.id);
+  for (const HostTensor& t : values.inputs) add_tensor(hash, t);
   if (values.cotangent) {
     if (values.cotangent->dtype() != base.dtype || values.cotangent->shape() != c.call.output_shape)
       throw UsageError("the cotangent is " + name_of(values.cotangent->dtype()) + " of shape " +
                        values.cotangent->shape().to_string() + ", the output " + name_of(base.dtype) + " of shape " +
                        c.call.output_shape.to_string());
     require_finite(*values.cotangent, "the cotangent");
-    hash.add("cotangent");
-    hash.add(*values.cotangent);
+    add_text(hash, "cotangent");
+    add_tensor(hash, *values.cotangent);
   }
-  c.decl.variant = (base.decl.variant.empty() ? "" : base.decl.variant + ",") + "file=" + hash.hex12();
+  c.decl.variant = (base.decl.variant.empty() ? "" : base.decl.variant + ",") + "file=" + hex12(hash);
   c.id = make_case_id(c.decl, c.dtype);
   c.call.case_id = c.id;
   c.given = std::make_shared<const GivenValues>(std::move(values));

@@ -8,6 +8,7 @@
 #include "cases/registry.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/fnv1a.hpp"
 
 namespace gp::cli {
 
@@ -35,13 +36,10 @@ std::string catalog_version() {
   // FNV-1a over every case and model id: the same catalog gives the same text on every machine,
   // a case added, removed or renamed changes it (std::hash is not stable across standard
   // libraries).
-  std::uint64_t h = 1469598103934665603ull;
-  auto add = [&h](const std::string& id) {
-    for (unsigned char ch : id + '\n') h = (h ^ ch) * 1099511628211ull;
-  };
-  for (const auto& c : all_cases()) add(c.id);
-  for (const auto& c : all_composites()) add(c.id);
-  return fmt::format("{} cases, {} models, {:016x}", all_cases().size(), all_composites().size(), h);
+  Fnv1a h(Fnv1a::kShortStart);
+  for (const auto& c : all_cases()) h.add(c.id).add("\n");
+  for (const auto& c : all_composites()) h.add(c.id).add("\n");
+  return fmt::format("{} cases, {} models, {:016x}", all_cases().size(), all_composites().size(), h.value());
 }
 
 const Subject& require_subject(const std::string& id) {

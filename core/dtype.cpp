@@ -179,4 +179,9 @@ double ulp_distance(DType t, double a, double b) {
   return std::fabs(a - b) / step;
 }
 
+double largest_finite(DType t) {
+  const int p = mantissa_bits(t) + 1;
+  return std::ldexp(2.0 - std::ldexp(1.0, 1 - p), 1 - min_normal_exponent(t));
+}
+
 }  // namespace gp

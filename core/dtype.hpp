@@ -46,5 +46,7 @@ double round_to(DType t, double x);
 double ulp_distance(DType t, double a, double b);
 // Size of one ULP of t at magnitude |x| (subnormal-aware).
 double ulp_of(DType t, double x);
+// The largest finite value of a floating-point dtype: (2 - 2^(1-p)) 2^emax, emax = 1 - emin.
+double largest_finite(DType t);
 
 }  // namespace gp

@@ -16,6 +16,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/fnv1a.hpp"
 #include "harness/audit/oracle_check.hpp"
 
 namespace gp {
@@ -47,9 +48,7 @@ std::int64_t argmax_of(const RefTensor& t) { return std::max_element(t.v.begin()
 // from a stream seeded by the case id and the seed (the same picks on every run).
 Index pick(std::int64_t n, std::int64_t want, const Index& must, const std::string& id, std::uint64_t seed) {
   if (want >= n) return iota(n);
-  std::uint64_t h = 1469598103934665603ull ^ seed;
-  for (char ch : id) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-  std::mt19937_64 gen(h);
+  std::mt19937_64 gen(Fnv1a(Fnv1a::kShortStart ^ seed).add(id).value());
   Index out;
   auto add = [&](std::int64_t i) {
     if (i >= 0 && i < n && std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/fnv1a.hpp"
+
 namespace gp {
 
 namespace {
@@ -15,14 +17,7 @@ std::uint64_t splitmix64(std::uint64_t& x) {
 std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 }  // namespace
 
-std::uint64_t fnv1a64(std::string_view text) {
-  std::uint64_t h = 0xCBF29CE484222325ULL;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 0x100000001B3ULL;
-  }
-  return h;
-}
+std::uint64_t fnv1a64(std::string_view text) { return Fnv1a().add(text).value(); }
 
 Rng::Rng(std::uint64_t seed) {
   for (auto& s : s_) s = splitmix64(seed);

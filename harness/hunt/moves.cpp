@@ -90,21 +90,6 @@ const char* move_name(Move m) {
   return "?";
 }
 
-double largest_finite(DType t) {
-  switch (t) {
-    case DType::f16:
-      return 65504.0;
-    case DType::bf16:
-      return bf16_to_double(0x7F7F);
-    case DType::f32:
-      return static_cast<double>(std::numeric_limits<float>::max());
-    case DType::f64:
-    case DType::i32:
-      break;
-  }
-  return std::numeric_limits<double>::max();
-}
-
 std::vector<double> points_of_interest(const Case& c, int k) {
   const DType t = c.call.input_dtypes.at(static_cast<std::size_t>(k));
   const Domain& d = c.decl.inputs.at(static_cast<std::size_t>(k)).domain;

@@ -37,7 +37,4 @@ std::vector<HostTensor> apply_move(const Case& c, const std::vector<HostTensor>&
 // no negative value where the domain has none (adamw's second moment).
 bool keeps_structure(const Case& c, const std::vector<HostTensor>& inputs);
 
-// The largest finite value of a floating-point dtype.
-double largest_finite(DType t);
-
 }  // namespace gp

@@ -324,5 +324,14 @@ TEST(DtypeTables, NamesSizesAndLayout) {
   EXPECT_EQ(bf16_to_float(bf16_from_float(-3.0f)), -3.0f);
 }
 
+// The largest finite value from each format's parameters, against the formats' own maxima.
+TEST(DType, LargestFiniteIsEachFormatsMaximum) {
+  EXPECT_EQ(largest_finite(DType::f16), 65504.0);
+  EXPECT_EQ(largest_finite(DType::bf16), bf16_to_double(0x7F7F));
+  EXPECT_EQ(largest_finite(DType::f32), static_cast<double>(std::numeric_limits<float>::max()));
+  EXPECT_EQ(largest_finite(DType::f64), std::numeric_limits<double>::max());
+  EXPECT_TRUE(std::isinf(round_to(DType::f16, 65520.0)));  // past it by half an ULP: infinity
+}
+
 }  // namespace
 }  // namespace gp
