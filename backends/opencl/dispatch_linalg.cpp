@@ -143,9 +143,11 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
       return backward_tt_embedding(q, call, in, dout, grads);
     case OpKind::log_matmul_exp: {
       MatmulDims d = matmul_dims(call);
+      cl::Buffer stats = q.scratch(static_cast<std::size_t>(2 * d.m * d.n));
+      q.run_elementwise("log_matmul_exp_stats", d.m * d.n, x, as_cl(in[1]), stats, d.m, d.n, d.k);
       for (int wrt_b : {0, 1})
         if (grads[wrt_b])
-          q.run_elementwise("log_matmul_exp_grad", wrt_b ? d.k * d.n : d.m * d.k, x, as_cl(in[1]), out, dout,
+          q.run_elementwise("log_matmul_exp_grad", wrt_b ? d.k * d.n : d.m * d.k, x, as_cl(in[1]), stats, dout,
                             as_cl(grads[wrt_b]), d.m, d.n, d.k, wrt_b);
       return;
     }

@@ -42,16 +42,21 @@ Spec spec_of(const LogMatmulPush& p) { return {0, p.mode}; }
 
 constexpr std::uint32_t kLogMatmulLocal = 64;  // log_matmul_exp.comp's LOCAL_X
 
-// One pass of log_matmul_exp.comp writing `count` elements of `out` (c and g unused forward).
-void log_matmul_exp_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, Inputs in, const VulkanBuffer* c,
-                         const VulkanBuffer* g, const VulkanBuffer& out, std::int64_t count) {
+// One pass of log_matmul_exp.comp over `count` elements: the forward into `out`; the stats of
+// every output element into `stats` (compute type, two per element); a gradient into `out` from
+// the stats and g.
+void log_matmul_exp_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, Inputs in, const VulkanBuffer* stats,
+                         const VulkanBuffer* g, const VulkanBuffer* out, std::int64_t count) {
   const MatmulDims d = matmul_dims(call);
   const LogMatmulPush p{mode, u32(d.m), u32(d.n), u32(d.k)};
   const std::uint64_t groups = (static_cast<std::uint64_t>(count) + kLogMatmulLocal - 1) / kLogMatmulLocal;
-  if (c)
-    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {2, c}, {3, g}, {4, &out}}, p, groups);
+  if (mode == LMODE_FORWARD)
+    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {4, out}}, p, groups);
+  else if (mode == LMODE_STATS)
+    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {2, stats}}, p, groups);
   else
-    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {4, &out}}, p, groups);
+    rec.dispatch_groups("log_matmul_exp", call.dtype, {{0, in[0]}, {1, in[1]}, {2, stats}, {3, g}, {4, out}}, p,
+                        groups);
 }
 
 // matmul and linear forward: one GEMM (linear's W read transposed, its bias added).
@@ -82,7 +87,7 @@ void forward_linalg(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
       return forward_tt_embedding(rec, call, in, out);
     case OpKind::log_matmul_exp: {
       const MatmulDims d = matmul_dims(call);
-      return log_matmul_exp_pass(rec, call, LMODE_FORWARD, in, nullptr, nullptr, out, d.m * d.n);
+      return log_matmul_exp_pass(rec, call, LMODE_FORWARD, in, nullptr, nullptr, &out, d.m * d.n);
     }
     case OpKind::gru_cell:
       return forward_gru_cell(rec, call, in, out);
@@ -97,8 +102,10 @@ void backward_linalg(Recorder& rec, const OpCall& call, Inputs in, const VulkanB
   if (call.kind == OpKind::gru_cell) return backward_gru_cell(rec, call, in, dout, grads);
   MatmulDims d = matmul_dims(call);
   if (call.kind == OpKind::log_matmul_exp) {
-    if (grads[0]) log_matmul_exp_pass(rec, call, LMODE_GRAD_A, in, &out, &dout, *grads[0], d.m * d.k);
-    if (grads[1]) log_matmul_exp_pass(rec, call, LMODE_GRAD_B, in, &out, &dout, *grads[1], d.k * d.n);
+    const VulkanBuffer& stats = rec.scratch(compute_dtype(call.dtype), 2 * d.m * d.n);
+    log_matmul_exp_pass(rec, call, LMODE_STATS, in, &stats, nullptr, nullptr, d.m * d.n);
+    if (grads[0]) log_matmul_exp_pass(rec, call, LMODE_GRAD_A, in, &stats, &dout, grads[0], d.m * d.k);
+    if (grads[1]) log_matmul_exp_pass(rec, call, LMODE_GRAD_B, in, &stats, &dout, grads[1], d.k * d.n);
     return;
   }
   DType dt = call.dtype;

@@ -9,14 +9,16 @@ namespace gp::cpu {
 
 namespace {
 
-// X(name, z = f(x, y), dL/dx, dL/dy) with g = dL/dz. maximum/minimum never tie (domain).
-#define GP_CPU_BINARY_LIST(X)                                            \
-  X(add, x + y, g, g)                                                    \
-  X(sub, x - y, g, -g)                                                   \
-  X(mul, x* y, g* y, g* x)                                               \
-  X(div, x / y, g / y, -g * z / y)                                       \
-  X(pow, std::pow(x, y), g* y* std::pow(x, y - T(1)), g* z* std::log(x)) \
-  X(maximum, x > y ? x : y, x > y ? g : T(0), x > y ? T(0) : g)          \
+// X(name, z = f(x, y), dL/dx, dL/dy) with g = dL/dz. maximum/minimum never tie (domain). The
+// gradients compute from x and y, not from the stored z, which a 16-bit dtype has rounded once
+// more (docs/error-model.md, "Backward formulations").
+#define GP_CPU_BINARY_LIST(X)                                                          \
+  X(add, x + y, g, g)                                                                  \
+  X(sub, x - y, g, -g)                                                                 \
+  X(mul, x* y, g* y, g* x)                                                             \
+  X(div, x / y, g / y, -g * (x / y) / y)                                               \
+  X(pow, std::pow(x, y), g* y* std::pow(x, y - T(1)), g* std::pow(x, y) * std::log(x)) \
+  X(maximum, x > y ? x : y, x > y ? g : T(0), x > y ? T(0) : g)                        \
   X(minimum, x < y ? x : y, x < y ? g : T(0), x < y ? T(0) : g)
 
 #define GP_CPU_FUNCTOR(name, forward, grad_x, grad_y) \

@@ -66,6 +66,9 @@ struct LogSumExp {
   std::int64_t arg;
   T max, rest;
   T log_sum() const { return std::log1p(rest); }
+  // The softmax weight exp(v - max) / sum of a term v of the lane: the gradient of the
+  // log-sum-exp, from the inputs rather than as exp(v - y) from the stored result y.
+  T weight(T v) const { return std::exp(v - max) / (T(1) + rest); }
 };
 template <typename T>
 LogSumExp<T> lane_log_sum_exp(const Lane<const T*>& v) {

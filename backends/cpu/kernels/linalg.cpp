@@ -70,24 +70,30 @@ struct OnlineLogSumExp {
     }
   }
   T value() const { return max + std::log1p(rest); }
+  // A term's weight exp(t - max) / sum in the value: its gradient, stable where exp(t - value)
+  // of the value would carry the value's rounding, |value| u, into the exponent.
+  T weight(T t) const { return std::exp(t - max) / (T(1) + rest); }
 };
+
+// C_ij's log-sum-exp over p, as the forward computes it.
+template <typename T>
+OnlineLogSumExp<T> log_sum_exp_at(const T* lhs, const T* rhs, const MatmulDims& d, std::int64_t i, std::int64_t j) {
+  OnlineLogSumExp<T> lse(lhs[i * d.k] + rhs[j]);
+  for (std::int64_t p = 1; p < d.k; ++p) lse.add(lhs[i * d.k + p] + rhs[p * d.n + j]);
+  return lse;
+}
 
 // C_ij = log sum_p exp(A_ip + B_pj).
 template <typename T>
 void log_matmul_exp_forward(const ForwardArgs<T>& a) {
   const MatmulDims d = matmul_dims(a.call);
-  const T *lhs = a.x[0], *rhs = a.x[1];
-  for (std::int64_t i = 0; i < d.m; ++i) {
-    for (std::int64_t j = 0; j < d.n; ++j) {
-      OnlineLogSumExp<T> lse(lhs[i * d.k] + rhs[j]);
-      for (std::int64_t p = 1; p < d.k; ++p) lse.add(lhs[i * d.k + p] + rhs[p * d.n + j]);
-      a.y[i * d.n + j] = lse.value();
-    }
-  }
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) a.y[i * d.n + j] = log_sum_exp_at(a.x[0], a.x[1], d, i, j).value();
 }
 
-// The weight of term p in C_ij, exp(A_ip + B_pj - C_ij) from the stored C, times g_ij goes to
-// both dA_ip (summed over j) and dB_pj (summed over i).
+// The weight of term p in C_ij, recomputed from A and B (not exp(A_ip + B_pj - C_ij) from the
+// stored C: docs/error-model.md, "Backward formulations"), times g_ij goes to both dA_ip (summed
+// over j) and dB_pj (summed over i).
 template <typename T>
 void log_matmul_exp_backward(const BackwardArgs<T>& a) {
   const MatmulDims d = matmul_dims(a.call);
@@ -96,9 +102,10 @@ void log_matmul_exp_backward(const BackwardArgs<T>& a) {
   clear_gradient(a.dx[1], d.k * d.n);
   for (std::int64_t i = 0; i < d.m; ++i) {
     for (std::int64_t j = 0; j < d.n; ++j) {
-      const T c = a.y[i * d.n + j], g = a.dy[i * d.n + j];
+      const OnlineLogSumExp<T> lse = log_sum_exp_at(lhs, rhs, d, i, j);
+      const T g = a.dy[i * d.n + j];
       for (std::int64_t p = 0; p < d.k; ++p) {
-        const T w = g * std::exp(lhs[i * d.k + p] + rhs[p * d.n + j] - c);
+        const T w = g * lse.weight(lhs[i * d.k + p] + rhs[p * d.n + j]);
         if (a.dx[0]) a.dx[0][i * d.k + p] += w;
         if (a.dx[1]) a.dx[1][p * d.n + j] += w;
       }

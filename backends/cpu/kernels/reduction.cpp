@@ -83,9 +83,11 @@ void reduction_backward(const BackwardArgs<T>& a) {
       case OpKind::max:
         d[lane_argmax(v)] = g;
         break;  // the rest was cleared above
-      case OpKind::logsumexp:
-        for (std::int64_t j = 0; j < v.n; ++j) d[j] = g * std::exp(v[j] - a.y[out]);
+      case OpKind::logsumexp: {
+        const LogSumExp<T> l = lane_log_sum_exp(v);
+        for (std::int64_t j = 0; j < v.n; ++j) d[j] = g * l.weight(v[j]);
         break;
+      }
       case OpKind::variance: {
         T mu = lane_sum(v) / n, scale = T(2) * g / divisor;
         for (std::int64_t j = 0; j < v.n; ++j) d[j] = scale * (v[j] - mu);

@@ -241,9 +241,11 @@ void rowwise_backward(const BackwardArgs<T>& a) {
       case OpKind::softmax:
         softmax_vjp_lane(y, g, dx, T(1));
         break;
-      case OpKind::log_softmax: {  // dx = g - softmax(x) sum(g), softmax(x) = e^y
+      case OpKind::log_softmax: {  // dx = g - softmax(x) sum(g), softmax(x) from x, not as e^y
+        const Lane<const T*> x = lane_at(a.x[0], s, first);
+        const LogSumExp<T> l = lane_log_sum_exp(x);
         const T gsum = pairwise_sum<T>(0, s.n, [&](std::int64_t j) { return g[j]; });
-        for (std::int64_t j = 0; j < s.n; ++j) dx[j] = g[j] - std::exp(y[j]) * gsum;
+        for (std::int64_t j = 0; j < s.n; ++j) dx[j] = g[j] - l.weight(x[j]) * gsum;
         break;
       }
       default:

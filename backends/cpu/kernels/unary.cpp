@@ -62,23 +62,25 @@ T gelu_slope(T x, GeluApprox approx) {
 }
 
 // X(name, forward in x, backward in x, y, g). `a` holds the attributes (p, alpha, gelu).
-// tanh' is 1/cosh^2 x rather than 1 - y^2: the latter loses all digits once tanh x rounds to 1.
+// Every backward computes from x, never from the stored y (docs/error-model.md, "Backward
+// formulations"): a 16-bit y is rounded once more, and tanh's 1 - y^2 loses all digits once
+// tanh x rounds to 1, so tanh' is 1/cosh^2 x.
 #define GP_CPU_ELEMENTWISE_LIST(X)                                                   \
   X(neg, -x, -g)                                                                     \
   X(square, x* x, T(2) * x * g)                                                      \
   X(reciprocal, T(1) / x, -g / (x * x))                                              \
   X(abs, std::abs(x), sign(x) * g)                                                   \
-  X(exp, std::exp(x), g* y)                                                          \
+  X(exp, std::exp(x), g* std::exp(x))                                                \
   X(expm1, std::expm1(x), g* std::exp(x))                                            \
   X(log, std::log(x), g / x)                                                         \
   X(log1p, std::log1p(x), g / (T(1) + x))                                            \
-  X(sqrt, std::sqrt(x), g / (T(2) * y))                                              \
-  X(rsqrt, T(1) / std::sqrt(x), T(-0.5) * g * y / x)                                 \
+  X(sqrt, std::sqrt(x), g / (T(2) * std::sqrt(x)))                                   \
+  X(rsqrt, T(1) / std::sqrt(x), T(-0.5) * g / std::sqrt(x) / x)                      \
   X(pow_scalar, std::pow(x, a.p), g* a.p* std::pow(x, a.p - T(1)))                   \
   X(sin, std::sin(x), g* std::cos(x))                                                \
   X(cos, std::cos(x), -g* std::sin(x))                                               \
   X(tanh, std::tanh(x), g / (std::cosh(x) * std::cosh(x)))                           \
-  X(sigmoid, sigmoid(x), g* y* sigmoid(-x))                                          \
+  X(sigmoid, sigmoid(x), g* sigmoid(x) * sigmoid(-x))                                \
   X(softplus, softplus(x), g* sigmoid(x))                                            \
   X(silu, x* sigmoid(x), g* silu_slope(x))                                           \
   X(relu, x > 0 ? x : T(0), x > 0 ? g : T(0))                                        \

@@ -31,11 +31,8 @@ __kernel __attribute__((reqd_work_group_size(GP_TILE, GP_TILE, 1))) void matmul_
 // pass: the running maximum m and rest = the sum, over every term seen but the maximum's, of
 // exp(t - m); a new maximum rescales rest (the old maximum's term, 1, joins it). No term is exp'd
 // unshifted, and log1p(rest) keeps the digits of a row dominated by its maximum.
-__kernel void log_matmul_exp_forward(__global const store_t* A, __global const store_t* B, __global store_t* C, int M,
-                                     int N, int K) {
-  const int e = get_global_id(0);
-  if (e >= M * N) return;
-  const int i = e / N, j = e % N;
+inline real log_sum_exp_at(__global const store_t* A, __global const store_t* B, int i, int j, int N, int K,
+                           real* rest_out) {
   real m = LOAD(A, i * K) + LOAD(B, j), rest = R(0);
   for (int p = 1; p < K; ++p) {
     const real t = LOAD(A, i * K + p) + LOAD(B, p * N + j);
@@ -46,13 +43,36 @@ __kernel void log_matmul_exp_forward(__global const store_t* A, __global const s
       rest += exp(t - m);
     }
   }
+  *rest_out = rest;
+  return m;
+}
+
+__kernel void log_matmul_exp_forward(__global const store_t* A, __global const store_t* B, __global store_t* C, int M,
+                                     int N, int K) {
+  const int e = get_global_id(0);
+  if (e >= M * N) return;
+  real rest;
+  const real m = log_sum_exp_at(A, B, e / N, e % N, N, K, &rest);
   STORE(C, e, m + log1p(rest));
 }
 
-// The weight of term p in C[i, j] is exp(A[i, p] + B[p, j] - C[i, j]), from the stored C.
+// S[2 e] = m, S[2 e + 1] = 1 + rest of element e = (i, j), for the gradients' weights
+// exp(t - m) / (1 + rest): recomputed from A and B, not exp(t - C) from the stored C, whose
+// rounding (|C| u, or a 16-bit spacing) would reach the exponent (docs/error-model.md,
+// "Backward formulations").
+__kernel void log_matmul_exp_stats(__global const store_t* A, __global const store_t* B, __global real* S, int M,
+                                   int N, int K) {
+  const int e = get_global_id(0);
+  if (e >= M * N) return;
+  real rest;
+  S[2 * e] = log_sum_exp_at(A, B, e / N, e % N, N, K, &rest);
+  S[2 * e + 1] = R(1) + rest;
+}
+
+// The weight of term p in C[i, j] is exp(A[i, p] + B[p, j] - m) / (1 + rest), from S.
 //   wrt_b = 0: D = dA, D[i, p] = sum_j G[i, j] weight (one item per (i, p))
 //   wrt_b = 1: D = dB, D[p, j] = sum_i G[i, j] weight (one item per (p, j))
-__kernel void log_matmul_exp_grad(__global const store_t* A, __global const store_t* B, __global const store_t* C,
+__kernel void log_matmul_exp_grad(__global const store_t* A, __global const store_t* B, __global const real* S,
                                   __global const store_t* G, __global store_t* D, int M, int N, int K, int wrt_b) {
   const int e = get_global_id(0);
   if (e >= (wrt_b ? K * N : M * K)) return;
@@ -65,7 +85,8 @@ __kernel void log_matmul_exp_grad(__global const store_t* A, __global const stor
     else
       j = l;
     const real t = LOAD(A, i * K + p) + LOAD(B, p * N + j);
-    acc += LOAD(G, i * N + j) * exp(t - LOAD(C, i * N + j));
+    const int c = i * N + j;
+    acc += LOAD(G, c) * (exp(t - S[2 * c]) / S[2 * c + 1]);
   }
   STORE(D, e, acc);
 }

@@ -39,9 +39,11 @@ inline real d_sin(real x, real y, real g, real P, real A) { return g * cos(x); }
 inline real f_cos(real x, real P, real A) { return cos(x); }
 inline real d_cos(real x, real y, real g, real P, real A) { return -g * sin(x); }
 inline real f_tanh(real x, real P, real A) { return tanh(x); }
+// tanh' = 1 - tanh^2 x = 4 e / (1 + e)^2 with e = exp(-2|x|): 1 - t t loses every digit once
+// tanh x rounds to 1 (docs/error-model.md, "Backward formulations").
 inline real d_tanh(real x, real y, real g, real P, real A) {
-  real t = tanh(x);
-  return g * (R(1) - t * t);
+  real e = exp(R(-2) * fabs(x));
+  return g * (R(4) * e / ((R(1) + e) * (R(1) + e)));
 }
 inline real f_sigmoid(real x, real P, real A) { return sigmoid_r(x); }
 inline real d_sigmoid(real x, real y, real g, real P, real A) {

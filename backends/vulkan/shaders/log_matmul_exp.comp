@@ -5,15 +5,19 @@
 //                  a new maximum rescales rest (the old maximum's term, 1, joins it). No term is
 //                  exp'd unshifted, and log1p(rest) keeps the digits of a row dominated by its
 //                  maximum.
-//   LMODE_GRAD_A   out[i, p] = sum_j G[i, j] exp(A[i, p] + B[p, j] - C[i, j]), C the stored forward
-//   LMODE_GRAD_B   out[p, j] = sum_i G[i, j] exp(A[i, p] + B[p, j] - C[i, j])
+//   LMODE_STATS    stats[2 e] = m, stats[2 e + 1] = 1 + rest of element e = (i, j), in the compute
+//                  type, for the gradients' weights exp(t - m) / (1 + rest): recomputed from A and
+//                  B, not exp(t - C) from the stored C, whose rounding (|C| u, or a 16-bit
+//                  spacing) would reach the exponent (docs/error-model.md, "Backward formulations")
+//   LMODE_GRAD_A   out[i, p] = sum_j G[i, j] weight(i, p, j)
+//   LMODE_GRAD_B   out[p, j] = sum_i G[i, j] weight(i, p, j)
 #define LOCAL_X 64
 #include "common.glsl"
 #include "math.glsl"
 
 BUF(0, a_)
 BUF(1, b_)
-BUF(2, c_)
+layout(std430, set = 0, binding = 2) buffer Buf2 { C stats_[]; };
 BUF(3, g_)
 BUF(4, out_)
 
@@ -25,8 +29,9 @@ layout(push_constant) uniform Push {
 
 C term(uint i, uint p, uint j) { return TO_C(a_[i * pc.k + p]) + TO_C(b_[p * pc.n + j]); }
 
-C log_sum_exp(uint i, uint j) {
-  C m = term(i, 0u, j), rest = K(0.0);
+// m and rest of element (i, j).
+void log_sum_exp(uint i, uint j, out C m, out C rest) {
+  m = term(i, 0u, j), rest = K(0.0);
   for (uint p = 1u; p < pc.k; ++p) {
     C t = term(i, p, j);
     if (t > m) {
@@ -36,20 +41,26 @@ C log_sum_exp(uint i, uint j) {
       rest += m_exp(t - m);
     }
   }
-  return m + m_log1p(rest);
 }
 
 C weighted(uint i, uint p, uint j) {
   uint e = i * pc.n + j;
-  return TO_C(g_[e]) * m_exp(term(i, p, j) - TO_C(c_[e]));
+  return TO_C(g_[e]) * (m_exp(term(i, p, j) - stats_[2u * e]) / stats_[2u * e + 1u]);
 }
 
 void main() {
   uint e = group_linear() * LOCAL_X + gl_LocalInvocationID.x;
   C acc = K(0.0);
-  if (MODE == LMODE_FORWARD) {
+  if (MODE == LMODE_FORWARD || MODE == LMODE_STATS) {
     if (e >= pc.m * pc.n) return;
-    acc = log_sum_exp(e / pc.n, e % pc.n);
+    C m, rest;
+    log_sum_exp(e / pc.n, e % pc.n, m, rest);
+    if (MODE == LMODE_STATS) {
+      stats_[2u * e] = m;
+      stats_[2u * e + 1u] = K(1.0) + rest;
+      return;
+    }
+    acc = m + m_log1p(rest);
   } else if (MODE == LMODE_GRAD_A) {
     if (e >= pc.m * pc.k) return;
     uint i = e / pc.k, p = e % pc.k;

@@ -47,6 +47,7 @@
 #define LMODE_FORWARD 0u
 #define LMODE_GRAD_A 1u
 #define LMODE_GRAD_B 2u
+#define LMODE_STATS 3u
 
 // gru_cell.comp modes: 0..5 the gradient of that input (x, h, W_ih, W_hh, b_ih, b_hh)
 #define GRU_MODE_FORWARD 6u
