@@ -1,14 +1,17 @@
-// What a device's math library promises: the accuracy of each library function, by argument.
-// The reference (reference/tracked.hpp) propagates these budgets, one rounding per arithmetic
-// step, through an op's own formula to bound the error a correct kernel may commit; every backend
+// What a device's math promises: the accuracy of each library function, by argument, and the
+// formulation of the backwards that may read the forward's results instead of the inputs. The
+// reference (reference/tracked.hpp) propagates these budgets, one rounding per arithmetic step,
+// through an op's own formula to bound the error a correct kernel may commit; every backend
 // states its device's profile (backends/backend.hpp, DeviceInfo::math).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/dtype.hpp"
+#include "core/op.hpp"
 
 namespace gp {
 
@@ -32,9 +35,20 @@ class MathProfile {
   // Budget of fn in the compute dtype (f32 for f32 and the 16-bit storage types, f64), at
   // argument x (pow: base x, exponent x2) with exact result y.
   virtual FnBudget budget(MathFn fn, DType compute, long double x, long double y, long double x2) const = 0;
+  // Whether the device's VJP of `op` computes the derivative from the forward's value, the result
+  // it is given or that value recomputed (tanh's 1 - y^2, sigmoid's y (1 - y), exp(x - y) for
+  // logsumexp), rather than stably from the inputs.
+  // That form loses every significant digit where 1 - y^2 cancels, so a device states it
+  // (docs/error-model.md, "Backward formulations"); undeclared, the bound is the stable form's.
+  virtual bool backward_reads_output(OpKind) const { return false; }
 };
 
 // Correct rounding everywhere (0.5 ULP): the profile of an ideal device, used by unit tests.
 const MathProfile& correctly_rounded_profile();
+
+// `base` with the backwards of `ops` declared to read the forward's result: its budgets, and a
+// source that names the declaration (which keys the reference cache and shows in reports). The
+// same base and set give the same profile object, which lives as long as the program.
+const MathProfile& with_backward_from_output(const MathProfile& base, std::vector<OpKind> ops);
 
 }  // namespace gp

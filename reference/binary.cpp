@@ -89,11 +89,12 @@ std::vector<BasicRefTensor<R>> binary_vjp(const OpCall& call, const std::vector<
     std::int64_t ia = plan.a_index(i), ib = plan.b_index(i);
     R a = in[0].v[at(ia)], b = in[1].v[at(ib)], dy = dout.v[at(i)];
     R fa = m.fa(a, b), fb = m.fb(a, b);
-    if constexpr (kTracked<R>) {
-      const R z = stored(m.f(a, b));
-      fa = either_form(fa, m.fa_of_z(a, b, z));
-      fb = either_form(fb, m.fb_of_z(a, b, z));
-    }
+    if constexpr (kTracked<R>)
+      if (backward_reads_output()) {
+        const R z = stored(m.f(a, b));
+        fa = either_form(fa, m.fa_of_z(a, b, z));
+        fb = either_form(fb, m.fb_of_z(a, b, z));
+      }
     ga[at(ia)].add_product(dy, fa);
     gb[at(ib)].add_product(dy, fb);
   }

@@ -197,13 +197,13 @@ std::vector<BasicRefTensor<Tracked>> track_all(const std::vector<RefTensor>& inp
 
 RefTensor bounded_node_forward(const OpCall& call, const std::vector<RefTensor>& inputs, const MathProfile* profile,
                                bool flush) {
-  TrackingScope scope(context_for(call.dtype, profile, flush));
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
   return untrack_stored(basic_forward(call, track_all(inputs)));
 }
 
 std::vector<RefTensor> bounded_node_vjp(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
                                         const MathProfile* profile, bool flush) {
-  TrackingScope scope(context_for(call.dtype, profile, flush));
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
   std::vector<RefTensor> out;
   for (const auto& g : basic_vjp(call, track_all(inputs), BasicRefTensor<Tracked>{}, track_carried(dout)))
     out.push_back(g.v.empty() ? RefTensor{g.shape, {}, {}} : untrack_stored(g));
@@ -212,7 +212,7 @@ std::vector<RefTensor> bounded_node_vjp(const OpCall& call, const std::vector<Re
 
 Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
                          const MathProfile* profile, bool flush) {
-  TrackingScope scope(context_for(call.dtype, profile, flush));
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
   std::vector<BasicRefTensor<Tracked>> in;
   for (const auto& t : inputs) in.push_back(track(t));
   Bounded b;
@@ -223,7 +223,7 @@ Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& input
 
 RefTensor bounded_tensor(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout, int tensor,
                          const MathProfile* profile, bool flush) {
-  TrackingScope scope(context_for(call.dtype, profile, flush));
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
   std::vector<BasicRefTensor<Tracked>> in;
   for (const auto& t : inputs) in.push_back(track(t));
   if (tensor < 0) return untrack(basic_forward(call, in));

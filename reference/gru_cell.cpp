@@ -80,11 +80,12 @@ GateGrads<R> gate_grads(const GruCell<R>& cell, std::int64_t b, std::int64_t j, 
   const GruUnit<R> u = cell.unit(b, j);
   R tanh_slope = slope(OpKind::tanh, u.p_n), z_slope = slope(OpKind::sigmoid, u.a_z);
   R r_slope = slope(OpKind::sigmoid, u.a_r);
-  if constexpr (kTracked<R>) {
-    tanh_slope = either_form(tanh_slope, R(1 - u.n * u.n));
-    z_slope = either_form(z_slope, R(u.z * u.z_minus));
-    r_slope = either_form(r_slope, R(u.r * u.r_minus));
-  }
+  if constexpr (kTracked<R>)
+    if (backward_reads_output()) {
+      tanh_slope = either_form(tanh_slope, R(1 - u.n * u.n));
+      z_slope = either_form(z_slope, R(u.z * u.z_minus));
+      r_slope = either_form(r_slope, R(u.r * u.r_minus));
+    }
   GateGrads<R> d;
   const R da_n = (g * u.z_minus) * tanh_slope, da_z = (g * (cell.h(b, j) - u.n)) * z_slope;
   const R da_r = (da_n * u.gh_n) * r_slope;

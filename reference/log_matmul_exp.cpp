@@ -57,7 +57,8 @@ std::vector<BasicRefTensor<R>> log_matmul_exp_vjp(const OpCall& call, const std:
       const R g = dout.v[at(i * d.n + j)];
       for (std::int64_t p = 0; p < d.k; ++p) {
         R weight = r.lse.p[at(p)];
-        if constexpr (kTracked<R>) weight = either_form(weight, exp(r.t[at(p)] - stored(r.value())));
+        if constexpr (kTracked<R>)
+          if (backward_reads_output()) weight = either_form(weight, exp(r.t[at(p)] - stored(r.value())));
         da[at(i * d.k + p)].add_product(g, weight);
         db[at(p * d.n + j)].add_product(g, weight);
       }

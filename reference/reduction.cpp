@@ -104,7 +104,8 @@ std::vector<BasicRefTensor<R>> reduction_vjp(const OpCall& call, const std::vect
           SoftmaxRow<R> r = softmax_row(row);
           for (std::int64_t j = 0; j < s.n; ++j) {
             R p = r.p[at(j)];
-            if constexpr (kTracked<R>) p = either_form(p, exp(row[at(j)] - stored(r.max + r.log_sum)));
+            if constexpr (kTracked<R>)
+              if (backward_reads_output()) p = either_form(p, exp(row[at(j)] - stored(r.max + r.log_sum)));
             put(j, dy * p);
           }
           break;

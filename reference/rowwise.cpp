@@ -58,26 +58,26 @@ std::vector<BasicRefTensor<R>> rowwise_vjp(const OpCall& call, const std::vector
                                            const BasicRefTensor<R>& dout) {
   using std::exp;
   const bool log = is_log(call);
-  BasicRefTensor<R> g = for_each_row(in[0].shape, call.attrs.axis, in[0].v,
-                                     [&](const AxisSplit& s, auto o, auto i, const auto& x, auto sink) {
-                                       SoftmaxRow<R> r = softmax_row(x, !log && is_staged(call));
-                                       std::vector<R> dy = gather_row(dout.v, s, o, i);
-                                       if (!log) {
-                                         std::vector<R> gv = softmax_row_vjp(r, dy);
-                                         for (std::int64_t j = 0; j < s.n; ++j) sink(j, gv[at(j)]);
-                                         return;
-                                       }
-                                       Sum<R> sum;
-                                       for (const R& d : dy) sum.add(d);
-                                       const R total = sum.result();
-                                       for (std::int64_t j = 0; j < s.n; ++j) {
-                                         const std::size_t k = at(j);
-                                         R p = r.p[k];
-                                         if constexpr (kTracked<R>)
-                                           p = either_form(p, exp(stored(log_softmax_value(r, x, k, is_staged(call)))));
-                                         sink(j, dy[k] - p * total);
-                                       }
-                                     });
+  BasicRefTensor<R> g = for_each_row(
+      in[0].shape, call.attrs.axis, in[0].v, [&](const AxisSplit& s, auto o, auto i, const auto& x, auto sink) {
+        SoftmaxRow<R> r = softmax_row(x, !log && is_staged(call));
+        std::vector<R> dy = gather_row(dout.v, s, o, i);
+        if (!log) {
+          std::vector<R> gv = softmax_row_vjp(r, dy);
+          for (std::int64_t j = 0; j < s.n; ++j) sink(j, gv[at(j)]);
+          return;
+        }
+        Sum<R> sum;
+        for (const R& d : dy) sum.add(d);
+        const R total = sum.result();
+        for (std::int64_t j = 0; j < s.n; ++j) {
+          const std::size_t k = at(j);
+          R p = r.p[k];
+          if constexpr (kTracked<R>)
+            if (backward_reads_output()) p = either_form(p, exp(stored(log_softmax_value(r, x, k, is_staged(call)))));
+          sink(j, dy[k] - p * total);
+        }
+      });
   return {std::move(g)};
 }
 

@@ -143,7 +143,7 @@ TrackingScope::TrackingScope(const TrackingContext& ctx)
 }
 TrackingScope::~TrackingScope() { detail::t_active = previous_; }
 
-TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush) {
+TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush, std::optional<OpKind> op) {
   if (!profile) return kLongDouble;
   TrackingContext c;
   c.profile = profile;
@@ -154,7 +154,14 @@ TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush)
   c.storage_digits = mantissa_bits(dtype) + 1;
   c.storage_min_exponent = min_normal_exponent(dtype);
   c.flush = flush;
+  c.reads_output = op && profile->backward_reads_output(*op);
   return c;
+}
+
+bool backward_reads_output() {
+  const TrackingContext& c = tracking_context();
+  if (c.profile) note_profile_read();
+  return c.reads_output;
 }
 
 long double ulp_in(long double v, int digits, int min_exponent) {

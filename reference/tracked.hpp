@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "core/math_profile.hpp"
@@ -36,6 +37,9 @@ struct TrackingContext {
   int min_exponent = -126;  // smallest normal exponent
   int storage_digits = 24, storage_min_exponent = -126;
   bool flush = false;  // subnormals may become zero
+  // The device declares that the evaluated op's backward reads the forward's result
+  // (MathProfile::backward_reads_output); read through backward_reads_output(), which counts it.
+  bool reads_output = false;
 };
 
 // The standard model's constants of a context, for rounding_of, which a Tracked evaluation calls
@@ -92,8 +96,13 @@ class ProfileReads {
 void note_profile_read();
 
 // The context of a case dtype on a device profile; the long-double reference itself when
-// profile is null.
-TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush);
+// profile is null. `op`: the op evaluated, whose declared backward formulation the context holds.
+TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush, std::optional<OpKind> op = {});
+
+// Whether the device declares that the current op's backward computes from the forward's result
+// (MathProfile::backward_reads_output), so that its bound covers that form too (either_form).
+// A read of the device's profile: counted (ProfileReads) wherever a profile is current.
+bool backward_reads_output();
 
 long double ulp_in(long double v, int digits, int min_exponent);
 inline long double compute_ulp(long double v) {
@@ -243,10 +252,10 @@ inline Tracked stored(const Tracked& y) {
 // the formulation that a kernel's own formulation may commit twice. Identity for the value types.
 Tracked staged(const Tracked& v);
 
-// Two formulas of one value that a correct kernel may use: the value of the first (the stable
-// one, for the reference's accuracy), the larger error of either (a backward that reads the
-// rounded forward output y, such as tanh's g (1 - y^2), is correct; its error grows where 1 - y^2
-// cancels, and the bound follows it there).
+// Two formulas of one value that a kernel may use: the value of the first (the stable one, for
+// the reference's accuracy), the larger error of either. Called where backward_reads_output():
+// a backward that reads the rounded forward output y, such as tanh's g (1 - y^2), is then the
+// declared computation; its error grows where 1 - y^2 cancels, and the bound follows it there.
 inline Tracked either_form(const Tracked& stable, const Tracked& other) {
   Tracked r = stable;
   r.e = channel_max(stable.e, other.e);

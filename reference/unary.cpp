@@ -36,7 +36,8 @@ std::vector<BasicRefTensor<R>> unary_vjp(const OpCall& call, const std::vector<B
   for (std::size_t i = 0; i < x.v.size(); ++i) {
     const R xi = x.v[i], dy = dout.v[i];
     R slope = m.d1(xi, call.attrs);
-    if constexpr (kTracked<R>) slope = either_form(slope, m.d1_of_y(xi, stored(m.f(xi, call.attrs)), call.attrs));
+    if constexpr (kTracked<R>)
+      if (backward_reads_output()) slope = either_form(slope, m.d1_of_y(xi, stored(m.f(xi, call.attrs)), call.attrs));
     g.v[i] = dy * slope;
   }
   return {std::move(g)};

@@ -157,6 +157,7 @@ Json check_to_json(const CheckResult& c) {
             {"seed", c.seed},
             {"repro", c.repro}};
   if (m.tensor_elements > m.elements) j["tensor_elements"] = m.tensor_elements;  // a sample (large tier)
+  if (m.insignificant > 0) j["insignificant"] = m.insignificant;                 // 1.14
   if (c.speed.measured())                                                        // 1.11: the large tier
     j["speed"] = {{"seconds", encode_number(c.speed.seconds)},
                   {"timer", c.speed.device_timer ? "device" : "host"},
@@ -319,6 +320,7 @@ CheckResult check_from_json(const FieldReader& r) {
   m.tensor_elements = r.int64("tensor_elements", m.elements);
   if (r.has("detection_threshold")) m.detection_threshold = r.number("detection_threshold");
   m.nonfinite = r.int64("nonfinite", 0);
+  m.insignificant = r.int64("insignificant", 0);
   const FieldReader worst = r.object("worst", Need::optional);
   m.worst.index = worst.int64("index", -1);
   m.worst.inputs = worst.numbers("inputs");
@@ -378,7 +380,8 @@ std::string report_to_json_text(const RunReport& report) {
   // the devices' own time in it (meta.profile.device_seconds), 1.10 with sampled comparisons
   // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds, 1.12
   // with expected failures (checks' `expected`), 1.13 with complete checks (directions
-  // `forward_complete` and `backward_complete`, checks' `detection_threshold`).
+  // `forward_complete` and `backward_complete`, checks' `detection_threshold`), 1.14 with checks'
+  // `insignificant`.
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -402,7 +405,10 @@ std::string report_to_json_text(const RunReport& report) {
   const bool v1_13 = std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) {
     return c.direction == Direction::forward_complete || c.direction == Direction::backward_complete;
   });
-  const std::string_view version = v1_13                   ? kParitySchemaVersion
+  const bool v1_14 = std::any_of(report.checks.begin(), report.checks.end(),
+                                 [](const CheckResult& c) { return c.metrics.insignificant > 0; });
+  const std::string_view version = v1_14                   ? kParitySchemaVersion
+                                   : v1_13                 ? std::string_view("1.13")
                                    : v1_12                 ? std::string_view("1.12")
                                    : v1_11                 ? std::string_view("1.11")
                                    : v1_10                 ? std::string_view("1.10")

@@ -18,7 +18,7 @@ inline constexpr int kParitySchemaMinor = 13;
 // 1.8 meta.profile; 1.9 its device time; 1.10 checks' tensor_elements (a sampled comparison);
 // 1.11 checks' speed (the large tier's call times, bytes and operations); 1.12 checks' expected
 // (a failure the run's --expect file accounts for)
-inline constexpr std::string_view kParitySchemaVersion = "1.13";
+inline constexpr std::string_view kParitySchemaVersion = "1.14";
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);

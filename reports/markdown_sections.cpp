@@ -69,6 +69,11 @@ void append_problem(std::string& out, const CheckResult& c) {
                    g3(m.max_abs), g3(m.max_rel), g3(m.max_ulp), g3(m.nmse), g3(m.margin), g3(m.bound), m.nonfinite,
                    m.elements);
   }
+  if (!c.formulation.empty() && c.subject == SubjectKind::primitive)
+    fmt::format_to(o, "- Formulation: {}\n", c.formulation);
+  if (m.insignificant > 0)
+    fmt::format_to(o, "- {} of {} elements without a significant digit (their bound reaches their value)\n",
+                   m.insignificant, m.elements);
   if (m.tensor_elements > m.elements)
     fmt::format_to(o, "- Compared exactly: a sample of {} of {} elements ({:.3g}%; docs/scale.md)\n", m.elements,
                    m.tensor_elements, 100.0 * static_cast<double>(m.elements) / static_cast<double>(m.tensor_elements));
@@ -161,6 +166,10 @@ void append_per_op_tables(std::string& out, const RunReport& report) {
       std::string status = verdict_badge(c.verdict);
       if (c.verdict == Verdict::skip && !c.reason.empty()) status += " (" + cell(shorten(c.reason, 40)) + ")";
       std::string label = check_label(c);
+      if (!c.formulation.empty() && c.subject == SubjectKind::primitive)  // a declared formulation
+        label += m.insignificant > 0 ? fmt::format(" (from the output; {} of {} elements without a significant digit)",
+                                                   m.insignificant, m.elements)
+                                     : std::string(" (from the output)");
       if (m.tensor_elements > m.elements)  // the large tier: the fraction compared exactly
         label += fmt::format(", sample {:.3g}%",
                              100.0 * static_cast<double>(m.elements) / static_cast<double>(m.tensor_elements));

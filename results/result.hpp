@@ -92,6 +92,10 @@ struct Metrics {
   // the tensor's largest |reference value|, so that any element off by more than this fraction
   // of the largest magnitude fails it. NaN elsewhere.
   double detection_threshold = std::numeric_limits<double>::quiet_NaN();
+  // Compared elements whose bound reaches the magnitude of their reference value: the check
+  // vouches for no significant digit of them (a backward that reads the forward's result where
+  // 1 - y^2 cancels, a sum that cancels).
+  std::int64_t insignificant = 0;
 };
 
 // What a training run's check "at every step" (docs/training.md) adds: the first step whose value
@@ -131,7 +135,8 @@ struct CheckResult {
   Verdict verdict = Verdict::pass;
   ReasonKind reason_kind = ReasonKind::none;
   std::string reason;  // why FAIL / SKIP / MISTRUSTED / ERROR, in words
-  // What a model computes, as its output check states it ("linear layers"); empty elsewhere.
+  // What a model computes, as its output check states it ("linear layers"), or the formulation a
+  // device declares for a primitive's backward (kBackwardFromOutput); empty elsewhere.
   std::string formulation;
   std::string tolerance;  // the tolerance model in words ("4 ulp * scale, n=128 accumulation")
   Metrics metrics;

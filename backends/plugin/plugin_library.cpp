@@ -29,8 +29,10 @@ std::string missing_function(const gp_plugin_api& api) {
 }
 
 // The size of a table of ABI version v: version 1's ends where version 2's members begin.
+// The size of a table of version v: up to the first member a later version appended.
 std::size_t table_size(std::uint32_t v) {
-  return v >= 2 ? sizeof(gp_plugin_api) : offsetof(gp_plugin_api, arithmetic_probe);
+  if (v >= 3) return sizeof(gp_plugin_api);
+  return v == 2 ? offsetof(gp_plugin_api, backward_reads_output) : offsetof(gp_plugin_api, arithmetic_probe);
 }
 
 std::string dl_error() {
@@ -119,6 +121,10 @@ std::shared_ptr<const Library> Library::load(const std::string& path) {
 
 decltype(gp_plugin_api::arithmetic_probe) Library::arithmetic_probe() const {
   return api_->abi_version >= 2 && api_->struct_size >= table_size(2) ? api_->arithmetic_probe : nullptr;
+}
+
+decltype(gp_plugin_api::backward_reads_output) Library::backward_reads_output() const {
+  return api_->abi_version >= 3 && api_->struct_size >= table_size(3) ? api_->backward_reads_output : nullptr;
 }
 
 std::string Library::name() const {

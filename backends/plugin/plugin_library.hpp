@@ -34,6 +34,7 @@ class Library {
   // The version-2 arithmetic probe, or null: a version-1 table has no such member (none is read
   // past its struct_size), a version-2 one may leave it NULL.
   decltype(gp_plugin_api::arithmetic_probe) arithmetic_probe() const;
+  decltype(gp_plugin_api::backward_reads_output) backward_reads_output() const;  // NULL below version 3
   const std::string& path() const { return path_; }
   std::string name() const;  // the plugin's own name, or the file name when it gives none
 

@@ -1,7 +1,11 @@
 // Provider "plugin": devices of a library named on the command line (--backend
 // plugin:PATH.so[:DEVICE]), each described by the plugin and checked here: its dtypes, whether
-// it may flush subnormals, and the math profile it declares by name.
+// it may flush subnormals, the math profile it declares by name, and the backwards it declares
+// to compute from the forward's result.
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "backends/plugin/plugin_backend.hpp"
 #include "backends/plugin/plugin_call.hpp"
@@ -37,6 +41,32 @@ std::vector<DType> dtypes_of(std::uint32_t bits) {
 
 std::string text(const char* s) { return s ? s : ""; }
 
+// The ops a device declares to differentiate from the forward's result (ABI version 3), each a
+// catalog op name; the declaration's text for the report, empty when none.
+std::vector<OpKind> backward_from_output(const Library& lib, int index, std::string* declared) {
+  std::vector<OpKind> ops;
+  const auto fn = lib.backward_reads_output();
+  if (!fn) return ops;
+  const std::string list = text(lib.locked(Scope::device, [&] { return fn(index); }));
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    std::string name = list.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    const std::optional<OpKind> op = parse_op(name);
+    if (!op)
+      throw UsageError("plugin " + lib.path() + ": device " + std::to_string(index) +
+                       " declares a backward that reads the forward's result for '" + name +
+                       "', which is not a catalog op (docs/ops.md)");
+    ops.push_back(*op);
+    start = end + 1;
+  }
+  *declared = list;
+  return ops;
+}
+
 DeviceInfo describe_device(const Library& lib, int index) {
   gp_device_info c{};
   lib.check(Scope::device, "device_info", "", [&] { return lib.api().device_info(index, &c); });
@@ -47,12 +77,14 @@ DeviceInfo describe_device(const Library& lib, int index) {
   d.api_version = text(c.api_version);
   d.dtypes = dtypes_of(c.dtypes);
   d.may_flush_subnormals = c.may_flush_subnormals != 0;
-  d.math = &declared_profile(lib, c.math_profile);
+  std::string forms;
+  d.math = &with_backward_from_output(declared_profile(lib, c.math_profile), backward_from_output(lib, index, &forms));
   d.notes = {"plugin " + lib.name() + " (" + lib.path() + "), ABI " + std::to_string(lib.abi_version()) +
                  ", thread-safety contract: " + contract_name(lib.api().threads) +
                  (lib.arithmetic_probe() ? ", arithmetic probe" : ""),
              "math profile: " + (text(c.math_profile).empty() ? std::string(kCorrectlyRounded) + " (undeclared)"
                                                               : text(c.math_profile))};
+  if (!forms.empty()) d.notes.push_back("backward computed from the forward's result (declared): " + forms);
   if (!text(c.notes).empty()) d.notes.push_back(text(c.notes));
   return d;
 }

@@ -278,6 +278,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
       const auto& expected = bounded.grads[static_cast<std::size_t>(k)];
       apply_comparison(b, compare_to_reference(expected, g, tol, c.dtype, inputs_at(c, data)), expected, c.decl.op);
       b.tolerance = tol.describe();
+      if (tol.backward_from_output) b.formulation = kBackwardFromOutput;
       b.time_ms = run_ms;
       require_repeatable(b, g, g_again);
       // Where the comparison proves nothing (a mistrusted, all-zero reference) every

@@ -15,11 +15,11 @@ static void decode(BlobReader& r, WorstElement& e) { decode_fields(r, e.index, e
 
 static void encode(BlobWriter& w, const Metrics& m) {
   encode_fields(w, m.max_abs, m.max_rel, m.max_ulp, m.nmse, m.bound, m.margin, m.elements, m.nonfinite, m.worst,
-                m.sensitivity_ulp, m.budget_ulp);
+                m.sensitivity_ulp, m.budget_ulp, m.insignificant);
 }
 static void decode(BlobReader& r, Metrics& m) {
   decode_fields(r, m.max_abs, m.max_rel, m.max_ulp, m.nmse, m.bound, m.margin, m.elements, m.nonfinite, m.worst,
-                m.sensitivity_ulp, m.budget_ulp);
+                m.sensitivity_ulp, m.budget_ulp, m.insignificant);
 }
 
 static void encode(BlobWriter& w, const TrainingSteps& s) {

@@ -90,6 +90,7 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
       if (unbounded++ == 0) first_unbounded = i;
       continue;
     }
+    if (e != 0 && b >= std::fabs(e)) ++m.insignificant;
     if (!std::isfinite(g) && std::isfinite(e)) {
       ++m.nonfinite;
       if (is_poison(got, i) && poisoned++ == 0) first_poisoned = i;

@@ -33,6 +33,7 @@ Tolerance tolerance_for(const Case& c, const MathProfile& profile, bool flushes_
   t.extra_ulps = c.decl.tolerance.extra_ulps;
   t.loosened = c.decl.tolerance.reason;
   t.profile = profile.source();
+  t.backward_from_output = profile.backward_reads_output(c.decl.op);  // for the report: the bounds read it themselves
   return t;
 }
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "cases/case.hpp"
 #include "reference/reference.hpp"
@@ -45,6 +46,9 @@ struct Tolerance {
   double extra_ulps = 0;           // a case's written loosening, in ULPs of the value
   std::string loosened;            // its reason
   std::string profile;             // the device math profile's source, for the report
+  // The device declares that this op's backward computes from the forward's result
+  // (MathProfile::backward_reads_output): the bounds cover that form; reports name it.
+  bool backward_from_output = false;
 
   double bound(const ref::ErrorBound& e, double value) const;
   std::string describe() const;
@@ -52,6 +56,9 @@ struct Tolerance {
 
 // The tolerance of a case on a device (its math profile, whether it may flush subnormals).
 Tolerance tolerance_for(const Case& c, const MathProfile& profile, bool flushes_subnormals = false);
+
+// A backward check's formulation where the device declares that form (CheckResult::formulation).
+inline constexpr std::string_view kBackwardFromOutput = "computed from the forward's result (declared by the device)";
 
 // The error bound of a correct kernel in the case dtype, combined from the channels.
 double propagated_error(const ref::ErrorBound& e);

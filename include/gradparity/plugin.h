@@ -14,7 +14,7 @@
  * later version appends are optional (NULL: the plugin has none).
  *
  * Versioning: GP_PLUGIN_ABI_VERSION changes whenever a struct's layout or a function's meaning
- * changes. A version only appends members to the table, so this host loads versions 1 and 2: a
+ * changes. A version only appends members to the table, so this host loads versions 1 to 3: a
  * version-1 plugin's table ends where version 2's first member begins (its struct_size says so),
  * and the host reads no member past a table's struct_size. Op names are the catalog's names
  * (docs/ops.md), stable across versions; a new catalog op only reaches a plugin as an op name it
@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define GP_PLUGIN_ABI_VERSION 2u
+#define GP_PLUGIN_ABI_VERSION 3u
 #define GP_PLUGIN_ABI_OLDEST 1u /* the oldest version this header's host still loads */
 
 /* Status of every fallible call. */
@@ -166,12 +166,22 @@ typedef struct gp_plugin_api {
    * Queue work like forward: it runs in order, and the host times it like a call. GP_UNSUPPORTED
    * for a dtype it has no probe for. */
   gp_status (*arithmetic_probe)(gp_queue* queue, gp_buffer* out, gp_dtype dtype, int64_t elements, int32_t steps);
+
+  /* --- version 3: optional (NULL: none) -------------------------------------------------------
+   * The ops whose vjp on device `index` computes the derivative from the forward's value, the
+   * `out` it is given or that value recomputed, instead of stably from the inputs (tanh as
+   * dout (1 - y^2), sigmoid as dout y (1 - y), log_softmax as dout - exp(y) sum(dout)): catalog
+   * op names separated by commas,
+   * "tanh,sigmoid,log_softmax"; NULL or "" for none. Undeclared, a backward is judged by the
+   * bound of the stable form computed from the inputs, which such a formulation exceeds where
+   * 1 - out^2 cancels (docs/error-model.md, "Backward formulations"). Valid while loaded. */
+  const char* (*backward_reads_output)(int32_t index);
 } gp_plugin_api;
 
 /* The table of a plugin whose functions carry the names of their slots (device_count,
  * device_info, ..., last_error), in designated initialisers (C99 and C++20 alike), without the
- * optional members (a plugin with an arithmetic probe fills its table member by member, as
- * tests/plugin/test_plugin.c does):
+ * optional members (a plugin with an arithmetic probe or declared formulations fills its table
+ * member by member, as tests/plugin/test_plugin.c does):
  *   static const gp_plugin_api api = GP_PLUGIN_API_TABLE("minimal", GP_THREADS_FULL);   */
 #define GP_PLUGIN_API_TABLE(NAME, THREADS)                                                                            \
   {                                                                                                                   \

@@ -170,6 +170,12 @@ gp_status finish(gp_queue* q) {
 
 const char* last_error() { return error_text; }
 
+// The backwards that compute from the forward's value: oneDNN's softmax and logsoftmax backward
+// primitives read dst (softmax.cpp), div's gradient of the divisor is -(g out) / y (binary.cpp),
+// and the eltwise backward from src of tanh and logistic forms 1 - tanh^2 and s (1 - s) of the
+// value it recomputes (eltwise.cpp; FAILs in saturation without this declaration).
+const char* backward_reads_output(int32_t) { return "tanh,sigmoid,div,softmax,log_softmax"; }
+
 }  // namespace
 
 extern "C" GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) { return GP_PLUGIN_ABI_VERSION; }
@@ -179,6 +185,10 @@ extern "C" GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) { retur
 // nothing else is shared, so queue work on different queues may run at once. The remaining
 // functions are kept serialised by the host (queue per thread), which is all the host needs.
 extern "C" GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
-  static const gp_plugin_api api = GP_PLUGIN_API_TABLE("onednn", GP_THREADS_QUEUE_PER_THREAD);
+  static const gp_plugin_api api = [] {
+    gp_plugin_api table = GP_PLUGIN_API_TABLE("onednn", GP_THREADS_QUEUE_PER_THREAD);
+    table.backward_reads_output = backward_reads_output;
+    return table;
+  }();
   return &api;
 }

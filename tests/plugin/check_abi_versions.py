@@ -3,7 +3,11 @@
 (include/gradparity/plugin.h), and uses a version's optional members only where a plugin has them.
   - a plugin built for version 1 (its table ends before version 2's members) loads, says "ABI 1",
     and its exp checks PASS; `bench` times its calls and reports no arithmetic rate for it;
-  - a version-2 plugin with an arithmetic probe says so, and `bench` times it (f32);
+  - a version-2 plugin with an arithmetic probe says so, and `bench` times it (f32); its table ends
+    before version 3's member, and it loads and runs;
+  - a version-3 plugin declares the ops whose backward reads the forward's result: the declaration
+    is listed and named in each check's tolerance; an op name outside the catalog is refused in one
+    line (exit 2) naming it, with no report written;
   - a version past this host's is refused in one line naming both (plugin/bad-plugins).
 
 Usage: check_abi_versions.py GRADPARITY PLUGIN_DIR WORK_DIR"""
@@ -25,8 +29,12 @@ def check(ok, what):
         failures.append(what)
 
 
-def gp(*args):
-    return subprocess.run([gradparity, *args], capture_output=True, text=True)
+def gp(*args, declared=None):
+    env = dict(os.environ)
+    env.pop("GP_TEST_BACKWARD_READS_OUTPUT", None)
+    if declared is not None:
+        env["GP_TEST_BACKWARD_READS_OUTPUT"] = declared
+    return subprocess.run([gradparity, *args], capture_output=True, text=True, env=env)
 
 
 def bench(variant):
@@ -53,14 +61,39 @@ limits = doc.get("limits", [])
 check(limits and all(lim["arithmetic"]["outcome"] == "skipped" and not lim["arithmetic_gflop_per_s"] for lim in limits),
       f"version 1: no arithmetic rate {limits}")
 
-good = os.path.join(plugins, "good.so")
-r = gp("list", "backends", "--backend", f"plugin:{good}")
-check(r.returncode == 0 and "ABI 2," in r.stdout and "arithmetic probe" in r.stdout,
-      f"version 2: listed as ABI 2 with a probe: {r.stdout[-300:]!r}")
-r, doc = bench("good")
+v2 = os.path.join(plugins, "abi_v2.so")
+r = gp("list", "backends", "--backend", f"plugin:{v2}", declared="exp")
+check(r.returncode == 0 and "ABI 2," in r.stdout and "arithmetic probe" in r.stdout and "declared" not in r.stdout,
+      f"version 2: listed as ABI 2 with a probe, no declaration read: {r.stdout[-300:]!r}")
+r, doc = bench("abi_v2")
 limits = doc.get("limits", [])
 check(r.returncode == 0 and len(limits) == 1 and limits[0]["arithmetic"]["outcome"] == "timed" and
       limits[0]["arithmetic_gflop_per_s"] > 0, f"version 2: bench reads its arithmetic rate {limits}")
+r = gp("run", "--backend", f"plugin:{v2}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
+       os.path.join(work, "v2-run"))
+check(r.returncode == 0 and " 0 FAIL" in r.stdout and " PASS" in r.stdout, f"version 2: exp runs and passes: {r.returncode}")
+
+good = os.path.join(plugins, "good.so")
+r = gp("list", "backends", "--backend", f"plugin:{good}", declared="exp")
+check(r.returncode == 0 and "ABI 3," in r.stdout and "backward computed from the forward's result (declared): exp"
+      in r.stdout, f"version 3: listed as ABI 3 with its declaration: {r.stdout[-400:]!r}")
+report = os.path.join(work, "v3-run")
+r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
+       report, declared="exp")
+checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if r.returncode == 0 else []
+own = [c for c in checks if c["backend"].startswith("plugin") and c["direction"] in ("forward", "backward")]
+named = [c for c in own if "the backward of exp reads the forward's result (declared)" in c.get("tolerance", "")]
+backward = [c for c in own if c["direction"] == "backward"]
+check(r.returncode == 0 and " 0 FAIL" in r.stdout and backward and len(named) == len(own) and all(
+    c.get("formulation") == "computed from the forward's result (declared by the device)" for c in backward),
+      f"version 3: exp passes; each check names the declaration, each backward its formulation: "
+      f"{r.returncode} {len(named)} of {len(own)}")
+bad = os.path.join(work, "v3-bad")
+r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--no-progress", "--report-dir", bad,
+       declared="exp, tanhh")
+lines = r.stderr.strip().splitlines()
+check(r.returncode == 2 and len(lines) == 1 and "'tanhh', which is not a catalog op" in lines[0] and
+      not os.path.exists(bad), f"version 3: an unknown op name is one line, exit 2: {r.returncode} {r.stderr!r}")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

@@ -3,6 +3,10 @@
  *   GP_TEST_BAD_ABI        reports ABI version GP_PLUGIN_ABI_VERSION + 1
  *   GP_TEST_ABI_V1         a plugin built for ABI version 1: its table ends before version 2's
  *                          members (no arithmetic probe); every other variant has the probe
+ *   GP_TEST_ABI_V2         a plugin built for ABI version 2: its table ends before version 3's
+ *                          member; the others declare the ops named by GP_TEST_BACKWARD_READS_OUTPUT
+ *                          (where set) to compute their backward from the forward's result, which
+ *                          exp's vjp here does
  *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
@@ -162,12 +166,18 @@ static gp_status arithmetic_probe(gp_queue* q, gp_buffer* out, gp_dtype t, int64
   return GP_OK;
 }
 static const char* last_error(void) { return error_text; }
+static const char* backward_reads_output(int32_t index) {
+  (void)index;
+  return getenv("GP_TEST_BACKWARD_READS_OUTPUT");
+}
 
 GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
 #ifdef GP_TEST_BAD_ABI
   return GP_PLUGIN_ABI_VERSION + 1;
 #elif defined(GP_TEST_ABI_V1)
   return 1;
+#elif defined(GP_TEST_ABI_V2)
+  return 2;
 #else
   return GP_PLUGIN_ABI_VERSION;
 #endif
@@ -183,11 +193,17 @@ GP_PLUGIN_EXPORT const gp_plugin_api* TABLE(void) {
 #ifdef GP_TEST_ABI_V1
   api.abi_version = 1;
   api.struct_size = offsetof(gp_plugin_api, arithmetic_probe);
-  (void)arithmetic_probe;
+  (void)arithmetic_probe, (void)backward_reads_output;
+#elif defined(GP_TEST_ABI_V2)
+  api.abi_version = 2;
+  api.struct_size = offsetof(gp_plugin_api, backward_reads_output);
+  api.arithmetic_probe = arithmetic_probe;
+  (void)backward_reads_output;
 #else
   api.abi_version = GP_PLUGIN_ABI_VERSION;
   api.struct_size = sizeof api;
   api.arithmetic_probe = arithmetic_probe;
+  api.backward_reads_output = backward_reads_output;
 #endif
   api.name = "test";
   api.threads = GP_TEST_CONTRACT;

@@ -70,6 +70,8 @@ class FakeBackend : public Backend {
     info_.math = &correctly_rounded_profile();
   }
   const DeviceInfo& info() const override { return info_; }
+  // Another profile for the device (a declared formulation: core/math_profile.hpp).
+  void set_math(const MathProfile& math) { info_.math = &math; }
   Support supports(const OpCall&) const override { return Support::yes(); }
   std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override {
     return std::make_unique<HostBuffer>(t, s);
