@@ -153,8 +153,8 @@ Comparison compare_to_reference(const ref::RefTensor& expected, const HostTensor
   } else if (unbounded > 0) {
     c.verdict = Verdict::mistrusted;
     c.reason = std::to_string(unbounded) +
-               " element(s) outside the error model's range, not judged: an intermediate of the formulation "
-               "overflows the kernel's arithmetic there (first at index " +
+               " element(s) outside the error model's range, not judged: an intermediate of the formulation, or "
+               "its error, overflows the kernel's arithmetic there (first at index " +
                std::to_string(whole(first_unbounded)) + "; docs/error-model.md, Range)";
   }
   return c;

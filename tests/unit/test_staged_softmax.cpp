@@ -196,6 +196,17 @@ TEST(StagedSoftmax, BoundAddsTheDerivedTermOnce) {
           const double spec = static_cast<double>(got.spec - base.spec);
           const double grown = propagated_error(got) - propagated_error(base);
           const double once = (1 + kReferenceShare) * static_cast<double>(expected);
+          if (op == OpKind::log_softmax && std::string(what) == "backward") {
+            // exp(y) carries y's error through the secant (reference/tracked.cpp, exp_slope), which
+            // exceeds the tangent by a factor 1 + d/2 + ... for y's whole error d (up to 0.14 here,
+            // y's other errors scaled with the staged one: the bound grows by up to 17 % more than
+            // the derived term): more than the first-order derivation, far less than twice it.
+            EXPECT_GE(spec, static_cast<double>(expected) * (1 - 1e-9)) << where << " " << what;
+            EXPECT_LE(spec, static_cast<double>(expected) * 1.1) << where << " " << what;
+            EXPECT_GE(grown, once * (1 - 1e-6)) << where << " " << what;
+            EXPECT_LE(grown, once * 1.25) << where << " " << what;
+            continue;
+          }
           EXPECT_NEAR(spec, static_cast<double>(expected),
                       1e-9 * static_cast<double>(expected) + 1e-12 * static_cast<double>(base.spec))
               << where << " " << what;

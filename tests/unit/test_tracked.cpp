@@ -81,6 +81,33 @@ TEST(Tracked, SumsWhoseTermsOfOneSignOverflowHaveNoFiniteBound) {
   EXPECT_LT(cancelling.e.prob, inf);
 }
 
+// exp's argument error d travels through the secant (exp(x + d) - exp(x)) / d once d is not small:
+// the bound covers exp of every argument within d, which the tangent exp(x) d does not (at x = 0,
+// d = 1 it gives 1 where e - 1 is needed); past long double's range it is infinite. Small errors
+// keep the tangent.
+TEST(Tracked, ExpOfALargeArgumentErrorCoversTheWholeInterval) {
+  TrackingScope scope(f32_context());
+  const long double k = kFormulation;
+  for (const long double x : {0.0L, -5.0L, -20.0L, 3.0L}) {
+    for (const long double d : {0.5L, 1.0L, 8.0L}) {
+      Tracked arg(x);
+      arg.e.det = d / k;  // a worst case of d
+      const Tracked y = exp(arg), z = expm1(arg);
+      const long double reach = std::exp(x + d) - std::exp(x);
+      // The bound counts the argument's single roundings k times: k (det - spec), the budget apart
+      // (whose subtraction in long double leaves a relative 1e-12 of slack).
+      EXPECT_GE(k * (y.e.det - y.e.spec), reach * (1 - 1e-12L)) << "exp at " << x << " with error " << d;
+      EXPECT_GE(k * (z.e.det - z.e.spec), reach * (1 - 1e-12L)) << "expm1 at " << x << " with error " << d;
+    }
+  }
+  Tracked huge(-942.0L);
+  huge.e.det = 0x1p40L;  // A + B near 1.8e19 rounded in f32
+  EXPECT_EQ(exp(huge).e.det, std::numeric_limits<long double>::infinity());
+  Tracked small(2.0L);
+  small.e.det = 0x1p-24L;
+  EXPECT_EQ(exp(small).e.det - exp(small).e.spec, std::exp(2.0L) * 0x1p-24L);
+}
+
 // An f64 product needs up to 106 bits: its long-double rounding can look representable in f64.
 TEST(Tracked, ProductExactnessDoesNotTrustTheLongDoubleRounding) {
   const long double a = 1 + 0x1p-52L, p = a * a;  // exact: 1 + 2^-51 + 2^-104; long double drops 2^-104
