@@ -28,7 +28,7 @@ class BackwardFromOutput final : public MathProfile {
   std::string source() const override {
     std::string names;
     for (OpKind op : ops_) names += (names.empty() ? "" : ", ") + std::string(op_name(op));
-    return base_.source() + "; the backward of " + names + " reads the forward's result (declared)";
+    return base_.source() + "; the backward of " + names + " computes from the forward's value (declared)";
   }
   FnBudget budget(MathFn fn, DType compute, long double x, long double y, long double x2) const override {
     return base_.budget(fn, compute, x, y, x2);

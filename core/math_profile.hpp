@@ -1,5 +1,5 @@
 // What a device's math promises: the accuracy of each library function, by argument, and the
-// formulation of the backwards that may read the forward's results instead of the inputs. The
+// formulation of the backwards that compute from the forward's value instead of the inputs. The
 // reference (reference/tracked.hpp) propagates these budgets, one rounding per arithmetic step,
 // through an op's own formula to bound the error a correct kernel may commit; every backend
 // states its device's profile (backends/backend.hpp, DeviceInfo::math).
@@ -46,7 +46,7 @@ class MathProfile {
 // Correct rounding everywhere (0.5 ULP): the profile of an ideal device, used by unit tests.
 const MathProfile& correctly_rounded_profile();
 
-// `base` with the backwards of `ops` declared to read the forward's result: its budgets, and a
+// `base` with the backwards of `ops` declared to compute from the forward's value: its budgets, and a
 // source that names the declaration (which keys the reference cache and shows in reports). The
 // same base and set give the same profile object, which lives as long as the program.
 const MathProfile& with_backward_from_output(const MathProfile& base, std::vector<OpKind> ops);

@@ -37,7 +37,7 @@ struct TrackingContext {
   int min_exponent = -126;  // smallest normal exponent
   int storage_digits = 24, storage_min_exponent = -126;
   bool flush = false;  // subnormals may become zero
-  // The device declares that the evaluated op's backward reads the forward's result
+  // The device declares that the evaluated op's backward computes from the forward's value
   // (MathProfile::backward_reads_output); read through backward_reads_output(), which counts it.
   bool reads_output = false;
 };
@@ -99,7 +99,7 @@ void note_profile_read();
 // profile is null. `op`: the op evaluated, whose declared backward formulation the context holds.
 TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush, std::optional<OpKind> op = {});
 
-// Whether the device declares that the current op's backward computes from the forward's result
+// Whether the device declares that the current op's backward computes from the forward's value
 // (MathProfile::backward_reads_output), so that its bound covers that form too (either_form).
 // A read of the device's profile: counted (ProfileReads) wherever a profile is current.
 bool backward_reads_output();

@@ -167,9 +167,9 @@ void append_per_op_tables(std::string& out, const RunReport& report) {
       if (c.verdict == Verdict::skip && !c.reason.empty()) status += " (" + cell(shorten(c.reason, 40)) + ")";
       std::string label = check_label(c);
       if (!c.formulation.empty() && c.subject == SubjectKind::primitive)  // a declared formulation
-        label += m.insignificant > 0 ? fmt::format(" (from the output; {} of {} elements without a significant digit)",
+        label += m.insignificant > 0 ? fmt::format(" (from the forward's value; {} of {} without a significant digit)",
                                                    m.insignificant, m.elements)
-                                     : std::string(" (from the output)");
+                                     : std::string(" (from the forward's value)");
       if (m.tensor_elements > m.elements)  // the large tier: the fraction compared exactly
         label += fmt::format(", sample {:.3g}%",
                              100.0 * static_cast<double>(m.elements) / static_cast<double>(m.tensor_elements));

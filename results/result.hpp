@@ -93,8 +93,8 @@ struct Metrics {
   // of the largest magnitude fails it. NaN elsewhere.
   double detection_threshold = std::numeric_limits<double>::quiet_NaN();
   // Compared elements whose bound reaches the magnitude of their reference value: the check
-  // vouches for no significant digit of them (a backward that reads the forward's result where
-  // 1 - y^2 cancels, a sum that cancels).
+  // vouches for no significant digit of them (a backward from the forward's value where 1 - y^2
+  // cancels, a sum that cancels).
   std::int64_t insignificant = 0;
 };
 

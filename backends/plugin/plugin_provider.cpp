@@ -1,7 +1,7 @@
 // Provider "plugin": devices of a library named on the command line (--backend
 // plugin:PATH.so[:DEVICE]), each described by the plugin and checked here: its dtypes, whether
 // it may flush subnormals, the math profile it declares by name, and the backwards it declares
-// to compute from the forward's result.
+// to compute from the forward's value.
 #include <optional>
 #include <string>
 #include <utility>
@@ -41,7 +41,7 @@ std::vector<DType> dtypes_of(std::uint32_t bits) {
 
 std::string text(const char* s) { return s ? s : ""; }
 
-// The ops a device declares to differentiate from the forward's result (ABI version 3), each a
+// The ops a device declares to differentiate from the forward's value (ABI version 3), each a
 // catalog op name; the declaration's text for the report, empty when none.
 std::vector<OpKind> backward_from_output(const Library& lib, int index, std::string* declared) {
   std::vector<OpKind> ops;
@@ -58,7 +58,7 @@ std::vector<OpKind> backward_from_output(const Library& lib, int index, std::str
     const std::optional<OpKind> op = parse_op(name);
     if (!op)
       throw UsageError("plugin " + lib.path() + ": device " + std::to_string(index) +
-                       " declares a backward that reads the forward's result for '" + name +
+                       " declares a backward computed from the forward's value for '" + name +
                        "', which is not a catalog op (docs/ops.md)");
     ops.push_back(*op);
     start = end + 1;
@@ -84,7 +84,7 @@ DeviceInfo describe_device(const Library& lib, int index) {
                  (lib.arithmetic_probe() ? ", arithmetic probe" : ""),
              "math profile: " + (text(c.math_profile).empty() ? std::string(kCorrectlyRounded) + " (undeclared)"
                                                               : text(c.math_profile))};
-  if (!forms.empty()) d.notes.push_back("backward computed from the forward's result (declared): " + forms);
+  if (!forms.empty()) d.notes.push_back("backward computed from the forward's value (declared): " + forms);
   if (!text(c.notes).empty()) d.notes.push_back(text(c.notes));
   return d;
 }

@@ -46,7 +46,7 @@ struct Tolerance {
   double extra_ulps = 0;           // a case's written loosening, in ULPs of the value
   std::string loosened;            // its reason
   std::string profile;             // the device math profile's source, for the report
-  // The device declares that this op's backward computes from the forward's result
+  // The device declares that this op's backward computes from the forward's value
   // (MathProfile::backward_reads_output): the bounds cover that form; reports name it.
   bool backward_from_output = false;
 
@@ -58,7 +58,7 @@ struct Tolerance {
 Tolerance tolerance_for(const Case& c, const MathProfile& profile, bool flushes_subnormals = false);
 
 // A backward check's formulation where the device declares that form (CheckResult::formulation).
-inline constexpr std::string_view kBackwardFromOutput = "computed from the forward's result (declared by the device)";
+inline constexpr std::string_view kBackwardFromOutput = "computed from the forward's value (declared by the device)";
 
 // The error bound of a correct kernel in the case dtype, combined from the channels.
 double propagated_error(const ref::ErrorBound& e);

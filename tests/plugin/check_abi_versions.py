@@ -5,7 +5,7 @@
     and its exp checks PASS; `bench` times its calls and reports no arithmetic rate for it;
   - a version-2 plugin with an arithmetic probe says so, and `bench` times it (f32); its table ends
     before version 3's member, and it loads and runs;
-  - a version-3 plugin declares the ops whose backward reads the forward's result: the declaration
+  - a version-3 plugin declares the ops whose backward computes from the forward's value: the declaration
     is listed and named in each check's tolerance; an op name outside the catalog is refused in one
     line (exit 2) naming it, with no report written;
   - a version past this host's is refused in one line naming both (plugin/bad-plugins).
@@ -75,17 +75,17 @@ check(r.returncode == 0 and " 0 FAIL" in r.stdout and " PASS" in r.stdout, f"ver
 
 good = os.path.join(plugins, "good.so")
 r = gp("list", "backends", "--backend", f"plugin:{good}", declared="exp")
-check(r.returncode == 0 and "ABI 3," in r.stdout and "backward computed from the forward's result (declared): exp"
+check(r.returncode == 0 and "ABI 3," in r.stdout and "backward computed from the forward's value (declared): exp"
       in r.stdout, f"version 3: listed as ABI 3 with its declaration: {r.stdout[-400:]!r}")
 report = os.path.join(work, "v3-run")
 r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
        report, declared="exp")
 checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if r.returncode == 0 else []
 own = [c for c in checks if c["backend"].startswith("plugin") and c["direction"] in ("forward", "backward")]
-named = [c for c in own if "the backward of exp reads the forward's result (declared)" in c.get("tolerance", "")]
+named = [c for c in own if "the backward of exp computes from the forward's value (declared)" in c.get("tolerance", "")]
 backward = [c for c in own if c["direction"] == "backward"]
 check(r.returncode == 0 and " 0 FAIL" in r.stdout and backward and len(named) == len(own) and all(
-    c.get("formulation") == "computed from the forward's result (declared by the device)" for c in backward),
+    c.get("formulation") == "computed from the forward's value (declared by the device)" for c in backward),
       f"version 3: exp passes; each check names the declaration, each backward its formulation: "
       f"{r.returncode} {len(named)} of {len(own)}")
 bad = os.path.join(work, "v3-bad")

@@ -5,7 +5,7 @@
  *                          members (no arithmetic probe); every other variant has the probe
  *   GP_TEST_ABI_V2         a plugin built for ABI version 2: its table ends before version 3's
  *                          member; the others declare the ops named by GP_TEST_BACKWARD_READS_OUTPUT
- *                          (where set) to compute their backward from the forward's result, which
+ *                          (where set) to compute their backward from the forward's value, which
  *                          exp's vjp here does
  *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
