@@ -152,7 +152,7 @@ BasicRefTensor<Tracked> track(const RefTensor& t) {
   BasicRefTensor<Tracked> r;
   r.shape = t.shape;
   r.v.reserve(t.v.size());
-  for (long double x : t.v) r.v.emplace_back(x);  // exact: inputs are values of the storage type
+  for (long double x : t.v) r.v.push_back(read_input(x));  // inputs are values of the storage type
   return r;
 }
 

@@ -158,6 +158,13 @@ TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush,
   return c;
 }
 
+Tracked read_input(long double x) {
+  Tracked r(x);
+  const TrackingContext& c = tracking_context();
+  if (c.flush && x != 0 && std::fabs(x) < power_of_two(c.min_exponent)) r.e.det += std::fabs(x);
+  return r;
+}
+
 bool backward_reads_output() {
   const TrackingContext& c = tracking_context();
   if (c.profile) note_profile_read();

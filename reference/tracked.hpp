@@ -262,6 +262,11 @@ inline Tracked either_form(const Tracked& stable, const Tracked& other) {
   return r;
 }
 
+// An input value as a kernel reads it: exact (a value of the storage type), or zero where the
+// device may flush subnormal operands (denormals-are-zero: NVIDIA's Vulkan reads a subnormal bf16
+// operand widened to f32 as 0, which hunt found in log_matmul_exp near 1e-38).
+Tracked read_input(long double x);
+
 // The value of a computed quantity without its errors (a selection whose error is accounted
 // for separately).
 inline Tracked detached(const Tracked& x) {

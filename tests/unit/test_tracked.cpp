@@ -108,6 +108,26 @@ TEST(Tracked, ExpOfALargeArgumentErrorCoversTheWholeInterval) {
   EXPECT_EQ(exp(small).e.det - exp(small).e.spec, std::exp(2.0L) * 0x1p-24L);
 }
 
+// A device that may flush subnormals may read a subnormal operand as zero (NVIDIA's Vulkan does,
+// for a bf16 operand widened to f32): an input below the smallest normal carries its own size as
+// error there, and nowhere else.
+TEST(Tracked, SubnormalInputsOfAFlushingDeviceMayReadAsZero) {
+  const OpCall add = make_call(OpKind::add, OpAttrs{}, DType::bf16, {Shape{1}, Shape{1}});
+  RefTensor a, b, dout;
+  a.shape = b.shape = dout.shape = Shape{1};
+  a.v = {-4.5e-38L};
+  b.v = {static_cast<long double>(round_to(DType::bf16, 1.5e-39))};  // subnormal in f32 and bf16
+  dout.v = {1};
+  const long double sub = std::fabs(b.v[0]);
+  for (const bool flush : {false, true}) {
+    const Bounded r = bounded_evaluate(add, {a, b}, dout, &correctly_rounded_profile(), flush);
+    if (flush)
+      EXPECT_GE(r.output.err[0].det, sub);
+    else
+      EXPECT_LT(r.output.err[0].det, sub / 4);
+  }
+}
+
 // An f64 product needs up to 106 bits: its long-double rounding can look representable in f64.
 TEST(Tracked, ProductExactnessDoesNotTrustTheLongDoubleRounding) {
   const long double a = 1 + 0x1p-52L, p = a * a;  // exact: 1 + 2^-51 + 2^-104; long double drops 2^-104

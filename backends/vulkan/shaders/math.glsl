@@ -205,6 +205,10 @@ C m_expm1(C x) {
 // compiler (lavapipe) folds (1 + x) - 1 to x in shaders without `precise`, which left the
 // rounding of u in the result (128 ULP in f64 near x = 0.006).
 C m_log1p(C x) {
+  // ln(1 + x) = x (1 - x/2 + ...) rounds to x here; x / (2 + x) would halve an x near the
+  // smallest normal into the subnormal range, which a flushing device zeroes (NVIDIA: log_softmax
+  // lost a result of -1.4e-38 so, found by hunt).
+  if (abs(x) < K(1e-20)) return x;
   if (x > K(-0.25) && x < K(0.375)) return atanh2_series(x / (K(2.0) + x));
   return m_log(K(1.0) + x);
 }
