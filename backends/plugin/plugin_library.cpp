@@ -28,8 +28,7 @@ std::string missing_function(const gp_plugin_api& api) {
   return {};
 }
 
-// The size of a table of ABI version v: version 1's ends where version 2's members begin.
-// The size of a table of version v: up to the first member a later version appended.
+// The size of a table of ABI version v: up to the first member a later version appended.
 std::size_t table_size(std::uint32_t v) {
   if (v >= 3) return sizeof(gp_plugin_api);
   return v == 2 ? offsetof(gp_plugin_api, backward_reads_output) : offsetof(gp_plugin_api, arithmetic_probe);

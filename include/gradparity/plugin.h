@@ -171,10 +171,10 @@ typedef struct gp_plugin_api {
    * The ops whose vjp on device `index` computes the derivative from the forward's value, the
    * `out` it is given or that value recomputed, instead of stably from the inputs (tanh as
    * dout (1 - y^2), sigmoid as dout y (1 - y), log_softmax as dout - exp(y) sum(dout)): catalog
-   * op names separated by commas,
-   * "tanh,sigmoid,log_softmax"; NULL or "" for none. Undeclared, a backward is judged by the
-   * bound of the stable form computed from the inputs, which such a formulation exceeds where
-   * 1 - out^2 cancels (docs/error-model.md, "Backward formulations"). Valid while loaded. */
+   * op names separated by commas, "tanh,sigmoid,log_softmax"; NULL or "" for none. Undeclared,
+   * a backward is judged by the bound of the stable form computed from the inputs, which such a
+   * formulation exceeds where 1 - y^2 cancels (docs/error-model.md, "Backward formulations").
+   * The text stays valid while the library is loaded. */
   const char* (*backward_reads_output)(int32_t index);
 } gp_plugin_api;
 

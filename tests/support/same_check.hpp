@@ -46,6 +46,7 @@ inline void expect_same_check(const CheckResult& a, const CheckResult& b, bool w
     EXPECT_TRUE(same_double(x, y)) << x << " vs " << y;
   EXPECT_EQ(m.elements, n.elements);
   EXPECT_EQ(m.nonfinite, n.nonfinite);
+  EXPECT_EQ(m.insignificant, n.insignificant);
   EXPECT_EQ(m.worst.index, n.worst.index);
   ASSERT_EQ(m.worst.inputs.size(), n.worst.inputs.size());
   for (std::size_t i = 0; i < m.worst.inputs.size(); ++i)

@@ -225,6 +225,24 @@ TEST(ParityJson, SensitivityRoundTripsAndNeedsSchema14) {
   EXPECT_TRUE(std::isnan(back.checks[1].metrics.sensitivity_ulp));
 }
 
+// Elements without a significant digit and a declared formulation (schema 1.14): written where
+// there are any, read back, and shown in parity-details.md's per-op table beside the check.
+TEST(ParityJson, InsignificantElementsRoundTripNeedSchema114AndShowBesideADeclaredBackward) {
+  RunReport r = synthetic_report();
+  r.checks[1].metrics.insignificant = 7;
+  r.checks[1].formulation = "computed from the forward's value (declared by the device)";
+  const std::string text = report_to_json_text(r);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.14");
+  EXPECT_EQ(doc["checks"][1]["insignificant"], 7);
+  EXPECT_FALSE(doc["checks"][0].contains("insignificant"));  // none: not written
+  const RunReport back = report_from_json_text(text);
+  expect_same_check(r.checks[1], back.checks[1]);
+  EXPECT_THAT(report_to_details_markdown(back),
+              HasSubstr("(from the forward's value; 7 of " + std::to_string(r.checks[1].metrics.elements) +
+                        " without a significant digit)"));
+}
+
 // The large tier's call speeds: written where measured (schema 1.11), read back, and listed once
 // per call in parity.md with GB/s and GFLOP/s (a call's gradient checks share it).
 TEST(ParityJson, SpeedRoundTripsNeedsSchema111AndIsListedOncePerCall) {
