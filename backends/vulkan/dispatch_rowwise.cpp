@@ -80,8 +80,8 @@ std::uint64_t value_groups(const RowPush& p) { return (std::uint64_t{p.outer} + 
 // Rows up to this many elements are one work group's (128 iterations of its 256 invocations);
 // longer ones are split into chunks of at most this many. Every row of the small tier is whole.
 constexpr std::uint32_t kChunkElements = 32768;
-constexpr std::uint32_t kRowPhases = 4;         // rowwise.comp's PHASE_MAX .. PHASE_WRITES
-constexpr std::uint32_t kPartialsPerChunk = 6;  // rowwise.comp's PARTIALS
+constexpr std::uint32_t kRowPhases = 5;         // rowwise.comp's PHASE_MAX .. PHASE_WRITES
+constexpr std::uint32_t kPartialsPerChunk = 8;  // rowwise.comp's PARTIALS
 constexpr std::uint32_t kPartialsBinding = 10;  // rowwise.comp's partials_
 
 // The row-wise dispatch of `p` over every row: one dispatch of whole rows, or one per phase when

@@ -17,10 +17,11 @@
 // sums a chunk of rows for 32 neighbouring columns, coalesced) into partials, then a pass that
 // adds the chunks in order.
 //
-// Every op runs the same three phases - an optional row max, up to two stages of paired sums
-// (stage 2 may use stage 1's results), then per-element / per-row writes - so the shader holds
-// three reduction sites instead of one per op: lavapipe compiles each barrier site into its
-// coroutine state machine, and this keeps the first-dispatch compile time down.
+// Every op runs the same phases - an optional row max, up to three stages of sums (stage 2 may
+// use stage 1's results, stage 3 both), then per-element / per-row writes - so the shader holds
+// four reduction sites instead of one per op: lavapipe compiles each barrier site into its
+// coroutine state machine, and this keeps the first-dispatch compile time down (the third stage,
+// layer_norm's and rms_norm's backward alone, added 0.07 s to a cold one).
 //
 // bspline_basis (bspline.glsl) is the exception: a row of bases per value, with nothing to reduce,
 // one invocation per value.
@@ -73,8 +74,8 @@ uint begin, end;  // this group's elements of the row: [begin, end)
 // The invocation that writes a row's scalars (its first group's first invocation).
 bool leader() { return lid == 0u && chunk == 0u; }
 
-const uint PHASE_MAX = 0u, PHASE_STAGE1 = 1u, PHASE_STAGE2 = 2u, PHASE_WRITES = 3u;
-const uint PARTIALS = 6u;  // per chunk: the max (and a slot unused), stage-1 sums, stage-2 sums
+const uint PHASE_MAX = 0u, PHASE_STAGE1 = 1u, PHASE_STAGE2 = 2u, PHASE_STAGE3 = 3u, PHASE_WRITES = 4u;
+const uint PARTIALS = 8u;  // per chunk: the max (and a slot unused), stage-1, -2 and -3 sums
 bool split() { return pc.chunks > 1u; }
 uint row_partial_at(uint c, uint k) { return (row * pc.chunks + c) * PARTIALS + k; }
 
@@ -124,6 +125,11 @@ bool needs_stage2() {
   return false;
 }
 
+// Stage 3, layer_norm and rms_norm backward: the sum of (g w) xhat, whose xhat = d / sigma needs
+// stage 2's variance. Summing g w d and dividing by sigma afterwards overflowed f32 at a weight
+// near 1e38 where the reference's order does not (found by hunt on lavapipe).
+bool needs_stage3() { return BWD && (OP == GP_OP_layer_norm || OP == GP_OP_rms_norm); }
+
 // The row's exp(V(j) - m), summed in two parts (stage 1 of every op below the maximum): x, the
 // terms below the maximum; y, how many elements equal it (each term exactly 1). So S = y + x and
 // rest = S - 1 = (y - 1) + x exactly: log S = log1p(rest) and 1 - p at the maximum = rest / S keep
@@ -171,13 +177,22 @@ C2 stage2(uint j, C m, C2 s1) {
     case GP_OP_layer_norm:
     case GP_OP_rms_norm: {
       C d = centred() ? X(j) - mean : X(j);
-      return C2(d * d, BWD ? G(j) * TO_C(w_[j]) * d : K(0.0));
+      return C2(d * d, K(0.0));
     }
     case GP_OP_softmax:
     case GP_OP_gumbel_softmax: return C2(G(j) * m_exp(V(j) - m) / exp_sum(s1), K(0.0));
     case GP_OP_log_softmax: return C2(G(j), K(0.0));
   }
   return C2(K(0.0));
+}
+
+// 1 / sigma of a layer_norm or rms_norm row from its stage-2 sum of squares.
+C norm_rstd(C2 s2) { return K(1.0) / sqrt(s2.x / C(pc.n) + ATTR(pc.eps_bits, pc.eps_f)); }
+
+// Stage 3's term (needs_stage3).
+C stage3(uint j, C2 s1, C2 s2) {
+  C mean = centred() ? s1.x / C(pc.n) : K(0.0);
+  return (G(j) * TO_C(w_[j])) * ((X(j) - mean) * norm_rstd(s2));
 }
 
 void forward_writes(C m, C2 s1, C2 s2) {
@@ -237,7 +252,7 @@ void forward_writes(C m, C2 s1, C2 s2) {
   }
 }
 
-void backward_writes(C m, C2 s1, C2 s2) {
+void backward_writes(C m, C2 s1, C2 s2, C s3) {
   C n = C(pc.n);
   C mean = s1.x / n;
   switch (OP) {
@@ -274,9 +289,9 @@ void backward_writes(C m, C2 s1, C2 s2) {
       return;
     case GP_OP_layer_norm:
     case GP_OP_rms_norm: {  // dx = rstd (d - mean d - xhat mean(d xhat)), d = g w (rms_norm: no mean d)
-      C rstd = K(1.0) / sqrt(s2.x / n + ATTR(pc.eps_bits, pc.eps_f));
+      C rstd = norm_rstd(s2);
       if (!centred()) mean = K(0.0);
-      C mean_d = centred() ? s1.y / n : K(0.0), mean_dx = rstd * s2.y / n;
+      C mean_d = centred() ? s1.y / n : K(0.0), mean_dx = s3 / n;
       for (uint j = begin + lid; j < end; j += WG) {
         C xhat = (X(j) - mean) * rstd;
         dx_[at(j)] = FROM_C(rstd * (G(j) * TO_C(w_[j]) - mean_d - xhat * mean_dx));
@@ -373,6 +388,7 @@ bool phase_needed(uint phase) {
     case PHASE_MAX: return needs_max();
     case PHASE_STAGE1: return needs_stage1();
     case PHASE_STAGE2: return needs_stage2();
+    case PHASE_STAGE3: return needs_stage3();
   }
   return true;
 }
@@ -439,6 +455,20 @@ void main() {
       }
     }
   }
-  if (BWD) backward_writes(m, s1, s2);
+  C s3 = K(0.0);
+  if (needs_stage3()) {
+    if (!whole && pc.phase > PHASE_STAGE3) {
+      s3 = combined_sum(6u).x;
+    } else {
+      C acc = K(0.0);
+      for (uint j = begin + lid; j < end; j += WG) acc += stage3(j, s1, s2);
+      s3 = group_sum2(C2(acc, K(0.0))).x;
+      if (!whole) {
+        store_partial(6u, C2(s3, K(0.0)));
+        return;
+      }
+    }
+  }
+  if (BWD) backward_writes(m, s1, s2, s3);
   else forward_writes(m, s1, s2);
 }
