@@ -31,11 +31,13 @@ R pick(bool first, bool tie) {
 }
 
 // name, f, df/da, df/db, df/da and df/db from (a, b, z). Parenthesise arguments with commas.
+// div's df/db is -(a / b) / b, not -a / (b b): b b underflows for |b| below 2^-63 in f32 where
+// the quotient of quotients does not (hunt: the kernels' infinity at a subnormal divisor).
 #define GP_REF_BINARY_TABLE(X)                                                                        \
   X(add, a + b, R(1), R(1), R(1), R(1))                                                               \
   X(sub, a - b, R(1), R(-1), R(1), R(-1))                                                             \
   X(mul, a* b, b, a, b, a)                                                                            \
-  X(div, a / b, 1 / b, -a / (b * b), 1 / b, -(z / b))                                                 \
+  X(div, a / b, 1 / b, -(a / b) / b, 1 / b, -(z / b))                                                 \
   X(pow, (pow(a, b)), (b * pow(a, b - 1)), (pow(a, b) * log(a)), (b * z / a), (z * log(a)))           \
   X(maximum, (a > b ? a : b), pick<R>(a > b, a == b), pick<R>(b > a, a == b), pick<R>(a > b, a == b), \
     pick<R>(b > a, a == b))                                                                           \

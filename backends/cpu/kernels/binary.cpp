@@ -11,14 +11,15 @@ namespace {
 
 // X(name, z = f(x, y), dL/dx, dL/dy) with g = dL/dz. maximum/minimum never tie (domain). The
 // gradients compute from x and y, not from the stored z, which a 16-bit dtype has rounded once
-// more (docs/error-model.md, "Backward formulations").
-#define GP_CPU_BINARY_LIST(X)                                                          \
-  X(add, x + y, g, g)                                                                  \
-  X(sub, x - y, g, -g)                                                                 \
-  X(mul, x* y, g* y, g* x)                                                             \
-  X(div, x / y, g / y, -g * (x / y) / y)                                               \
-  X(pow, std::pow(x, y), g* y* std::pow(x, y - T(1)), g* std::pow(x, y) * std::log(x)) \
-  X(maximum, x > y ? x : y, x > y ? g : T(0), x > y ? T(0) : g)                        \
+// more (docs/error-model.md, "Backward formulations"), and form the partial derivative before
+// multiplying by g, as the reference does: g y overflows for y near -1.7e38 where y x^(y-1) is 0.
+#define GP_CPU_BINARY_LIST(X)                                                             \
+  X(add, x + y, g, g)                                                                     \
+  X(sub, x - y, g, -g)                                                                    \
+  X(mul, x* y, g* y, g* x)                                                                \
+  X(div, x / y, g / y, g * (-(x / y) / y))                                                \
+  X(pow, std::pow(x, y), g*(y * std::pow(x, y - T(1))), g*(std::pow(x, y) * std::log(x))) \
+  X(maximum, x > y ? x : y, x > y ? g : T(0), x > y ? T(0) : g)                           \
   X(minimum, x < y ? x : y, x < y ? g : T(0), x < y ? T(0) : g)
 
 #define GP_CPU_FUNCTOR(name, forward, grad_x, grad_y) \

@@ -21,10 +21,12 @@ inline real da_mul(real a, real b, real g) { return g * b; }
 inline real db_mul(real a, real b, real g) { return g * a; }
 inline real fb_div(real a, real b) { return a / b; }
 inline real da_div(real a, real b, real g) { return g / b; }
-inline real db_div(real a, real b, real g) { return -g * a / (b * b); }
+inline real db_div(real a, real b, real g) { return g * (-(a / b) / b); }  // b b would underflow
 inline real fb_pow(real a, real b) { return pow(a, b); }
-inline real da_pow(real a, real b, real g) { return g * b * pow(a, b - R(1)); }
-inline real db_pow(real a, real b, real g) { return g * pow(a, b) * log(a); }
+// The partial derivative first, then g (as the reference): g b overflowed for b near -1.7e38 where
+// b a^(b-1) is 0, and inf 0 gave NaN (hunt, bf16 on PoCL).
+inline real da_pow(real a, real b, real g) { return g * (b * pow(a, b - R(1))); }
+inline real db_pow(real a, real b, real g) { return g * (pow(a, b) * log(a)); }
 inline real fb_maximum(real a, real b) { return a > b ? a : b; }
 inline real da_maximum(real a, real b, real g) { return a > b ? g : R(0); }
 inline real db_maximum(real a, real b, real g) { return a > b ? R(0) : g; }
