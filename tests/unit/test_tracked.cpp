@@ -126,6 +126,12 @@ TEST(Tracked, SubnormalInputsOfAFlushingDeviceMayReadAsZero) {
     else
       EXPECT_LT(r.output.err[0].det, sub / 4);
   }
+  // Divided by such an operand, the quotient may be infinite there: no bound holds.
+  const OpCall div = make_call(OpKind::div, OpAttrs{}, DType::bf16, {Shape{1}, Shape{1}});
+  EXPECT_EQ(bounded_evaluate(div, {a, b}, dout, &correctly_rounded_profile(), true).output.err[0].det,
+            std::numeric_limits<long double>::infinity());
+  EXPECT_LT(bounded_evaluate(div, {a, b}, dout, &correctly_rounded_profile(), false).output.err[0].det,
+            std::numeric_limits<long double>::infinity());
 }
 
 // An f64 product needs up to 106 bits: its long-double rounding can look representable in f64.
