@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 
+#include "core/enum_table.hpp"
 #include "core/error.hpp"
 #include "harness/audit/oracle_check.hpp"
 #include "harness/check/checker.hpp"
@@ -182,21 +184,12 @@ std::vector<HuntGroup> hunt_groups(const std::vector<const Case*>& cases) {
   return out;
 }
 
-const char* finding_name(Finding f) {
-  switch (f) {
-    case Finding::none:
-      return "none";
-    case Finding::kernel_fail:
-      return "FAIL";
-    case Finding::device_error:
-      return "ERROR";
-    case Finding::reference_hole:
-      return "reference hole";
-    case Finding::unsupported:
-      return "unsupported";
-  }
-  return "?";
-}
+namespace {
+constexpr const char* kFindingNames[] = {"none", "FAIL", "ERROR", "reference hole", "unsupported"};
+static_assert(std::size(kFindingNames) == static_cast<std::size_t>(Finding::unsupported) + 1);
+}  // namespace
+
+const char* finding_name(Finding f) { return enum_row(kFindingNames, f); }
 
 HuntResult hunt_group(const HuntGroup& group, const DeviceContext& device, const HuntOptions& opts) {
   const auto t0 = Clock::now();

@@ -74,22 +74,6 @@ bool rows_have_unique_max(const HostTensor& t, int axis) {
 
 }  // namespace
 
-const char* move_name(Move m) {
-  switch (m) {
-    case Move::ulp_step:
-      return "ulp-step";
-    case Move::exponent_jump:
-      return "exponent-jump";
-    case Move::sign_flip:
-      return "sign-flip";
-    case Move::toward_point:
-      return "toward-point";
-    case Move::onto_point:
-      return "onto-point";
-  }
-  return "?";
-}
-
 std::vector<double> points_of_interest(const Case& c, int k) {
   const DType t = c.call.input_dtypes.at(static_cast<std::size_t>(k));
   const Domain& d = c.decl.inputs.at(static_cast<std::size_t>(k)).domain;

@@ -15,7 +15,6 @@ namespace gp {
 
 enum class Move : std::uint8_t { ulp_step, exponent_jump, sign_flip, toward_point, onto_point };
 inline constexpr int kMoveCount = 5;
-const char* move_name(Move m);
 
 // The points where input k of a case changes behaviour in its dtype: 0 and +-1, the op's kinks
 // and its domain's, the half-integers next to 0 of a half_integer_free domain, the arguments where

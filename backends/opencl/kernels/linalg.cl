@@ -3,8 +3,8 @@
 // sits at b * a_bs + r * a_rs + c * a_cs (B likewise), so the same kernel serves matmul,
 // linear (B = W^T) and every backward product (transposes are stride swaps). C is contiguous.
 __kernel __attribute__((reqd_work_group_size(GP_TILE, GP_TILE, 1))) void matmul_tiled(
-    __global const store_t* A, __global const store_t* B, __global store_t* C, __global const store_t* bias,
-    int M, int N, int K, int a_rs, int a_cs, int a_bs, int b_rs, int b_cs, int b_bs, int has_bias) {
+    __global const store_t* A, __global const store_t* B, __global store_t* C, __global const store_t* bias, int M,
+    int N, int K, int a_rs, int a_cs, int a_bs, int b_rs, int b_cs, int b_bs, int has_bias) {
   __local real As[GP_TILE][GP_TILE + 1];
   __local real Bs[GP_TILE][GP_TILE + 1];
   const int tx = get_local_id(0), ty = get_local_id(1);
@@ -60,8 +60,8 @@ __kernel void log_matmul_exp_forward(__global const store_t* A, __global const s
 // exp(t - m) / (1 + rest): recomputed from A and B, not exp(t - C) from the stored C, whose
 // rounding (|C| u, or a 16-bit spacing) would reach the exponent (docs/error-model.md,
 // "Backward formulations").
-__kernel void log_matmul_exp_stats(__global const store_t* A, __global const store_t* B, __global real* S, int M,
-                                   int N, int K) {
+__kernel void log_matmul_exp_stats(__global const store_t* A, __global const store_t* B, __global real* S, int M, int N,
+                                   int K) {
   const int e = get_global_id(0);
   if (e >= M * N) return;
   real rest;
