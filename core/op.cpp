@@ -103,6 +103,18 @@ Shape gru_cell_shape(const std::vector<Shape>& in) {
   return in[1];
 }
 
+// A call that reduces over `count` elements (an axis, a row's statistics, a loss's mean): an
+// empty set has a value only where the op has an identity (op_reduces_empty_to_zero); variance
+// needs more elements than its correction, or it divides by zero or less.
+void check_reduced_count(OpKind k, const OpAttrs& a, std::int64_t count, const char* what) {
+  if (count == 0 && !op_reduces_empty_to_zero(k, a))
+    bad(std::string("has no value over no element (") + what + " of size 0): only sum and the sum losses do (0)", k);
+  if (k == OpKind::variance && count <= a.correction)
+    bad("variance over " + std::to_string(count) + " element(s) with correction " + std::to_string(a.correction) +
+            " divides by " + std::to_string(count - a.correction),
+        k);
+}
+
 Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
   auto need_rank = [&](const Shape& s, int lo, int hi) {
     if (s.rank() < lo || s.rank() > hi)
@@ -113,9 +125,12 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       return in[0];
     case ShapeRule::broadcast:
       return broadcast_shapes(in[0], in[1]);
-    case ShapeRule::reduce:
+    case ShapeRule::reduce: {
       need_rank(in[0], 1, kMaxRank);
-      return reduced_shape(in[0], in[0].axis(a.axis), a.keepdim);
+      const int axis = in[0].axis(a.axis);
+      check_reduced_count(k, a, in[0][axis], "an axis");
+      return reduced_shape(in[0], axis, a.keepdim);
+    }
     case ShapeRule::same_axis:
       need_rank(in[0], 1, kMaxRank);
       in[0].axis(a.axis);
@@ -126,6 +141,7 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
       return in[0];
     case ShapeRule::row_params: {
       need_rank(in[0], 1, kMaxRank);
+      check_reduced_count(k, a, in[0][in[0].rank() - 1], "a row");
       Shape row{in[0][in[0].rank() - 1]};
       for (std::size_t i = 1; i < in.size(); ++i)
         if (in[i] != row) bad("input " + std::to_string(i) + " must be [" + row.to_string() + "]", k);
@@ -133,6 +149,7 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
     }
     case ShapeRule::pair_to_scalar:
       if (in[0] != in[1]) bad("inputs must have the same shape", k);
+      check_reduced_count(k, a, in[0].numel(), "the elements");
       return Shape{};
     case ShapeRule::custom:
       break;
@@ -196,6 +213,8 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
     }
     case OpKind::cross_entropy:
       if (in[0].rank() != 2 || in[1] != Shape{in[0][0]}) bad("expects logits [B, C] and targets [B]", k);
+      if (in[0][1] == 0) bad("needs at least one class, got logits " + in[0].to_string(), k);
+      check_reduced_count(k, a, in[0][0], "the batch");
       return Shape{};
     case OpKind::bspline_basis: {  // a row of bases per value: x.shape + [grid + order]
       need_rank(in[0], 1, kMaxRank - 1);
@@ -230,6 +249,10 @@ Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
 }
 
 }  // namespace
+
+bool op_reduces_empty_to_zero(OpKind k, const OpAttrs& a) {
+  return k == OpKind::sum || (k == OpKind::mse_loss && a.reduction == LossReduction::sum);
+}
 
 std::string_view op_name(OpKind k) { return info(k).name; }
 
@@ -345,6 +368,10 @@ OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> inp
   return c;
 }
 
+bool has_empty_input(const OpCall& call) {
+  return std::any_of(call.input_shapes.begin(), call.input_shapes.end(), [](const Shape& s) { return s.numel() == 0; });
+}
+
 Shape broadcast_shapes(const Shape& a, const Shape& b) {
   int r = std::max(a.rank(), b.rank());
   std::vector<std::int64_t> d(static_cast<std::size_t>(r));
@@ -353,7 +380,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b) {
     std::int64_t db = i < r - b.rank() ? 1 : b[i - (r - b.rank())];
     if (da != db && da != 1 && db != 1)
       throw Error("shapes " + a.to_string() + " and " + b.to_string() + " do not broadcast");
-    d[static_cast<std::size_t>(i)] = std::max(da, db);
+    d[static_cast<std::size_t>(i)] = da == 1 ? db : da;  // a 1 stretches to 0 too: [0, 5] + [5] is [0, 5]
   }
   return Shape(std::move(d));
 }

@@ -123,6 +123,12 @@ bool input_is_differentiable(OpKind k, int input);
 // The input that holds integer indices, stored as i32 (cross_entropy's targets, tt_embedding's
 // ids); -1 where none does.
 int op_index_input(OpKind k);
+// Where an op reduces over no element: sum and mse_loss(reduction=sum) give their identity, 0 (a
+// matmul's or linear's empty inner dimension and a gradient summed over an empty batch do too).
+// The others (mean, max, logsumexp, variance, layer_norm's and rms_norm's statistics, the mean
+// losses) have no value there, and make_call refuses such a call naming it (core/README.md, "Empty
+// tensors").
+bool op_reduces_empty_to_zero(OpKind k, const OpAttrs& a);
 // No input receives a gradient (grad mask 0): only the forward is checked.
 bool op_is_forward_only(OpKind k);
 // The two scalars every unary kernel takes, as the device backends pass them: p (pow_scalar's
@@ -150,6 +156,9 @@ struct OpCall {
   Shape output_shape;
   std::string case_id;
 };
+
+// Some input has a zero dimension (core/README.md, "Empty tensors").
+bool has_empty_input(const OpCall& call);
 
 // Builds an OpCall, validating the inputs and inferring the output shape; throws gp::Error
 // with the reason when the shapes or attributes do not fit the op.

@@ -40,7 +40,7 @@ bool parse_shape(const std::string& text, Shape& out) {
   while (p < end) {
     std::int64_t d = 0;
     auto [next, ec] = std::from_chars(p, end, d);
-    if (ec != std::errc{} || d < 1) return false;
+    if (ec != std::errc{} || d < 0) return false;
     dims.push_back(d);
     p = next;
     if (p < end && *p++ != 'x') return false;

@@ -1,4 +1,5 @@
-// Tensor shapes: row-major, rank 0 (a scalar) to kMaxRank.
+// Tensor shapes: row-major, rank 0 (a scalar) to kMaxRank. A dimension may be 0: an empty tensor
+// (core/README.md, "Empty tensors").
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ class Shape {
   std::vector<std::int64_t> dims_;
 };
 
-// Parses "16x33", "7", "scalar"; returns false on malformed text.
+// Parses "16x33", "7", "0x5", "scalar"; returns false on malformed text.
 bool parse_shape(const std::string& text, Shape& out);
 
 }  // namespace gp

@@ -23,7 +23,7 @@ void for_each_source(const OpCall& call, Fn fn) {
   switch (call.kind) {
     case OpKind::transpose: {
       const Shape& s = call.input_shapes[0];
-      std::int64_t rows = s[s.rank() - 2], cols = s[s.rank() - 1], batch = s.numel() / (rows * cols);
+      std::int64_t rows = s[s.rank() - 2], cols = s[s.rank() - 1], batch = s.rank() == 3 ? s[0] : 1;
       // out[b, c, r] = in[b, r, c]
       for (std::int64_t b = 0; b < batch; ++b)
         for (std::int64_t c = 0; c < cols; ++c)

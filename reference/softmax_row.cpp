@@ -13,6 +13,7 @@ SoftmaxRow<R> softmax_row(const std::vector<R>& x, bool staged_exp) {
   using std::log1p;
   SoftmaxRow<R> r;
   const std::size_t n = x.size();
+  if (n == 0) return r;  // a row of no element (softmax over an empty axis): nothing to write
   r.argmax = static_cast<std::size_t>(std::max_element(x.begin(), x.end()) - x.begin());
   r.max = x[r.argmax];
   r.p.resize(n);

@@ -64,6 +64,10 @@ cl::Kernel& ClQueue::kernel(const char* name) {
 }
 
 void ClQueue::enqueue(cl::Kernel& k, const cl::NDRange& global, const cl::NDRange& local) {
+  // No line to run (a per-group kernel over the rows of an empty tensor): nothing to enqueue.
+  // OpenCL before 2.1 calls a global size of 0 an error (CL_INVALID_GLOBAL_WORK_SIZE).
+  for (cl::size_type d = 0; d < global.dimensions(); ++d)
+    if (global.get()[d] == 0) return;
   cl::Event ev;
   queue_.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &ev);
   events_.push_back(ev);

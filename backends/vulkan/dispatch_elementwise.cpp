@@ -17,9 +17,12 @@ AttrBits double_bits(double v) {
 ColumnTiles column_tiles(std::uint64_t columns, std::uint64_t terms) {
   ColumnTiles t;
   t.tiles = static_cast<std::uint32_t>((columns + COLUMN_TILE - 1) / COLUMN_TILE);
-  const std::uint64_t chunks = std::clamp<std::uint64_t>((2048 + t.tiles - 1) / t.tiles, 1, (terms + 63) / 64);
-  t.chunk_terms = static_cast<std::uint32_t>((terms + chunks - 1) / chunks);
-  t.chunks = static_cast<std::uint32_t>((terms + t.chunk_terms - 1) / t.chunk_terms);
+  // No term (a gradient summed over an empty batch) is one chunk of one term, which the shaders
+  // clip to none: its sums are the zeros the catalog gives.
+  const std::uint64_t tiles = std::max<std::uint32_t>(t.tiles, 1), most = std::max<std::uint64_t>((terms + 63) / 64, 1);
+  const std::uint64_t chunks = std::clamp<std::uint64_t>((2048 + tiles - 1) / tiles, 1, most);
+  t.chunk_terms = static_cast<std::uint32_t>(std::max<std::uint64_t>((terms + chunks - 1) / chunks, 1));
+  t.chunks = static_cast<std::uint32_t>(std::max<std::uint64_t>((terms + t.chunk_terms - 1) / t.chunk_terms, 1));
   return t;
 }
 

@@ -77,9 +77,9 @@ class FaultyQueue : public Queue {
     } else {
       inner_->backward(call, inputs, out, dout, grads);
     }
-    std::vector<DeviceBuffer*> present;
+    std::vector<DeviceBuffer*> present;  // the gradients written that have an element to change
     for (auto* g : grads)
-      if (g) present.push_back(g);
+      if (g && g->shape().numel() > 0) present.push_back(g);
     if (present.empty()) return;
     switch (fault_.kind) {
       case FaultClass::gradient_scaled:
@@ -97,7 +97,7 @@ class FaultyQueue : public Queue {
       case FaultClass::last_element_dropped:
       case FaultClass::last_row_dropped:
         for (std::size_t k = 0; k < grads.size(); ++k) {
-          if (!grads[k]) continue;
+          if (!grads[k] || grads[k]->shape().numel() == 0) continue;
           const Shape& s = grads[k]->shape();
           const bool row = fault_.kind == FaultClass::last_row_dropped && s.rank() > 0;
           const std::int64_t keep = s.numel() - (row ? s[s.rank() - 1] : 1);

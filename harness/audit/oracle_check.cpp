@@ -31,7 +31,7 @@ std::string op_label(const Case& c) {
 // The inputs behind element i of an elementwise op's output (reported with the worst element).
 std::vector<double> inputs_at(const Case& c, const ReferenceData& d, std::int64_t i) {
   const OpFamily f = op_family(c.decl.op);
-  if (f != OpFamily::unary && f != OpFamily::binary) return {};
+  if (i < 0 || (f != OpFamily::unary && f != OpFamily::binary)) return {};  // -1: no element compared
   if (f == OpFamily::binary) {
     BroadcastPlan p = broadcast_plan(c.call.input_shapes[0], c.call.input_shapes[1]);
     if (i >= p.numel) return {};

@@ -1,5 +1,6 @@
 #include "harness/audit/selftest.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -55,11 +56,20 @@ bool caught_at(const Case& c, const SelectedDevice& device, Backend& inner, cons
 
 // Why a fault cannot change this case's results at all, or empty when it can.
 std::string not_applicable(const Case& c, const ReferenceData& data, const Fault& f) {
-  if (f.kind == FaultClass::forward_scaled) return "";  // every op has a forward, a forward-only one too
-  std::vector<int> differentiable;
+  const auto zero = [](const ref::RefTensor& t) {
+    return std::all_of(t.v.begin(), t.v.end(), [](long double v) { return v == 0; });
+  };
+  // Every op has a forward, a forward-only one too; a scaling changes no zero (a sum over no
+  // element, an empty tensor).
+  if (f.kind == FaultClass::forward_scaled) return zero(data.output) ? "the forward result is zero or empty" : "";
+  std::vector<int> differentiable;  // the gradients with an element (an empty tensor's has none)
   for (int k = 0; k < static_cast<int>(data.grads.size()); ++k)
     if (!data.grads[static_cast<std::size_t>(k)].v.empty()) differentiable.push_back(k);
-  if (differentiable.empty()) return "no gradient";
+  if (differentiable.empty()) return "no gradient element";
+  if (f.kind == FaultClass::gradient_scaled && std::all_of(differentiable.begin(), differentiable.end(), [&](int k) {
+        return zero(data.grads[static_cast<std::size_t>(k)]);
+      }))
+    return "the gradients are zero";
   const auto& g0 = data.grads[static_cast<std::size_t>(differentiable[0])];
   switch (f.kind) {
     case FaultClass::sign_flipped:

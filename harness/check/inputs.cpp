@@ -131,7 +131,7 @@ void balance_signs(HostTensor& x, const Domain& d) {
 // The hardtanh gate outputs 1 and passes its surrogate gradient only for x in (0, 1): make
 // sure one element is there, mapping x[0] from [margin, 2] into [margin, 1 - margin].
 void balance_gate(HostTensor& x, const Domain& d) {
-  if (d.kind != Domain::Kind::gate) return;
+  if (d.kind != Domain::Kind::gate || x.numel() == 0) return;
   for (std::int64_t i = 0; i < x.numel(); ++i)
     if (x.get(i) > 0 && x.get(i) < 1) return;
   const double t = (std::fabs(x.get(0)) - d.margin) / (d.hi - d.margin);

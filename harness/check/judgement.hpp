@@ -14,8 +14,14 @@ namespace gp {
 
 // The comparison's metrics, verdict and reason into `r`; a PASS against a reference that is
 // (almost) all zeros becomes MISTRUSTED (mistrust_reason), except where the op's gradient is
-// sparse by construction.
-void apply_comparison(CheckResult& r, const Comparison& cmp, const ref::RefTensor& expected, OpKind op);
+// sparse by construction, and in a call with an empty input, whose empty tensors and zeros (sums
+// over no element) are what the catalog says it gives (core/README.md, "Empty tensors").
+void apply_comparison(CheckResult& r, const Comparison& cmp, const ref::RefTensor& expected, const OpCall& call);
+
+// A finite-difference check of a call with an empty input adds nothing: its results are empty
+// tensors and sums over no element, which the comparison checks exactly (and no step changes).
+// Then `r` becomes a SKIP covered by the comparison, and the function returns true.
+bool skip_numerics_of_empty_call(CheckResult& r, const OpCall& call);
 
 // A second backward into the same gradient buffers, not poisoned again, must give the same
 // bits: a kernel that accumulates into its gradient across calls, or keeps state between them,

@@ -74,7 +74,7 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       const Comparison cmp = compare_to_reference(
           bounded[t], gather_elements(full, s.index, Shape{static_cast<std::int64_t>(s.index.size())}), tol, c.dtype,
           {}, {&s.index, s.numel});
-      apply_comparison(r, cmp, bounded[t], c.decl.op);
+      apply_comparison(r, cmp, bounded[t], c.call);
       r.tolerance = tol.describe();
       r.time_ms = run_ms;
       r.speed = output ? CallSpeed{times.forward_seconds, times.device_timer, forward.bytes, forward.flops}

@@ -12,6 +12,7 @@ both fail this test); the staged=storage twins of the softmax_bf16_intermediate 
 """
 import collections
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -134,6 +135,11 @@ STAGED_PASS = [f"{op}(axis=-1,staged=storage,{shape},dtype=bf16) {direction}"
                for direction in ("forward", "backward")]
 
 
+def has_zero_dimension(case_id):
+    shapes = re.search(r"shape=([0-9x|]+)", case_id).group(1)
+    return any(d == "0" for shape in shapes.split("|") for d in shape.split("x"))
+
+
 def main():
     a, prefix, plugin = installed_plugin(os.path.join("plugins", "onednn"), "libgp_onednn.so")
     _, checks = run_plugin(os.path.join(prefix, "bin", "gradparity"), plugin, OPS + ABSENT,
@@ -151,6 +157,14 @@ def main():
         if c["op"] in ABSENT and c["dtype"] in ("f32", "bf16"):
             check(c["verdict"] == "SKIP" and "oneDNN 2.6 has no" in c["reason"],
                   f"{key}: {c['verdict']} {c['reason']}, expected a SKIP saying what oneDNN 2.6 has not")
+        elif c["op"] in ("matmul", "linear") and has_zero_dimension(c["case_id"]):
+            # oneDNN 2.6.3's matmul primitive descriptor raises SIGFPE there, so the plugin refuses
+            # it; its inner product has no implementation for an input of no feature
+            # (docs/plugins-onednn.md, "Empty tensors").
+            refused = ("SIGFPE) on a zero dimension" in c["reason"] if c["op"] == "matmul" else
+                       "oneDNN has no implementation" in c["reason"])
+            check(c["verdict"] == "PASS" or (c["verdict"] == "SKIP" and (refused or "empty input" in c["reason"])),
+                  f"{key}: {c['verdict']} {c['reason']}, expected a PASS or oneDNN's refusal of a zero dimension")
         elif c["verdict"] == "SKIP" and c["dtype"] in ("f32", "bf16") and c["reason"].startswith("not implemented"):
             sys.exit(f"FAIL: {key} skipped: {c['reason']}")
     verdicts = {f"{c['case_id']} {c['direction']}": c["verdict"] for c in checks}

@@ -17,6 +17,7 @@ namespace {
 using namespace fake_backend_names;
 using ::testing::AtLeast;
 using ::testing::HasSubstr;
+using ::testing::Return;
 
 using GradMutation = std::function<void(std::span<DeviceBuffer* const> grads)>;
 
@@ -192,6 +193,29 @@ TEST(CheckerPower, SumKeptInTheStorageTypeFails) {
     const CheckResult bad = run_matmul_summing_in(id, storage).find(Direction::forward);
     EXPECT_EQ(bad.verdict, Verdict::fail) << id << ": " << bad.reason;
   }
+}
+
+// A call with an empty input (core/README.md, "Empty tensors"): its empty tensors and its zeros (sums
+// over no element) PASS on an exact backend, not MISTRUSTED; a kernel that leaves those zeros
+// unwritten FAILs on the poison the buffers held.
+TEST(CheckerPower, EmptyTensorsPassAndTheirSumsOverNoElementMustBeWritten) {
+  int empty_cases = 0;
+  for (const Case& c : all_cases()) {
+    if (!has_empty_input(c.call)) continue;
+    ++empty_cases;
+    for (const auto& r : run_with(c.id, nullptr).checks)
+      EXPECT_TRUE(r.verdict == Verdict::pass || r.verdict == Verdict::skip) << c.id << ": " << r.reason;
+  }
+  EXPECT_GE(empty_cases, 60);
+
+  const Outcome unwritten = run_with_backward(
+      "add(shape=0x5|5,dtype=f32)", [](const OpCall&, std::span<const DeviceBuffer* const>, const DeviceBuffer&,
+                                       const DeviceBuffer&, std::span<DeviceBuffer* const>) {});
+  EXPECT_EQ(unwritten.find(Direction::backward, 1).verdict, Verdict::fail);
+  const Outcome no_forward = run_on_queue("matmul(shape=4x0|0x3,dtype=f32)", [](NiceMock<MockQueue>& queue) {
+    EXPECT_CALL(queue, forward(_, _, _)).Times(AtLeast(1)).WillRepeatedly(Return());
+  });
+  EXPECT_EQ(no_forward.find(Direction::forward).verdict, Verdict::fail);
 }
 
 TEST(CheckerPower, DeviceErrorIsAnErrorVerdict) {

@@ -30,7 +30,7 @@ struct Outcome {
 Outcome run_cases(OpKind op, const std::function<bool(const Case&)>& affected, const Bug& bug) {
   Outcome o;
   for (const Case& c : all_cases()) {
-    if (c.decl.op != op || !affected(c)) continue;
+    if (c.decl.op != op || !affected(c) || has_empty_input(c.call)) continue;  // no element to go wrong
     NiceMock<MockQueue> queue;
     if (bug)
       ON_CALL(queue, forward(_, _, _))

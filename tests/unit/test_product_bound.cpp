@@ -80,7 +80,9 @@ TEST(ProductBound, EveryElementOfEverySmallGemmIsAtOrAboveItsTrackedBound) {
   Looseness looseness;
   int cases = 0;
   for (const Case& c : all_cases()) {
-    if ((c.call.kind != OpKind::matmul && c.call.kind != OpKind::linear) || matmul_dims(c.call).batch != 1) continue;
+    if ((c.call.kind != OpKind::matmul && c.call.kind != OpKind::linear) || matmul_dims(c.call).batch != 1 ||
+        has_empty_input(c.call))  // the large tier's bound, which no empty case needs
+      continue;
     expect_every_tensor_above_tracked(c, looseness);
     ++cases;
     if (HasFatalFailure()) return;

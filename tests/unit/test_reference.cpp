@@ -313,10 +313,11 @@ TEST(ReferenceErrors, MalformedCallsThrow) {
   wrong_out.output_shape = Shape{6};
   EXPECT_THROW(forward(wrong_out, {x}), Error);
   EXPECT_THROW(vjp(exp_call, {x}, {}, values({6}, x.v)), Error);  // dout of the wrong shape
-  OpCall var = make_call(OpKind::variance, OpAttrs{.axis = 0, .correction = 2}, DType::f32, {x.shape});
+  // make_call refuses n - correction <= 0 (test_shape_tensor.cpp); the reference, given such a
+  // call anyway, does too.
+  OpCall var = make_call(OpKind::variance, OpAttrs{.axis = 0}, DType::f32, {x.shape});
+  var.attrs.correction = 2;
   EXPECT_THROW(forward(var, {x}), Error);  // n - correction = 0
-  OpCall empty = make_call(OpKind::sum, {}, DType::f32, {Shape{2, 0}});
-  EXPECT_THROW(forward(empty, {values({2, 0}, {})}), Error);
   OpCall ce = make_call(OpKind::cross_entropy, {}, DType::f32, {x.shape, Shape{2}});
   EXPECT_THROW(forward(ce, {x, values({2}, {0, 3})}), Error);    // class 3 of 3
   EXPECT_THROW(forward(ce, {x, values({2}, {0, 0.5})}), Error);  // not an index

@@ -35,12 +35,12 @@ TEST(Shape, NumelAxisAndText) {
 }
 
 TEST(Shape, ParseAcceptsWhatToStringWrites) {
-  for (const Shape& s : {Shape{}, Shape{7}, Shape{16, 33}, Shape{4, 7, 9}, Shape{1, 2, 3, 4}}) {
+  for (const Shape& s : {Shape{}, Shape{7}, Shape{16, 33}, Shape{4, 7, 9}, Shape{1, 2, 3, 4}, Shape{0}, Shape{16, 0}}) {
     Shape back{99};
     ASSERT_TRUE(parse_shape(s.to_string(), back)) << s.to_string();
     EXPECT_EQ(back, s);
   }
-  for (const std::string bad : {"", "x", "16x", "x16", "16xx33", "0", "16x0", "-3", "1x2x3x4x5", "7a", "scalarx"}) {
+  for (const std::string bad : {"", "x", "16x", "x16", "16xx33", "-3", "16x-1", "1x2x3x4x5", "7a", "scalarx"}) {
     Shape out{5};
     EXPECT_FALSE(parse_shape(bad, out)) << "'" << bad << "'";
     EXPECT_EQ(out, Shape{5}) << "'" << bad << "' changed the output";
@@ -86,6 +86,11 @@ TEST(Broadcast, PlanIndicesFollowNumpyRules) {
   EXPECT_EQ(scalar.a_index(100), 0);
   EXPECT_EQ(scalar.b_index(100), 100);
   EXPECT_EQ(broadcast_shapes(Shape{4, 1, 9}, Shape{7, 1}), (Shape{4, 7, 9}));
+  // A dimension of 1 stretches to 0 as to any size (NumPy's rule): [0, 5] + [5] is [0, 5].
+  EXPECT_EQ(broadcast_shapes(Shape{0, 5}, Shape{5}), (Shape{0, 5}));
+  EXPECT_EQ(broadcast_shapes(Shape{1, 5}, Shape{3, 0, 1}), (Shape{3, 0, 5}));
+  EXPECT_EQ(broadcast_plan(Shape{0, 5}, Shape{5}).numel, 0);
+  EXPECT_THROW(broadcast_shapes(Shape{0}, Shape{2}), Error);
   try {
     broadcast_shapes(Shape{16, 33}, Shape{32});
     ADD_FAILURE() << "16x33 and 32 must not broadcast";
@@ -137,6 +142,34 @@ TEST(MakeCall, InfersShapesAndNamesTheOpInErrors) {
   bad_slice.start = 3;
   bad_slice.stop = 200;
   expect_error([&] { make_call(OpKind::slice, bad_slice, DType::f32, {Shape{127}}); }, "slice");
+}
+
+// Where a call reduces over no element, the catalog gives sum's identity or refuses the call
+// (core/op.hpp, op_reduces_empty_to_zero): never a 0/0 a backend would have to invent.
+TEST(MakeCall, ReducingOverNoElementGivesZeroOrIsRefused) {
+  OpAttrs axis0;
+  axis0.axis = 0;
+  EXPECT_EQ(make_call(OpKind::sum, axis0, DType::f32, {Shape{0, 5}}).output_shape, (Shape{5}));
+  for (OpKind op : {OpKind::mean, OpKind::max, OpKind::logsumexp, OpKind::variance})
+    EXPECT_THROW(make_call(op, axis0, DType::f32, {Shape{0, 5}}), Error) << op_name(op);
+  OpAttrs unbiased = axis0;
+  unbiased.correction = 1;
+  EXPECT_THROW(make_call(OpKind::variance, unbiased, DType::f32, {Shape{1, 5}}), Error);
+  EXPECT_EQ(make_call(OpKind::variance, unbiased, DType::f32, {Shape{2, 5}}).output_shape, (Shape{5}));
+  EXPECT_THROW(make_call(OpKind::layer_norm, {}, DType::f32, {Shape{3, 0}, Shape{0}, Shape{0}}), Error);
+  EXPECT_THROW(make_call(OpKind::rms_norm, {}, DType::f32, {Shape{3, 0}, Shape{0}}), Error);
+  EXPECT_THROW(make_call(OpKind::mse_loss, {}, DType::f32, {Shape{0, 5}, Shape{0, 5}}), Error);
+  OpAttrs summed;
+  summed.reduction = LossReduction::sum;
+  EXPECT_EQ(make_call(OpKind::mse_loss, summed, DType::f32, {Shape{0, 5}, Shape{0, 5}}).output_shape, Shape{});
+  EXPECT_THROW(make_call(OpKind::bce_with_logits, {}, DType::f32, {Shape{0}, Shape{0}}), Error);
+  EXPECT_THROW(make_call(OpKind::cross_entropy, {}, DType::f32, {Shape{0, 5}, Shape{0}}), Error);
+  EXPECT_THROW(make_call(OpKind::cross_entropy, {}, DType::f32, {Shape{3, 0}, Shape{3}}), Error);
+  // Rows of five, none of them: every output is empty, nothing is reduced over no element.
+  OpAttrs axis1;
+  axis1.axis = 1;
+  for (OpKind op : {OpKind::mean, OpKind::max, OpKind::logsumexp, OpKind::variance})
+    EXPECT_EQ(make_call(op, axis1, DType::f32, {Shape{0, 5}}).output_shape, (Shape{0})) << op_name(op);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ template <typename T>
 void transpose_batches(const T* src, T* dst, const Shape& src_shape) {
   int r = src_shape.rank();
   std::int64_t rows = src_shape[r - 2], cols = src_shape[r - 1];
-  std::int64_t batch = src_shape.numel() / (rows * cols);
+  std::int64_t batch = r == 3 ? src_shape[0] : 1;
   for (std::int64_t b = 0; b < batch; ++b)
     Mat<T>(dst + b * rows * cols, cols, rows) = ConstMat<T>(src + b * rows * cols, rows, cols).transpose();
 }

@@ -145,13 +145,14 @@ void main() {
     [[unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
       uint j = item(k);
       a[k] = b[k] = g[k] = K(0.0);
-      if (j < pc.count) load_term(unravel4(j, pc.grad_dims), 0u, a[k], b[k], g[k]);
+      if (j < pc.count && pc.terms > 0u) load_term(unravel4(j, pc.grad_dims), 0u, a[k], b[k], g[k]);
     }
     [[dont_unroll]] for (uint k = 0u; k < ELEMS_PER_INVOCATION; ++k) {
       uint j = item(k);
       if (j >= pc.count) break;
       uvec4 kept = unravel4(j, pc.grad_dims);
-      C s = PICK(g, k) * partial_derivative(OP, pc.which, PICK(a, k), PICK(b, k));
+      // No term (a broadcast input's gradient over an empty batch): the sum of nothing.
+      C s = pc.terms == 0u ? K(0.0) : PICK(g, k) * partial_derivative(OP, pc.which, PICK(a, k), PICK(b, k));
       for (uint t = 1u; t < pc.terms; ++t) s += grad_term(kept, t);
       r_[j] = FROM_C(s);
     }

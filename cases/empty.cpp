@@ -1,0 +1,96 @@
+// Every op on tensors with a zero dimension (core/README.md, "Empty tensors"): an empty output, or a
+// non-empty one computed from empty inputs (a sum over an empty axis, a matmul's empty inner
+// dimension: zeros; linear's: the bias), and gradients that sum over an empty batch (a broadcast
+// input's, layer_norm's weights, a GRU's or tensor-train's parameters: zeros). Each case takes
+// the domain of the op's first declaration in the other family files, which this file follows.
+// Calls with no value over an empty set (a mean, a max) are refused by the shape rule instead
+// (tests/unit/test_shape_tensor.cpp, MakeCall).
+#include <functional>
+
+#include "cases/registry.hpp"
+#include "core/error.hpp"
+
+namespace gp {
+
+namespace {
+
+struct EmptyDecl {
+  OpKind op;
+  std::vector<Shape> shapes;  // replace the base's from the first input on
+  std::function<void(OpAttrs&)> attrs = {};
+  std::vector<std::size_t> batch_inputs = {};  // inputs whose first dimension becomes 0 instead
+};
+
+OpAttrs& on_axis(OpAttrs& a, int axis) {
+  a.axis = axis;
+  return a;
+}
+
+std::vector<EmptyDecl> empty_decls() {
+  std::vector<EmptyDecl> d;
+  // Elementwise: rows of five, none of them; a broadcast input's gradient sums over no row.
+  for (OpKind op : all_ops()) {
+    if (op_family(op) == OpFamily::unary) d.push_back({op, {Shape{0, 5}}});
+    if (op_family(op) == OpFamily::binary) d.push_back({op, {Shape{0, 5}, Shape{5}}});
+  }
+  const auto axis0 = [](OpAttrs& a) { on_axis(a, 0); };
+  const auto axis1 = [](OpAttrs& a) { on_axis(a, 1); };
+  for (OpKind op : {OpKind::sum, OpKind::mean, OpKind::max, OpKind::logsumexp, OpKind::variance})
+    d.push_back({op, {Shape{0, 5}}, axis1});         // no row to reduce
+  d.push_back({OpKind::sum, {Shape{0, 5}}, axis0});  // five sums of nothing: zeros
+  d.push_back({OpKind::sum, {Shape{3, 0, 2}}, [](OpAttrs& a) { on_axis(a, 1).keepdim = true; }});
+  for (OpKind op : {OpKind::softmax, OpKind::log_softmax}) {
+    d.push_back({op, {Shape{0, 5}}, axis1});
+    d.push_back({op, {Shape{3, 0}}, axis1});  // rows of no element
+  }
+  d.push_back({OpKind::gumbel_softmax, {Shape{0, 5}, Shape{0, 5}}});
+  d.push_back({OpKind::layer_norm, {Shape{0, 8}, Shape{8}, Shape{8}}});  // weight gradients: zeros
+  d.push_back({OpKind::rms_norm, {Shape{0, 8}, Shape{8}}});
+  d.push_back({OpKind::matmul, {Shape{4, 0}, Shape{0, 3}}});  // an empty inner dimension: zeros
+  d.push_back({OpKind::matmul, {Shape{0, 5}, Shape{5, 3}}});
+  d.push_back({OpKind::matmul, {Shape{2, 3, 0}, Shape{2, 0, 4}}});
+  d.push_back({OpKind::matmul, {Shape{0, 3, 2}, Shape{0, 2, 4}}});
+  d.push_back({OpKind::linear, {Shape{2, 0}, Shape{3, 0}, Shape{3}}});  // the bias alone
+  d.push_back({OpKind::linear, {Shape{0, 4}, Shape{3, 4}, Shape{3}}});
+  d.push_back({OpKind::log_matmul_exp, {Shape{0, 3}, Shape{3, 4}}});
+  d.push_back({OpKind::transpose, {Shape{0, 5}}});
+  d.push_back({OpKind::reshape, {Shape{0, 5}}, [](OpAttrs& a) { a.shape = {5, 0}; }});
+  d.push_back({OpKind::concat, {Shape{0, 3}, Shape{2, 3}}, axis0});
+  d.push_back({OpKind::concat, {Shape{2, 0}, Shape{2, 0}}, axis0});
+  d.push_back({OpKind::slice, {Shape{4, 0}}, [](OpAttrs& a) {
+                 on_axis(a, 0);
+                 a.start = 0, a.stop = 4, a.step = 2;
+               }});
+  d.push_back({OpKind::mse_loss, {Shape{0, 5}, Shape{0, 5}}, [](OpAttrs& a) { a.reduction = LossReduction::sum; }});
+  d.push_back({OpKind::bspline_basis, {Shape{0}}});
+  d.push_back({OpKind::tt_embedding, {}, {}, {0}});  // the cores keep their shapes: zero gradients
+  d.push_back({OpKind::sgd_step, {Shape{0}, Shape{0}, Shape{0}}});
+  d.push_back({OpKind::adamw_step, {Shape{0, 3}, Shape{0, 3}, Shape{0, 3}, Shape{0, 3}}});
+  d.push_back({OpKind::gru_cell, {}, {}, {0, 1}});  // batch 0; the weights keep their shapes
+  return d;
+}
+
+}  // namespace
+
+void declare_empty_cases(CaseList& list) {
+  const std::vector<CaseDecl> declared = list.decls();
+  for (const EmptyDecl& e : empty_decls()) {
+    const CaseDecl* base = nullptr;
+    for (const CaseDecl& c : declared)
+      if (c.op == e.op && c.tier == Tier::small && c.variant.empty() && !base) base = &c;
+    if (!base) throw Error("cases/empty.cpp: " + std::string(op_name(e.op)) + " has no declaration to take");
+    CaseDecl c = *base;
+    for (std::size_t i = 0; i < e.shapes.size(); ++i) c.inputs.at(i).shape = e.shapes[i];
+    for (std::size_t i : e.batch_inputs) {
+      std::vector<std::int64_t> dims = c.inputs.at(i).shape.dims();
+      dims.at(0) = 0;
+      c.inputs[i].shape = Shape(std::move(dims));
+    }
+    if (e.attrs) e.attrs(c.attrs);
+    c.dtypes = {DType::f32};
+    c.tolerance = {};
+    list.add(std::move(c));
+  }
+}
+
+}  // namespace gp
