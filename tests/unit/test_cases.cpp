@@ -92,7 +92,7 @@ TEST(Cases, EveryOpCallIsValidAndMatchesItsDeclaration) {
     OpCall again;
     EXPECT_NO_THROW(again = make_call(c.decl.op, c.decl.attrs, c.dtype, shapes, c.id)) << c.id;
     EXPECT_EQ(again.output_shape, call.output_shape) << c.id;
-    // An empty output only from an empty input (cases/empty.cpp), never from a shape rule alone.
+    // An empty output only from an empty input (cases/edges.cpp), never from a shape rule alone.
     if (!has_empty_input(call)) {
       EXPECT_GE(call.output_shape.numel(), 1) << c.id;
     }

@@ -1,10 +1,12 @@
-// Every op on tensors with a zero dimension (core/README.md, "Empty tensors"): an empty output, or a
-// non-empty one computed from empty inputs (a sum over an empty axis, a matmul's empty inner
-// dimension: zeros; linear's: the bias), and gradients that sum over an empty batch (a broadcast
-// input's, layer_norm's weights, a GRU's or tensor-train's parameters: zeros). Each case takes
-// the domain of the op's first declaration in the other family files, which this file follows.
-// Calls with no value over an empty set (a mean, a max) are refused by the shape rule instead
-// (tests/unit/test_shape_tensor.cpp, MakeCall).
+// The edges of every op's shapes. Empty tensors (core/README.md, "Empty tensors"): an empty
+// output, or a non-empty one computed from empty inputs (a sum over an empty axis, a matmul's
+// empty inner dimension: zeros; linear's: the bias), and gradients that sum over an empty batch (a
+// broadcast input's, layer_norm's weights, a GRU's or tensor-train's parameters: zeros). Calls
+// with no value over an empty set (a mean, a max) are refused by the shape rule instead
+// (tests/unit/test_shape_tensor.cpp, MakeCall). One element, for the ops the family files
+// declare at larger sizes only: a batch of one, a dimension of one where a kernel divides or tiles
+// by it. Each case takes the domain of the op's first declaration in the family files, which this
+// file follows.
 #include <functional>
 
 #include "cases/registry.hpp"
@@ -14,11 +16,12 @@ namespace gp {
 
 namespace {
 
-struct EmptyDecl {
+struct EdgeDecl {
   OpKind op;
   std::vector<Shape> shapes;  // replace the base's from the first input on
   std::function<void(OpAttrs&)> attrs = {};
-  std::vector<std::size_t> batch_inputs = {};  // inputs whose first dimension becomes 0 instead
+  std::vector<std::size_t> batch_inputs = {};  // inputs whose first dimension becomes `batch`
+  std::int64_t batch = 0;
 };
 
 OpAttrs& on_axis(OpAttrs& a, int axis) {
@@ -26,8 +29,8 @@ OpAttrs& on_axis(OpAttrs& a, int axis) {
   return a;
 }
 
-std::vector<EmptyDecl> empty_decls() {
-  std::vector<EmptyDecl> d;
+std::vector<EdgeDecl> empty_decls() {
+  std::vector<EdgeDecl> d;
   // Elementwise: rows of five, none of them; a broadcast input's gradient sums over no row.
   for (OpKind op : all_ops()) {
     if (op_family(op) == OpFamily::unary) d.push_back({op, {Shape{0, 5}}});
@@ -70,20 +73,50 @@ std::vector<EmptyDecl> empty_decls() {
   return d;
 }
 
+// Results with a value to compare: a row of one element whose gradients are all zero (softmax,
+// layer_norm's x), a variance of one element (zero) or a maximum of one pair (one input's gradient
+// zero) would prove little, so rows stay longer there and the single element is the batch.
+std::vector<EdgeDecl> one_element_decls() {
+  std::vector<EdgeDecl> d;
+  for (OpKind op : {OpKind::mse_loss, OpKind::bce_with_logits}) d.push_back({op, {Shape{1}, Shape{1}}});
+  for (OpKind op : {OpKind::softmax, OpKind::log_softmax})
+    d.push_back({op, {Shape{1, 5}}, [](OpAttrs& a) { on_axis(a, 1); }});
+  d.push_back({OpKind::gumbel_softmax, {Shape{1, 5}, Shape{1, 5}}});
+  d.push_back({OpKind::layer_norm, {Shape{1, 6}, Shape{6}, Shape{6}}});
+  d.push_back({OpKind::rms_norm, {Shape{3, 1}, Shape{1}}});  // x / sqrt(x^2 + eps): rows of one element
+  d.push_back({OpKind::variance, {Shape{2, 3}}, [](OpAttrs& a) {
+                 on_axis(a, 0).correction = 1;  // the fewest elements correction 1 divides by
+               }});
+  d.push_back({OpKind::matmul, {Shape{1, 1}, Shape{1, 1}}});
+  d.push_back({OpKind::matmul, {Shape{1, 1, 1}, Shape{1, 1, 1}}});
+  d.push_back({OpKind::linear, {Shape{1, 1}, Shape{1, 1}, Shape{1}}});
+  d.push_back({OpKind::transpose, {Shape{1, 1}}});
+  d.push_back({OpKind::reshape, {Shape{1}}, [](OpAttrs& a) { a.shape = {1, 1}; }});
+  d.push_back({OpKind::concat, {Shape{1}, Shape{1}}, [](OpAttrs& a) { on_axis(a, 0); }});
+  d.push_back({OpKind::slice, {Shape{1}}, [](OpAttrs& a) {
+                 on_axis(a, 0);
+                 a.start = 0, a.stop = 1, a.step = 1;
+               }});
+  d.push_back({OpKind::gru_cell, {}, {}, {0, 1}, 1});
+  return d;
+}
+
 }  // namespace
 
-void declare_empty_cases(CaseList& list) {
+void declare_edges_cases(CaseList& list) {
   const std::vector<CaseDecl> declared = list.decls();
-  for (const EmptyDecl& e : empty_decls()) {
+  std::vector<EdgeDecl> edges = empty_decls(), one = one_element_decls();
+  edges.insert(edges.end(), one.begin(), one.end());
+  for (const EdgeDecl& e : edges) {
     const CaseDecl* base = nullptr;
     for (const CaseDecl& c : declared)
       if (c.op == e.op && c.tier == Tier::small && c.variant.empty() && !base) base = &c;
-    if (!base) throw Error("cases/empty.cpp: " + std::string(op_name(e.op)) + " has no declaration to take");
+    if (!base) throw Error("cases/edges.cpp: " + std::string(op_name(e.op)) + " has no declaration to take");
     CaseDecl c = *base;
     for (std::size_t i = 0; i < e.shapes.size(); ++i) c.inputs.at(i).shape = e.shapes[i];
     for (std::size_t i : e.batch_inputs) {
       std::vector<std::int64_t> dims = c.inputs.at(i).shape.dims();
-      dims.at(0) = 0;
+      dims.at(0) = e.batch;
       c.inputs[i].shape = Shape(std::move(dims));
     }
     if (e.attrs) e.attrs(c.attrs);
