@@ -86,7 +86,7 @@ HostTensor tensor_from_values(const json& spec, DType dtype, const Shape& case_s
       at.fail("'shape' must be an array of integers, got " + spec.at("shape").dump());
     }
     for (auto d : dims)
-      if (d < 1) at.fail("'shape' " + spec.at("shape").dump() + " has a dimension below 1");
+      if (d < 0) at.fail("'shape' " + spec.at("shape").dump() + " has a negative dimension");
     shape = Shape(dims);
   }
   if (static_cast<std::int64_t>(values.size()) != shape.numel())

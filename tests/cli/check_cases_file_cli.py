@@ -154,6 +154,11 @@ bad = {
                      "is a large case"),
     "cotangent shape": ({"cases": [dict(near_overflow, cotangent={"shape": [3], "values": [1, 2, 3]})]},
                         "the output f32 of shape 4"),
+    "negative dimension": ({"cases": [dict(near_overflow, inputs=[{"shape": [-1], "values": []}])]},
+                           "has a negative dimension"),
+    # core/README.md, "Empty tensors": a mean over no element has no value, and the shape rule says so
+    "mean over no element": ({"cases": [{"case": "mean(axis=0,keepdim=0,shape=7,dtype=f32)",
+                                         "inputs": [{"shape": [0], "values": []}]}]}, "has no value over no element"),
 }
 for name, (doc, needle) in bad.items():
     path = write("bad.json", doc)
@@ -161,6 +166,18 @@ for name, (doc, needle) in bad.items():
                        f"malformed file, {name}")
     check(not os.path.exists(d("bad-report")), f"malformed file, {name}: no report written")
 expect_usage_error(["run", "-b", "cpu", "--cases-file", d("absent.json")], "absent.json", "a file that does not exist")
+
+# A captured tensor may be empty (a batch of none): the file case runs like the catalog's empty cases,
+# the broadcast input's gradient the zeros of a sum over no row.
+empty = write("empty.json", {"cases": [{"case": "add(shape=7|7,dtype=f32)",
+                                         "inputs": [{"shape": [0, 3], "values": []},
+                                                    {"shape": [3], "values": [1, 2, 3]}]}]})
+r = run(["run", "-b", "cpu", "--cases-file", empty, "--filter", "file=", "--report-dir", d("empty"), "--no-progress"])
+got = checks_of("empty") if r.returncode == 0 else []
+empty_checks = {(c["direction"], c.get("input")): (c["verdict"], c["elements"]) for c in got
+            if c["backend"] == "cpu" and c["direction"] in ("forward", "backward")}
+check(empty_checks == {("forward", None): ("PASS", 0), ("backward", 0): ("PASS", 0), ("backward", 1): ("PASS", 3)},
+      f"an empty file case: exit {r.returncode}, {empty_checks} {r.stderr[-300:]!r}")
 
 # A kernel wrong only in a narrow band of arguments: the catalog's samples miss it, the file's hit it.
 if OPENCL_EXAMPLES:
