@@ -21,11 +21,19 @@ using namespace fake_backend_names;
 constexpr std::uint64_t kSeed = 2;
 const char* const kAdamw = "train(model=mlp,opt=adamw,steps=20,batch=16,dtype=f32)";
 
+// The tests of this file run in one process (tests/CMakeLists.txt, GP_ONE_PROCESS_TESTS): each
+// training run's reference, its bounds included, is prepared once for all of them.
+const CompositeReference& reference_of(const Composite& c) {
+  static std::map<std::string, std::unique_ptr<CompositeReference>> prepared;
+  auto& r = prepared[c.id];
+  if (!r) r = std::make_unique<CompositeReference>(prepare_training_reference(c, kSeed));
+  return *r;
+}
+
 std::vector<CheckResult> train_on(const std::string& id, MockQueue& q) {
   const Composite* c = &testing::composite(id);
   FakeBackend backend;
-  const CompositeReference r = prepare_training_reference(*c, kSeed);
-  return check_training_on_backend(*c, "fake", backend, q, r, kSeed);
+  return check_training_on_backend(*c, "fake", backend, q, reference_of(*c), kSeed);
 }
 
 const CheckResult& part(const std::vector<CheckResult>& checks, const std::string& label) {
