@@ -99,7 +99,7 @@ bool is_linear(const gp_op_call& c) { return op_is(c, "linear"); }
 bool has(const char* op) { return std::string_view(op) == "matmul" || std::string_view(op) == "linear"; }
 
 // oneDNN 2.6.3's matmul primitive descriptor raises SIGFPE inside libdnnl when M, K or N is 0
-// (a 12-line program creating one for [0, 5]·[5, 3] or [4, 0]·[0, 3] crashes the same way), so
+// (a 17-line program creating one for [0, 5]·[5, 3] or [4, 0]·[0, 3] crashes the same way), so
 // such a call is refused before one is created (docs/plugins-onednn.md, "Empty tensors").
 bool has_zero_dimension(const gp_op_call& c) {
   for (const gp_tensor_desc& t : {c.inputs[0], c.inputs[1], c.output})
