@@ -219,6 +219,16 @@ Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& input
   return b;
 }
 
+std::vector<RefTensor> bounded_gradients(const OpCall& call, const std::vector<RefTensor>& inputs,
+                                         const RefTensor& dout, const MathProfile* profile, bool flush) {
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
+  std::vector<BasicRefTensor<Tracked>> in;
+  for (const auto& t : inputs) in.push_back(track(t));
+  std::vector<RefTensor> grads;
+  for (const auto& g : basic_vjp(call, in, BasicRefTensor<Tracked>{}, track(dout))) grads.push_back(untrack(g));
+  return grads;
+}
+
 RefTensor bounded_tensor(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout, int tensor,
                          const MathProfile* profile, bool flush) {
   TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));

@@ -70,6 +70,11 @@ struct Bounded {
 };
 Bounded bounded_evaluate(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout,
                          const MathProfile* profile, bool flush = false);
+// The gradients of bounded_evaluate alone, the same values and bounds (a VJP does not read the
+// forward's Tracked values: it evaluates what it needs itself). The reference's checks bound its
+// VJP for cotangents besides the case's, where the forward's bound is the case's own.
+std::vector<RefTensor> bounded_gradients(const OpCall& call, const std::vector<RefTensor>& inputs,
+                                         const RefTensor& dout, const MathProfile* profile, bool flush = false);
 // One tensor of bounded_evaluate, the same values and bounds: the output (tensor -1) or input
 // `tensor`'s gradient (an evaluation of one element's slice, reference/element_slice.hpp, needs
 // one of them).

@@ -50,15 +50,32 @@ const ref::Bounded& ReferenceData::bounded(const MathProfile* profile, bool flus
   });
 }
 
-ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
-                                   const MathProfile* profile, bool flush, bool* reads_profile) {
-  CacheKeyBuilder key("bounded");
+namespace {
+CacheKeyBuilder bounds_key(std::string_view what, const ReferenceData& data, const ref::RefTensor& cotangent) {
+  CacheKeyBuilder key(what);
   key.add(data.cache_id);
   for (const HostTensor& t : data.inputs) key.add(t);
   key.add(cotangent);
+  return key;
+}
+}  // namespace
+
+ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
+                                   const MathProfile* profile, bool flush, bool* reads_profile) {
+  CacheKeyBuilder key = bounds_key("bounded", data, cotangent);
   return cached_bounds<ref::Bounded>(
       data.cache, key, profile, flush,
       [&] { return ref::bounded_evaluate(data.call, data.ref_inputs, cotangent, profile, flush); }, reads_profile);
+}
+
+ref::Bounded bounded_gradients_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
+                                             const MathProfile* profile, bool flush) {
+  CacheKeyBuilder key = bounds_key("bounded gradients", data, cotangent);
+  return cached_bounds<ref::Bounded>(data.cache, key, profile, flush, [&] {
+    ref::Bounded b;
+    b.grads = ref::bounded_gradients(data.call, data.ref_inputs, cotangent, profile, flush);
+    return b;
+  });
 }
 
 }  // namespace gp

@@ -47,6 +47,11 @@ ReferenceData prepare_reference(const Case& c, std::uint64_t seed, ReferenceCach
 ref::Bounded bounded_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
                                    const MathProfile* profile, bool flush = false, bool* reads_profile = nullptr);
 
+// Only the gradients of bounded_for_cotangent (the output of the result is empty): another
+// cotangent's, beside the case's own forward bound.
+ref::Bounded bounded_gradients_for_cotangent(const ReferenceData& data, const ref::RefTensor& cotangent,
+                                             const MathProfile* profile, bool flush = false);
+
 // Counts reference / backend forward evaluations spent in numerical checks (benchmarks).
 struct EvalCounter {
   std::int64_t reference_evals = 0;

@@ -108,14 +108,14 @@ std::vector<CheckResult> check_reference_numerics(const Case& c, const Reference
       RefTensor e = data.ref_cotangent;
       std::fill(e.v.begin(), e.v.end(), Real(0));
       e.v[unit_rows.size()] = 1;
-      unit_rows.push_back(bounded_for_cotangent(data, e, nullptr));
+      unit_rows.push_back(bounded_gradients_for_cotangent(data, e, nullptr));
     }
     return unit_rows[static_cast<std::size_t>(i)];
   };
   auto probe_vjp = [&](int p) -> const ref::Bounded& {
     while (static_cast<int>(probe_vjps.size()) < p) {
       const RefTensor vt = RefTensor::from_host(make_cotangent(c, seed, static_cast<int>(probe_vjps.size()) + 1));
-      probe_vjps.push_back(bounded_for_cotangent(data, vt, nullptr));
+      probe_vjps.push_back(bounded_gradients_for_cotangent(data, vt, nullptr));
     }
     return p == 0 ? data.bounded(nullptr) : probe_vjps[static_cast<std::size_t>(p - 1)];
   };

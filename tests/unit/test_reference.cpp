@@ -124,6 +124,35 @@ TEST(ReferenceBounds, FiniteAndValuesEqualThePlainReference) {
   }
 }
 
+// The reference's checks bound their probes' VJPs alone (bounded_gradients): the same values and
+// bounds, bit for bit, as the gradients of the whole evaluation, under a device profile and for
+// the long-double reference's own arithmetic.
+TEST(ReferenceBounds, GradientsAloneAreTheWholeEvaluationsBitForBit) {
+  Gen g(11);
+  for (const Case& c : registry_sample()) {
+    const RefTensor dout = make(c.call.output_shape, [&](std::int64_t) { return g.normal(); });
+    OpCall f32 = c.call;
+    f32.dtype = DType::f32;
+    for (const auto& [call, profile] :
+         {std::pair(f32, &correctly_rounded_profile()), std::pair(c.call, static_cast<const MathProfile*>(nullptr))}) {
+      const Bounded whole = bounded_evaluate(call, c.inputs, dout, profile);
+      const std::vector<RefTensor> alone = bounded_gradients(call, c.inputs, dout, profile);
+      ASSERT_EQ(alone.size(), whole.grads.size()) << c.label();
+      for (std::size_t k = 0; k < alone.size(); ++k) {
+        const std::string what = c.label() + (profile ? " f32" : " long double") + " gradient " + std::to_string(k);
+        ASSERT_EQ(alone[k].v.size(), whole.grads[k].v.size()) << what;
+        ASSERT_EQ(alone[k].err.size(), whole.grads[k].err.size()) << what;
+        for (std::size_t i = 0; i < alone[k].v.size(); ++i) {
+          const ErrorBound &a = alone[k].err[i], &w = whole.grads[k].err[i];
+          EXPECT_TRUE(alone[k].v[i] == whole.grads[k].v[i] && a.det == w.det && a.acc == w.acc && a.prob == w.prob &&
+                      a.spec == w.spec)
+              << what << " element " << i;
+        }
+      }
+    }
+  }
+}
+
 // --- known values --------------------------------------------------------------------------------
 
 RefTensor run(OpKind k, OpAttrs a, std::vector<RefTensor> in) {
