@@ -118,7 +118,9 @@ void check_reduced_count(OpKind k, const OpAttrs& a, std::int64_t count, const c
 Shape infer(OpKind k, const OpAttrs& a, const std::vector<Shape>& in) {
   auto need_rank = [&](const Shape& s, int lo, int hi) {
     if (s.rank() < lo || s.rank() > hi)
-      bad("expects rank " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + s.to_string(), k);
+      bad("expects rank " + std::to_string(lo) + ".." + std::to_string(hi) + ", got " + s.to_string() + " (rank " +
+              std::to_string(s.rank()) + ")",
+          k);
   };
   switch (op_shape_rule(k)) {
     case ShapeRule::same:
@@ -366,6 +368,28 @@ OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> inp
   if (op_index_input(kind) >= 0) c.input_dtypes[static_cast<std::size_t>(op_index_input(kind))] = DType::i32;
   c.case_id = std::move(case_id);
   return c;
+}
+
+std::optional<std::string> call_problem(const OpCall& call) {
+  OpCall rule;
+  try {
+    rule = make_call(call.kind, call.attrs, call.dtype, call.input_shapes);
+  } catch (const Error& e) {
+    const std::string op(op_name(call.kind)), what = e.what();
+    return what.starts_with(op + ": ") ? what : op + ": " + what;  // a shape's own errors name no op
+  }
+  const std::string op(op_name(call.kind));
+  if (call.output_shape != rule.output_shape)
+    return op + ": output shape " + call.output_shape.to_string() + ", where the inputs give " +
+           rule.output_shape.to_string();
+  if (call.input_dtypes.size() != rule.input_dtypes.size())
+    return op + ": " + std::to_string(call.input_dtypes.size()) + " input dtypes for " +
+           std::to_string(rule.input_dtypes.size()) + " inputs";
+  for (std::size_t k = 0; k < rule.input_dtypes.size(); ++k)
+    if (call.input_dtypes[k] != rule.input_dtypes[k])
+      return op + ": input " + std::to_string(k) + " has dtype " + std::string(dtype_name(call.input_dtypes[k])) +
+             ", the op takes " + std::string(dtype_name(rule.input_dtypes[k]));
+  return std::nullopt;
 }
 
 bool has_empty_input(const OpCall& call) {

@@ -164,6 +164,12 @@ bool has_empty_input(const OpCall& call);
 // with the reason when the shapes or attributes do not fit the op.
 OpCall make_call(OpKind kind, OpAttrs attrs, DType dtype, std::vector<Shape> input_shapes, std::string case_id = {});
 
+// Why `call` is not one the catalog accepts, or nothing: what make_call refuses (an input count,
+// shapes, attributes, a dtype), an output shape other than the shape rule's, an input dtype other
+// than the op's. A backend refuses such a call in supports() rather than run it
+// (docs/invalid-calls.md).
+std::optional<std::string> call_problem(const OpCall& call);
+
 // --- geometry shared by every implementation -------------------------------------------------
 
 // Binary broadcasting (NumPy rules), padded on the left to kMaxRank. Element (i0,i1,i2,i3) of

@@ -381,7 +381,7 @@ std::string report_to_json_text(const RunReport& report) {
   // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds, 1.12
   // with expected failures (checks' `expected`), 1.13 with complete checks (directions
   // `forward_complete` and `backward_complete`, checks' `detection_threshold`), 1.14 with checks'
-  // `insignificant`.
+  // `insignificant`, 1.15 with refusals of invalid calls (direction `refusal`).
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -407,7 +407,10 @@ std::string report_to_json_text(const RunReport& report) {
   });
   const bool v1_14 = std::any_of(report.checks.begin(), report.checks.end(),
                                  [](const CheckResult& c) { return c.metrics.insignificant > 0; });
-  const std::string_view version = v1_14                   ? kParitySchemaVersion
+  const bool v1_15 = std::any_of(report.checks.begin(), report.checks.end(),
+                                 [](const CheckResult& c) { return c.direction == Direction::refusal; });
+  const std::string_view version = v1_15                   ? kParitySchemaVersion
+                                   : v1_14                 ? std::string_view("1.14")
                                    : v1_13                 ? std::string_view("1.13")
                                    : v1_12                 ? std::string_view("1.12")
                                    : v1_11                 ? std::string_view("1.11")

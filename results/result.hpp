@@ -29,6 +29,8 @@ std::string_view verdict_name(Verdict v);  // "PASS", "FAIL", "SKIP", "MISTRUSTE
 // its finite differences numerical_*; CheckResult::part says which tensor or node.
 // forward_complete, backward_complete: the large tier's check of every element of a matrix
 // product's output or gradient, beside the sampled one (docs/scale.md, "Every element").
+// refusal: a call the catalog refuses, which the backend must refuse in supports() and never run
+// (docs/invalid-calls.md).
 enum class Direction : std::uint8_t {
   forward,
   backward,
@@ -37,7 +39,8 @@ enum class Direction : std::uint8_t {
   surrogate,
   node,
   forward_complete,
-  backward_complete
+  backward_complete,
+  refusal
 };
 std::string_view direction_name(Direction d);  // "forward", "backward", "numerical_reference", ...
 // "forward", "backward input 1", "numerical_backend input 0"

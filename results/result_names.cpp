@@ -12,8 +12,9 @@ namespace gp {
 namespace {
 
 constexpr std::string_view kVerdictNames[] = {"PASS", "FAIL", "SKIP", "MISTRUSTED", "ERROR"};
-constexpr std::string_view kDirectionNames[] = {"forward",   "backward", "numerical_reference", "numerical_backend",
-                                                "surrogate", "node",     "forward_complete",    "backward_complete"};
+constexpr std::string_view kDirectionNames[] = {"forward",           "backward",          "numerical_reference",
+                                                "numerical_backend", "surrogate",         "node",
+                                                "forward_complete",  "backward_complete", "refusal"};
 constexpr std::string_view kSubjectKindNames[] = {"primitive", "model", "training"};
 constexpr std::string_view kReasonKindNames[] = {"none",          "covered",     "unsupported",      "unavailable",
                                                  "device_failed", "device_lost", "reference_failed", "device_error"};

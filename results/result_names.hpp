@@ -12,8 +12,9 @@ namespace gp {
 inline constexpr Verdict kAllVerdicts[] = {Verdict::pass, Verdict::fail, Verdict::skip, Verdict::mistrusted,
                                            Verdict::error};
 inline constexpr Direction kAllDirections[] = {
-    Direction::forward,   Direction::backward, Direction::numerical_reference, Direction::numerical_backend,
-    Direction::surrogate, Direction::node,     Direction::forward_complete,    Direction::backward_complete};
+    Direction::forward,           Direction::backward,          Direction::numerical_reference,
+    Direction::numerical_backend, Direction::surrogate,         Direction::node,
+    Direction::forward_complete,  Direction::backward_complete, Direction::refusal};
 
 inline constexpr ReasonKind kAllReasonKinds[] = {
     ReasonKind::none,          ReasonKind::covered,     ReasonKind::unsupported,      ReasonKind::unavailable,

@@ -33,11 +33,6 @@ bool has_16bit_storage(OpKind k) {
          f == OpFamily::linalg;
 }
 
-// The dtype each input must have: the call's dtype, except the i32 indices (op_index_input).
-DType expected_input_dtype(const OpCall& call, std::size_t k) {
-  return op_index_input(call.kind) == static_cast<int>(k) ? DType::i32 : call.dtype;
-}
-
 }  // namespace
 
 DeviceInfo cpu_device_info() {
@@ -61,13 +56,7 @@ DeviceInfo cpu_device_info() {
 CpuBackend::CpuBackend() : info_(cpu_device_info()) {}
 
 Support CpuBackend::supports(const OpCall& call) const {
-  if (call.input_dtypes.size() != call.input_shapes.size())
-    return Support::no("malformed call: " + std::to_string(call.input_dtypes.size()) + " input dtypes for " +
-                       std::to_string(call.input_shapes.size()) + " inputs");
-  for (std::size_t k = 0; k < call.input_dtypes.size(); ++k)
-    if (call.input_dtypes[k] != expected_input_dtype(call, k))
-      return Support::no("input " + std::to_string(k) + " has dtype " + std::string(dtype_name(call.input_dtypes[k])) +
-                         ", expected " + std::string(dtype_name(expected_input_dtype(call, k))));
+  if (std::optional<std::string> problem = call_problem(call)) return Support::no("invalid call: " + *problem);
   switch (call.dtype) {
     case DType::f32:
     case DType::f64:

@@ -184,6 +184,7 @@ cl::Kernel& ClBackend::shared_kernel(DType dtype, const std::string& name, const
 }
 
 Support ClBackend::supports(const OpCall& call) const {
+  if (std::optional<std::string> problem = call_problem(call)) return Support::no("invalid call: " + *problem);
   if (call.dtype == DType::f64 && !has_fp64_) return Support::no("device lacks cl_khr_fp64");
   if (!is_float(call.dtype)) return Support::no("dtype must be floating point");
   if (files_) return supports_kernel_files(*files_, call);

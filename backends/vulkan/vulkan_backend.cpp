@@ -23,6 +23,7 @@ VulkanBackend::VulkanBackend(const BackendOptions& opts, std::uint32_t device_in
 VulkanBackend::~VulkanBackend() = default;
 
 Support VulkanBackend::supports(const OpCall& call) const {
+  if (std::optional<std::string> problem = call_problem(call)) return Support::no("invalid call: " + *problem);
   const auto& facts = shared_->ctx->facts();
   switch (call.dtype) {
     case DType::f32:

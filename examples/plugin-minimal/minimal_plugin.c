@@ -57,6 +57,43 @@ static void close_device(gp_device* device) { free(device); }
 
 static int is_op(const gp_op_call* call, const char* name) { return strcmp(call->op, name) == 0; }
 
+/* The output dims the shape rule gives for the inputs (core/README.md), or 0 with the reason. */
+static int rule_output(const gp_op_call* c, gp_tensor_desc* want, char* reason, size_t size) {
+  const gp_tensor_desc *a = &c->inputs[0], *b = c->input_count > 1 ? &c->inputs[1] : NULL;
+  *want = *a;
+  if (is_op(c, "add")) { /* NumPy broadcasting, dims aligned on the right */
+    want->rank = a->rank > b->rank ? a->rank : b->rank;
+    for (int32_t d = want->rank - 1, i = a->rank - 1, j = b->rank - 1; d >= 0; --d, --i, --j) {
+      const int64_t x = i >= 0 ? a->dims[i] : 1, y = j >= 0 ? b->dims[j] : 1;
+      if (x != y && x != 1 && y != 1) return snprintf(reason, size, "add: the inputs do not broadcast"), 0;
+      want->dims[d] = x == 1 ? y : x;
+    }
+  }
+  if (is_op(c, "matmul")) { /* [B?, m, k] x [B?, k, n] */
+    const int32_t r = a->rank;
+    if (r < 2 || r > 3 || b->rank != r) return snprintf(reason, size, "matmul: operands of rank 2 or 3 alike"), 0;
+    if (a->dims[r - 1] != b->dims[r - 2]) return snprintf(reason, size, "matmul: inner sizes differ"), 0;
+    if (r == 3 && a->dims[0] != b->dims[0]) return snprintf(reason, size, "matmul: batch sizes differ"), 0;
+    want->dims[r - 1] = b->dims[r - 1];
+  }
+  return 1;
+}
+
+/* A call the catalog refuses is refused here, never run (docs/invalid-calls.md): the kernels
+ * below trust the counts, dtypes and dims they are given. */
+static int refused_call(const gp_op_call* c, char* reason, size_t size) {
+  const int32_t arity = is_op(c, "exp") ? 1 : 2;
+  if (c->input_count != arity) return snprintf(reason, size, "%s takes %d input(s)", c->op, (int)arity), 1;
+  for (int32_t k = 0; k < arity; ++k)
+    if (c->inputs[k].dtype != c->dtype) return snprintf(reason, size, "input %d has another dtype", (int)k), 1;
+  gp_tensor_desc want;
+  if (!rule_output(c, &want, reason, size)) return 1;
+  int same = c->output.rank == want.rank;
+  for (int32_t d = 0; same && d < want.rank; ++d) same = c->output.dims[d] == want.dims[d];
+  if (!same) return snprintf(reason, size, "%s: the output shape is not the shape rule's", c->op), 1;
+  return 0;
+}
+
 static gp_status supports(gp_device* device, const gp_op_call* call, char* reason, size_t size) {
   (void)device;
   if (!is_op(call, "exp") && !is_op(call, "add") && !is_op(call, "matmul")) return GP_UNSUPPORTED;
@@ -64,7 +101,7 @@ static gp_status supports(gp_device* device, const gp_op_call* call, char* reaso
     snprintf(reason, size, "%s in f32 and f64 only", call->op);
     return GP_UNSUPPORTED;
   }
-  return GP_OK;
+  return refused_call(call, reason, size) ? GP_UNSUPPORTED : GP_OK;
 }
 
 static gp_status allocate(gp_device* device, gp_dtype dtype, int64_t bytes, gp_buffer** out) {

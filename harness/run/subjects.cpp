@@ -9,6 +9,7 @@
 #include "cases/composite.hpp"
 #include "cases/registry.hpp"
 #include "core/error.hpp"
+#include "harness/check/invalid_call_subject.hpp"
 #include "harness/check/primitive_subject.hpp"
 #include "harness/graph/model_subject.hpp"
 #include "harness/large/sampled_subject.hpp"
@@ -72,6 +73,7 @@ const std::vector<std::unique_ptr<Subject>>& all_subjects() {
   static const std::vector<std::unique_ptr<Subject>> subjects = [] {
     std::vector<std::unique_ptr<Subject>> out;
     for (const Case& c : all_cases()) out.push_back(std::make_unique<PrimitiveSubject>(c));
+    for (const InvalidCall& c : invalid_calls()) out.push_back(std::make_unique<InvalidCallSubject>(c));
     for (const Composite& c : all_composites())
       out.push_back(std::make_unique<CompositeSubject>(c, c.decl.training ? kTrainingKind : kModelKind));
     return out;

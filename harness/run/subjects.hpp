@@ -32,7 +32,8 @@ struct Selection {
 // Parses "I/N" (1 <= I <= N); throws UsageError naming the bad value.
 void parse_shard(const std::string& text, Selection& sel);
 
-// The small tier's primitive cases in registry order, then the models and training runs: the
+// The small tier's primitive cases in registry order, the calls the catalog refuses
+// (cases/invalid_calls.hpp), then the models and training runs: the
 // default run, the ctest parity suite.
 const std::vector<std::unique_ptr<Subject>>& all_subjects();
 // The large tier's cases (docs/scale.md), selected with --scale large or all.

@@ -114,11 +114,26 @@ void vjp_as(gp_queue& q, const gp_op_call& call, const gp_buffer* const* in, con
   }
 }
 
-bool rank_is(const gp_op_call& call, std::initializer_list<int> ranks) {
-  int i = 0;
-  for (int r : ranks)
-    if (call.inputs[i++].rank != r) return false;
-  return true;
+// Why a matmul or linear call breaks the op's shape rule (core/README.md: the plugin links nothing
+// of gradparity's), or empty: the input count, every tensor's dtype, ranks, inner and batch sizes,
+// the bias, the output shape. Checked before `sizes` or a GEMM reads a dim (docs/invalid-calls.md).
+std::string shape_rule_problem(const gp_op_call& call) {
+  const bool linear = is(call, "linear");
+  const int32_t arity = linear ? 3 : 2;
+  if (call.input_count != arity) return std::string(call.op) + " takes " + std::to_string(arity) + " inputs";
+  for (int32_t k = 0; k < arity; ++k)
+    if (call.inputs[k].dtype != call.dtype) return "input " + std::to_string(k) + " is not of the call's dtype";
+  const gp_tensor_desc &a = call.inputs[0], &b = call.inputs[1];
+  const int32_t r = a.rank;
+  if (linear ? (r != 2 || b.rank != 2 || call.inputs[2].rank != 1) : (r < 2 || r > 3 || b.rank != r))
+    return std::string(call.op) + " of these ranks is not mapped onto GEMM";
+  const int64_t inner = linear ? b.dims[1] : b.dims[r - 2], n = linear ? b.dims[0] : b.dims[r - 1];
+  if (a.dims[r - 1] != inner) return "inner sizes differ";
+  if (!linear && r == 3 && a.dims[0] != b.dims[0]) return "batch sizes differ";
+  if (linear && call.inputs[2].dims[0] != n) return "the bias is not [out]";
+  bool out_ok = call.output.rank == r && call.output.dims[r - 1] == n;
+  for (int32_t i = 0; out_ok && i < r - 1; ++i) out_ok = call.output.dims[i] == a.dims[i];
+  return out_ok ? std::string() : "the output shape is not the shape rule's";
 }
 
 }  // namespace
@@ -133,14 +148,17 @@ bool has_zero_dimension(const gp_op_call& call) {
 }
 
 bool runs(const gp_op_call& call, std::string& why) {
-  if ((is(call, "matmul") || is(call, "linear")) && has_zero_dimension(call)) {
+  if (!is(call, "matmul") && !is(call, "linear")) return false;
+  why = shape_rule_problem(call);
+  if (!why.empty()) {
+    why = std::string(call.op) + ": " + why;
+    return false;
+  }
+  if (has_zero_dimension(call)) {
     why = "CLBlast refuses a GEMM with a zero dimension (kInvalidDimension)";
     return false;
   }
-  if (is(call, "matmul") && call.input_count == 2 && (rank_is(call, {2, 2}) || rank_is(call, {3, 3}))) return true;
-  if (is(call, "linear") && call.input_count == 3 && rank_is(call, {2, 2, 1})) return true;
-  if (is(call, "matmul") || is(call, "linear")) why = std::string(call.op) + " of these ranks is not mapped onto GEMM";
-  return false;
+  return true;
 }
 
 void forward(gp_queue& q, const gp_op_call& call, const gp_buffer* const* inputs, gp_buffer& out) {

@@ -55,6 +55,9 @@ std::optional<std::string> creation_failure(const auto& make) {
   }
 }
 bool op_is(const gp_op_call& call, const char* name);
+// Why a call of one of the plugin's ops breaks the op's shape rule (its input count, dtypes, shapes,
+// axis, output shape), or nothing; supports() asks before any family sees the call.
+std::optional<std::string> shape_rule_problem(const gp_op_call& call);
 // The call's axis attribute as a dimension index of input 0 (rank 0 counts as rank 1).
 int axis_of(const gp_op_call& call);
 

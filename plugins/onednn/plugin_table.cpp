@@ -97,7 +97,10 @@ gp_status supports(gp_device* device, const gp_op_call* call, char* reason, size
     return GP_UNSUPPORTED;
   }
   std::optional<std::string> why;
-  const gp_status s = guarded("supports", call, [&] { why = family->cannot_run(device->engine, *call); });
+  const gp_status s = guarded("supports", call, [&] {
+    why = shape_rule_problem(*call);
+    if (!why) why = family->cannot_run(device->engine, *call);
+  });
   if (s != GP_OK) return s;
   if (!why) return GP_OK;
   std::snprintf(reason, size, "%s", why->c_str());

@@ -12,6 +12,8 @@ and PASS, the reports are written, exit code 1 (with --no-isolate the process di
 A plugin that crashes or hangs under `bench`: that case's rows are errors, every other call is timed.
 A plugin that hangs in forward (on one shape) under `run`: its child is killed after --case-timeout
 without progress, that case is an ERROR saying so, the others PASS, exit code 1.
+A call the catalog refuses: the good plugin refuses it (PASS), one that accepts it FAILs, one that
+crashes in supports() on it is an ERROR naming the case; the valid cases PASS either way.
 Usage: check_bad_plugins.py GRADPARITY PLUGIN_DIR WORK_DIR ABI_HEADER
 """
 import json
@@ -124,8 +126,8 @@ expect(rc == -11, f"segv run --no-isolate: exit code {rc}, expected death by SIG
 
 # The small tier's f32 exp cases (what `--op exp --dtype f32` runs): each passes forward and backward.
 _, listing, _ = gp("list", "cases")
-exp_cases = [line for line in listing.splitlines()
-             if line.startswith("  exp(") and "dtype=f32)" in line and "(large," not in line]
+exp_cases = [line for line in listing.splitlines() if line.startswith("  exp(") and "dtype=f32)" in line
+             and "(large," not in line and "(invalid," not in line]
 others = 2 * (len(exp_cases) - 1)  # checks (and bench rows) of the exp cases but exp(shape=7)
 
 hanging = os.path.join(plugins, "hang.so")
@@ -134,7 +136,29 @@ rc, out, err = gp("run", "--backend", "plugin:" + hanging, "--op", "exp", "--dty
 expect(rc == 1, f"hang run: exit code {rc}, expected 1; stderr {err[-2000:]!r}")
 expect("ERROR exp(shape=7,dtype=f32)" in out and "no progress for 2 s (--case-timeout; killed) during this case" in out,
        f"hang run: {out[-2000:]!r}")
-expect(f"{others} PASS, 0 FAIL" in out, f"hang run: the other exp cases did not PASS ({others}): {out[-600:]!r}")
+# and the refusal of the exp call the catalog refuses (docs/invalid-calls.md)
+expect(f"{others + 1} PASS, 0 FAIL" in out,
+       f"hang run: the other exp cases did not PASS ({others} and a refusal): {out[-600:]!r}")
+
+# A call the catalog refuses (docs/invalid-calls.md): refused by the good plugin, a FAIL where
+# supports() accepts it, an ERROR naming the case where supports() crashes on it.
+invalid_exp = "exp(invalid,shape=4x5,out=5x4,dtype=f32)"
+for variant, verdict, why in (("good", "PASS", "refused: not implemented by plugin test: exp: one f32 input"),
+                              ("trusting", "FAIL", "supports() accepted a call the catalog refuses (exp: output "
+                               "shape 5x4, where the inputs give 4x5)"),
+                              ("supports_segv", "ERROR", "signal 11 (SIGSEGV) during this case")):
+    report = os.path.join(work, variant + "-invalid")
+    rc, out, err = gp("run", "--backend", "plugin:" + os.path.join(plugins, variant + ".so"), "--op", "exp", "--dtype",
+                      "f32", "--no-progress", "--report-dir", report)
+    expect(rc == (0 if verdict == "PASS" else 1), f"{variant} on invalid calls: exit code {rc}; {err[-1000:]!r}")
+    checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if os.path.exists(
+        os.path.join(report, "parity.json")) else []
+    refusals = [c for c in checks if c["backend"].startswith("plugin:") and c["direction"] == "refusal"]
+    expect(len(refusals) == 1 and refusals[0]["case_id"] == invalid_exp and refusals[0]["verdict"] == verdict
+           and why in refusals[0]["reason"], f"{variant} on invalid calls: {refusals}")
+    others_ok = [c for c in checks if c["backend"].startswith("plugin:") and c["direction"] != "refusal"]
+    expect(len([c for c in others_ok if c["verdict"] == "PASS"]) == others + 2,
+           f"{variant} on invalid calls: the valid exp cases did not all PASS")
 
 # bench: the case whose calls crashed or hung its child is an error row, every other call is timed.
 for plugin, extra, why in ((crashing, [], "signal 11 (SIGSEGV) in this case's calls"),

@@ -146,10 +146,15 @@ def main():
     a, prefix, plugin = installed_plugin(os.path.join("plugins", "onednn"), "libgp_onednn.so")
     _, checks = run_plugin(os.path.join(prefix, "bin", "gradparity"), plugin, OPS + ABSENT,
                            os.path.join(a.work, "report"), ["--seed", "1"])
-    ran, passes, fails = collections.Counter(), 0, set()
+    ran, passes, fails, refusals = collections.Counter(), 0, set(), 0
     for c in checks:
         key = f"{c['case_id']} {c['direction']}"
         check(c["verdict"] != "ERROR", f"{key}: ERROR {c['reason']}")
+        if c["direction"] == "refusal":  # a call the catalog refuses (docs/invalid-calls.md)
+            check(c["verdict"] == "PASS" and c["reason"].startswith("refused: not implemented by plugin onednn"),
+                  f"{key}: {c['verdict']} {c['reason']}, expected the plugin to refuse it")
+            refusals += 1
+            continue
         if c["verdict"] == "FAIL":
             fails.add(key)
         if c["verdict"] in ("PASS", "FAIL"):
@@ -182,7 +187,7 @@ def main():
             for direction in ("forward", "backward"):
                 check(ran[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check ran")
     check("f32" in dtypes, "no matmul f32 case ran")
-    print(f"onednn: {passes} PASS, {len(fails)} known FAIL, {len(checks)} checks")
+    print(f"onednn: {passes} PASS, {len(fails)} known FAIL, {refusals} calls the catalog refuses refused, {len(checks)} checks")
 
 
 if __name__ == "__main__":

@@ -79,11 +79,15 @@ def run_plugin(gradparity, plugin, ops, report, extra=()):
 
 def check_verdicts(checks, name, implemented_ops, dtypes):
     """Every check of an implemented op and dtype is PASS or SKIP, and each op, dtype and direction
-    has a PASS; every other check SKIPs as not implemented by plugin NAME. Returns the PASS counts
-    by (op, dtype, direction)."""
+    has a PASS; every other check SKIPs as not implemented by plugin NAME. A call the catalog refuses
+    (direction refusal, docs/invalid-calls.md) PASSes, refused by the plugin, whatever its op.
+    Returns the PASS counts by (op, dtype, direction)."""
     passes = collections.Counter()
     for c in checks:
         key = f"{c['case_id']} {c['direction']}: {c['verdict']} {c['reason']}"
+        if c["direction"] == "refusal":
+            check(c["verdict"] == "PASS" and c["reason"].startswith("refused: not implemented by plugin " + name), key)
+            continue
         check(c["verdict"] in ("PASS", "SKIP"), key)
         implemented = c["op"] in implemented_ops and c["dtype"] in dtypes
         if c["verdict"] == "PASS":

@@ -11,6 +11,9 @@
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
  *   GP_TEST_SUPPORTS_ERROR supports returns GP_ERROR with a message
+ *   GP_TEST_TRUSTING       supports accepts every exp call in f32, the ones the catalog refuses
+ *                          too (docs/invalid-calls.md); the others refuse those
+ *   GP_TEST_SUPPORTS_SEGV  supports dereferences a null pointer on an exp call the catalog refuses
  *   GP_TEST_SEGV           forward dereferences a null pointer for 7 elements (exp(shape=7)), and is
  *                          correct for every other shape
  *   GP_TEST_HANG           forward never returns for 7 elements, and is correct for every other shape
@@ -62,12 +65,31 @@ static gp_status open_device(int32_t index, gp_device** out) {
 }
 static void close_device(gp_device* d) { free(d); }
 
+/* exp's shape rule: one f32 input, an output of its dims (docs/invalid-calls.md). */
+static int valid_exp(const gp_op_call* call) {
+  int32_t d;
+  if (call->input_count != 1 || call->inputs[0].dtype != GP_DTYPE_F32 || call->output.rank != call->inputs[0].rank)
+    return 0;
+  for (d = 0; d < call->output.rank; ++d)
+    if (call->output.dims[d] != call->inputs[0].dims[d]) return 0;
+  return 1;
+}
+
 static gp_status supports(gp_device* d, const gp_op_call* call, char* reason, size_t size) {
   (void)d;
 #ifdef GP_TEST_SUPPORTS_ERROR
   if (strcmp(call->op, "exp") == 0) return fail("injected failure in supports");
 #endif
-  if (strcmp(call->op, "exp") == 0 && call->dtype == GP_DTYPE_F32) return GP_OK;
+  if (strcmp(call->op, "exp") == 0 && call->dtype == GP_DTYPE_F32) {
+#if defined(GP_TEST_TRUSTING)
+    return GP_OK; /* runs whatever it is handed */
+#elif defined(GP_TEST_SUPPORTS_SEGV)
+    if (!valid_exp(call)) return *(volatile gp_status*)NULL; /* reads past what it was given */
+#endif
+    if (valid_exp(call)) return GP_OK;
+    strncpy(reason, "exp: one f32 input and an output of its shape", size - 1);
+    return GP_UNSUPPORTED;
+  }
   strncpy(reason, "exp in f32 only", size - 1);
   return GP_UNSUPPORTED;
 }
