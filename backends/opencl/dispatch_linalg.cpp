@@ -151,13 +151,17 @@ void backward_linalg(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
                             as_cl(grads[wrt_b]), d.m, d.n, d.k, wrt_b);
       return;
     }
-    case OpKind::gru_cell: {  // one pass per gradient, each element of it one work item
+    case OpKind::gru_cell: {  // the units' gate gradients once, then one pass per gradient
       const GruGeometry d = gru_geometry(call);
+      constexpr std::int64_t kGateValues = 7;  // gru_cell.cl's GRU_GATE_VALUES
+      cl::Buffer gates = q.scratch(static_cast<std::size_t>(d.batch * d.hidden * kGateValues));
+      q.run_elementwise("gru_cell_gates", d.batch * d.hidden, x, as_cl(in[1]), as_cl(in[2]), as_cl(in[3]), as_cl(in[4]),
+                        as_cl(in[5]), dout, gates, d.batch, d.input, d.hidden);
       for (std::size_t wrt = 0; wrt < grads.size(); ++wrt)
         if (grads[wrt])
           q.run_elementwise("gru_cell_grad", call.input_shapes[wrt].numel(), x, as_cl(in[1]), as_cl(in[2]),
-                            as_cl(in[3]), as_cl(in[4]), as_cl(in[5]), dout, as_cl(grads[wrt]), d.batch, d.input,
-                            d.hidden, static_cast<int>(wrt));
+                            as_cl(in[3]), dout, gates, as_cl(grads[wrt]), d.batch, d.input, d.hidden,
+                            static_cast<int>(wrt));
       return;
     }
     case OpKind::concat: {  // each input's gradient is its slice of g

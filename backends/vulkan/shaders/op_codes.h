@@ -49,7 +49,10 @@
 #define LMODE_GRAD_B 2u
 #define LMODE_STATS 3u
 
-// gru_cell.comp modes: 0..5 the gradient of that input (x, h, W_ih, W_hh, b_ih, b_hh)
+// gru_cell.comp modes: 0..5 the gradient of that input (x, h, W_ih, W_hh, b_ih, b_hh) from the
+// gate gradients of GRU_MODE_GATES, GRU_GATE_VALUES per unit
 #define GRU_MODE_FORWARD 6u
+#define GRU_MODE_GATES 7u
+#define GRU_GATE_VALUES 7u
 
 #endif
