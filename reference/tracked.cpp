@@ -97,7 +97,10 @@ Tracked library(MathFn fn, const Tracked& x, long double y, long double d, long 
     r.e.det += own;
     r.e.spec += own;
   }
-  if (ctx.flush && y != 0 && std::fabs(y) < power_of_two(ctx.min_exponent)) r.e.det += std::fabs(y);
+  if (y != 0 && std::fabs(y) < power_of_two(ctx.min_exponent)) {
+    note_flush_read();
+    if (ctx.flush) r.e.det += std::fabs(y);
+  }
   if (std::fabs(y) >= rounding_unit().overflow) r.e.det = std::numeric_limits<long double>::infinity();
   return r;
 }
@@ -119,9 +122,15 @@ namespace {
 constinit thread_local std::uint64_t t_profile_reads = 0;
 }  // namespace
 
+namespace detail {
+constinit thread_local std::uint64_t t_flush_reads = 0;
+}  // namespace detail
+
 ProfileReads::ProfileReads() : start_(t_profile_reads) {}
 bool ProfileReads::any() const { return t_profile_reads != start_; }
 void note_profile_read() { ++t_profile_reads; }
+FlushReads::FlushReads() : start_(detail::t_flush_reads) {}
+bool FlushReads::any() const { return detail::t_flush_reads != start_; }
 
 RoundingUnit rounding_unit_of(const TrackingContext& ctx) {
   RoundingUnit unit;
@@ -161,7 +170,10 @@ TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush,
 Tracked read_input(long double x) {
   Tracked r(x);
   const TrackingContext& c = tracking_context();
-  if (c.flush && x != 0 && std::fabs(x) < power_of_two(c.min_exponent)) r.e.det += std::fabs(x);
+  if (x != 0 && std::fabs(x) < power_of_two(c.min_exponent)) {
+    note_flush_read();
+    if (c.flush) r.e.det += std::fabs(x);
+  }
   return r;
 }
 
@@ -193,7 +205,10 @@ Tracked staged(const Tracked& v) {
   const long double a = std::fabs(v.v);
   long double own =
       std::max(a * power_of_two(-c.storage_digits), ulp_in(v.v, c.storage_digits, c.storage_min_exponent) / 2);
-  if (c.flush && a != 0 && a < power_of_two(c.storage_min_exponent)) own = std::fmax(own, a);
+  if (a != 0 && a < power_of_two(c.storage_min_exponent)) {
+    note_flush_read();
+    if (c.flush) own = std::fmax(own, a);
+  }
   r.e.det += own;
   r.e.spec += own;
   return r;

@@ -95,6 +95,26 @@ class ProfileReads {
 };
 void note_profile_read();
 
+// Whether this thread's evaluations depended on the flush mode while it lives: a value below the
+// smallest normal number met where a device that may flush loses it (a rounding, a library
+// result, an input read, a staged value). One that met none is the same whether the device may
+// flush or not: the reference cache and the node memo keep it once for both (lavapipe's and
+// NVIDIA's Vulkan, which may flush, and the cpu and PoCL, which do not). A value computed earlier
+// and read back counts through note_flush_read() as for the profile. ctest
+// architecture/profile-reads fails on a flush mode read outside the counted sites.
+class FlushReads {
+ public:
+  FlushReads();
+  bool any() const;
+
+ private:
+  std::uint64_t start_;
+};
+namespace detail {
+extern constinit thread_local std::uint64_t t_flush_reads;
+}  // namespace detail
+inline void note_flush_read() { ++detail::t_flush_reads; }
+
 // The context of a case dtype on a device profile; the long-double reference itself when
 // profile is null. `op`: the op evaluated, whose declared backward formulation the context holds.
 TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush, std::optional<OpKind> op = {});
@@ -191,7 +211,10 @@ inline long double rounding_of(long double v, bool operands_exact) {
   long double r = a * unit.u;
   if (!(a >= unit.min_normal)) {
     r = std::max(r, unit.floor);
-    if (unit.flush && v != 0 && a < unit.min_normal) r = std::fmax(r, a);
+    if (v != 0 && a < unit.min_normal) {
+      note_flush_read();
+      if (unit.flush) r = std::fmax(r, a);
+    }
   }
   return r;
 }

@@ -1,7 +1,8 @@
 // ProfileMemo<T>: a subject's values per device profile and flush mode (its bounds), computed on
 // first use and kept for the life of the subject's reference data. A value whose computation read
 // its profile counts as a read again each time it is handed out (ref::note_profile_read), so an
-// evaluation built on it is never taken for one that every profile shares (cached_bounds).
+// evaluation built on it is never taken for one that every profile shares (cached_bounds); one
+// that met a value where flushing matters likewise (ref::note_flush_read).
 // Thread-safe: a model's devices run on different workers at once (harness/run/work_items.hpp);
 // a value is computed outside the lock, and by two threads at once only for one key, where the
 // first to finish is kept (both computed the same).
@@ -41,19 +42,22 @@ class ProfileMemo {
       std::lock_guard lock(mutex_);
       if (auto it = values_.find(key); it != values_.end()) {
         if (it->second.reads_profile) ref::note_profile_read();
+        if (it->second.reads_flush) ref::note_flush_read();
         return it->second.value;  // a map's elements stay where they are
       }
     }
     bool reads_profile = false;
+    const ref::FlushReads flush_reads;
     T value = compute(&reads_profile);
     std::lock_guard lock(mutex_);
-    return values_.emplace(key, Entry{std::move(value), reads_profile}).first->second.value;
+    return values_.emplace(key, Entry{std::move(value), reads_profile, flush_reads.any()}).first->second.value;
   }
 
  private:
   struct Entry {
     T value;
     bool reads_profile = false;
+    bool reads_flush = false;
   };
   using Values = std::map<std::pair<const MathProfile*, bool>, Entry>;
   Values locked_values() const {

@@ -92,6 +92,10 @@ CacheKeyBuilder& CacheKeyBuilder::add_any_profile(bool flush) {
   return add(std::uint64_t{flush});
 }
 
+CacheKeyBuilder& CacheKeyBuilder::add_any_device() {
+  return add(std::string_view("any device profile, either flush mode"));
+}
+
 CacheKeyBuilder CacheKeyBuilder::copy() const {
   CacheKeyBuilder c;
   c.state_ = XXH3_createState();

@@ -52,6 +52,8 @@ class CacheKeyBuilder {
   CacheKeyBuilder& add(const MathProfile* profile, bool flush);
   // In place of a profile: what every device profile of this flush mode shares (cached_bounds).
   CacheKeyBuilder& add_any_profile(bool flush);
+  // In place of a profile and a flush mode: what every device shares.
+  CacheKeyBuilder& add_any_device();
   CacheKeyBuilder copy() const;  // the same state, to go on two ways
   CacheKey key() const;
 
@@ -139,12 +141,14 @@ T cached(ReferenceCache* cache, const CacheKeyBuilder& key, Phase phase, const s
 }
 
 // Bounds under a device profile, `key` naming all else that decides them. An evaluation that read
-// no budget of its profile (ref::ProfileReads) is the same under every profile of its flush mode:
-// it is stored under a key that names none, where every device's look-up finds it first, so a
-// matmul's bounds are computed once for cpu, OpenCL and Vulkan instead of three times. Bit for
-// bit what each profile would compute. `reads_profile`, when given, says which it was; an entry
-// of the profile's own read back counts as a read (ref::note_profile_read) for an evaluation
-// that encloses this one.
+// no budget of its profile (ref::ProfileReads) is the same under every profile of its flush mode,
+// and one that met no value where flushing matters (ref::FlushReads) the same under both flush
+// modes: it is stored under a key that names no profile (and no flush mode), where every device's
+// look-up finds it first, so a matmul's bounds are computed once for cpu, OpenCL and Vulkan
+// instead of three times. Bit for bit what each device would compute. `reads_profile`, when
+// given, says whether the value read its profile; an entry of the profile's own (or of its flush
+// mode's) read back counts as such a read (ref::note_profile_read, ref::note_flush_read) for an
+// evaluation that encloses this one.
 template <class T>
 T cached_bounds(ReferenceCache* cache, CacheKeyBuilder& key, const MathProfile* profile, bool flush,
                 const std::function<T()>& compute, bool* reads_profile = nullptr) {
@@ -154,21 +158,28 @@ T cached_bounds(ReferenceCache* cache, CacheKeyBuilder& key, const MathProfile* 
   }
   PhaseTimer timer(Phase::bounds);
   const ref::ProfileReads reads;
+  const ref::FlushReads flush_reads;
   auto finish = [&](T value) {
     if (reads_profile) *reads_profile = reads.any();
     return value;
   };
   if (!cache) return finish(compute());
-  CacheKeyBuilder any = key.copy();
-  const CacheKey shared = any.add_any_profile(flush).key();
+  CacheKeyBuilder any_mode = key.copy(), any_profile = key.copy();
+  const CacheKey every_device = any_mode.add_any_device().key();
+  const CacheKey shared = any_profile.add_any_profile(flush).key();
   const CacheKey own = key.add(profile, flush).key();
-  if (std::optional<T> value = read_entry<T>(*cache, shared, false)) return finish(std::move(*value));
+  if (std::optional<T> value = read_entry<T>(*cache, every_device, false)) return finish(std::move(*value));
+  if (std::optional<T> value = read_entry<T>(*cache, shared, false)) {
+    ref::note_flush_read();
+    return finish(std::move(*value));
+  }
   if (std::optional<T> value = read_entry<T>(*cache, own)) {
     ref::note_profile_read();
+    ref::note_flush_read();
     return finish(std::move(*value));
   }
   T value = compute();
-  store_entry(*cache, reads.any() ? own : shared, value);
+  store_entry(*cache, reads.any() ? own : flush_reads.any() ? shared : every_device, value);
   return finish(std::move(value));
 }
 

@@ -37,17 +37,25 @@ template <class T, class Compute>
 T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush,
                      const Compute& compute) {
   if (!profile) return compute();  // the long-double reference's own arithmetic: no device shares it
-  const CacheKey k = key.add_any_profile(flush).key();
+  CacheKeyBuilder any_mode = key.copy();
+  // Every device's key, where an evaluation that met no value where flushing matters is kept, and
+  // this flush mode's; devices wait on the first, whichever mode is evaluating.
+  const CacheKey every_device = any_mode.add_any_device().key(), mode = key.add_any_profile(flush).key();
   std::unique_lock lock(mutex_);
   for (;;) {
-    if (auto it = memo.find(k); it != memo.end()) {
+    if (auto it = memo.find(every_device); it != memo.end()) {
       ++counts_.shared;
       return it->second;
     }
-    if (!in_flight_.contains(k)) break;
+    if (auto it = memo.find(mode); it != memo.end()) {
+      ++counts_.shared;
+      ref::note_flush_read();
+      return it->second;
+    }
+    if (!in_flight_.contains(every_device)) break;
     finished_.wait(lock);  // another device evaluates it: its value may be the one to share
   }
-  in_flight_.insert(k);
+  in_flight_.insert(every_device);
   lock.unlock();
   struct Landed {  // whatever happens, the waiters look again
     NodeBoundMemo& m;
@@ -59,14 +67,17 @@ T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* prof
     }
   };
   const ref::ProfileReads reads;
+  const ref::FlushReads flush_reads;
   T value;
   {
-    const Landed landed{*this, k};
+    const Landed landed{*this, every_device};
     value = compute();
     std::lock_guard relock(mutex_);
     ++counts_.computed;
     const std::size_t bytes = bytes_of(value);
-    if (!reads.any() && bytes_ + bytes <= kCapBytes && memo.emplace(k, value).second) bytes_ += bytes;
+    if (!reads.any() && bytes_ + bytes <= kCapBytes &&
+        memo.emplace(flush_reads.any() ? mode : every_device, value).second)
+      bytes_ += bytes;
   }
   return value;
 }

@@ -1,11 +1,13 @@
 // NodeBoundMemo: a model's node evaluations in Tracked arithmetic that every device profile
 // shares. An evaluation that read no budget of its profile (ref::ProfileReads: a matmul, an add,
-// a sum; not an exp) is the same under every device profile of its dtype and flush mode, so the
+// a sum; not an exp) is the same under every device profile of its dtype and flush mode, and one
+// that also met no value where flushing matters (ref::FlushReads) under both flush modes, so the
 // recording pass of a model's or a training run's probes (composite_bound.cpp), which evaluates
 // every node at the reference's exact inputs, makes it once for cpu, OpenCL and Vulkan instead
 // of once per device. Bit for bit what each evaluation computes: the key is everything it reads
-// (the call, its inputs' values and errors, the cotangent, the flush mode). An evaluation that
-// read its profile is not kept, nor is the long-double reference's own (no profile). The
+// (the call, its inputs' values and errors, the cotangent, and the flush mode where it read it).
+// An evaluation that read its profile is not kept, nor is the long-double reference's own (no
+// profile). The
 // path-by-path pass does not use it: its inputs carry the errors of the nodes before, which
 // differ between profiles after the first node that reads one (measured: no time saved, 75 MB
 // more). Thread-safe: the devices of a model run on different workers at once.

@@ -7,6 +7,9 @@
 # another's: this fails naming each such line. Allowed: tracked.cpp (the counted reads, and the
 # context that holds the profile), bspline_basis.cpp's test for no profile at all, which every
 # device profile passes alike, and tolerance.cpp's note of the declared formulation for reports.
+# Its flush mode likewise: only tracked.cpp and rounding_of (tracked.hpp) read it, each read of a
+# value where it matters counted (ref::FlushReads), so that bounds shared by both modes are the
+# ones that met none.
 if(NOT ROOT)
   message(FATAL_ERROR "check_profile_reads.cmake needs -DROOT=<source dir>")
 endif()
@@ -20,6 +23,10 @@ foreach(rel IN LISTS sources)
   set(pattern "(->|\\.)(budget|backward_reads_output)\\(")
   if(rel MATCHES "^reference/")
     set(pattern "${pattern}|profile->|\\.profile([^_A-Za-z0-9]|$)")
+    # The flush mode likewise (ref::FlushReads): read in tracked.cpp and in rounding_of only.
+    if(NOT rel STREQUAL "reference/tracked.hpp")
+      set(pattern "${pattern}|\\.flush([^_A-Za-z0-9]|$)")
+    endif()
   endif()
   file(STRINGS ${ROOT}/${rel} lines REGEX "${pattern}")
   foreach(line IN LISTS lines)

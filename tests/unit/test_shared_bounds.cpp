@@ -1,7 +1,8 @@
 // Bounds that read no budget of their device profile are computed once for every profile
-// (cached_bounds): bit for bit what each profile computes alone. Bounds that read one are not
-// shared, nor is an evaluation built on them, whether they come from the memo of the subject's
-// reference data or from the cache folder.
+// (cached_bounds), and once for both flush modes where they meet no subnormal value: bit for bit
+// what each device computes alone. Bounds that read one are not shared, nor is an evaluation
+// built on them, whether they come from the memo of the subject's reference data or from the
+// cache folder.
 #include <gtest/gtest.h>
 
 #include "cases/registry.hpp"
@@ -78,6 +79,46 @@ TEST_F(SharedBounds, AnEvaluationThatReadsItsProfileIsNotShared) {
   EXPECT_EQ(cache.counts().stored, 2);
 }
 
+// The case's reference data with every input scaled by 2^-66 (exactly): the matmul's products,
+// near 2^-132, lie below f32's smallest normal number, where a device that may flush loses them.
+ReferenceData with_subnormal_products(const char* id, ReferenceCache* cache) {
+  ReferenceData d = prepare_reference(case_named(id), 1, cache);
+  d.ref_inputs.clear();
+  for (HostTensor& t : d.inputs) {
+    for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, std::ldexp(t.get(i), -66));
+    d.ref_inputs.push_back(ref::RefTensor::from_host(t));
+  }
+  return d;
+}
+
+// The flush mode is the other half of a device's arithmetic: lavapipe's and NVIDIA's Vulkan may
+// flush subnormal results, the cpu and PoCL do not. An evaluation that meets no value below the
+// smallest normal number is the same under both and computed once; one that meets such values
+// (a flushing device may lose each whole) is computed per mode.
+TEST_F(SharedBounds, AnEvaluationThatMeetsNoSubnormalIsComputedOnceForBothFlushModes) {
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  const ReferenceData cpu = prepare_reference(case_named(kMatmul), 1, &cache);
+  const auto first = flat_errors(cpu.bounded(kExact, false));
+  const ReferenceData vulkan = prepare_reference(case_named(kMatmul), 1, &cache);
+  const auto second = flat_errors(vulkan.bounded(&kFourUlps, true));
+  EXPECT_EQ(cache.counts().stored, 1) << "the flushing device computed the bounds again";
+  const ReferenceData direct = prepare_reference(case_named(kMatmul), 1);
+  EXPECT_EQ(second, flat_errors(direct.bounded(&kFourUlps, true)));
+  EXPECT_EQ(first, second);
+}
+
+TEST_F(SharedBounds, AnEvaluationThatMeetsSubnormalsIsComputedPerFlushMode) {
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  const auto keeps = flat_errors(with_subnormal_products(kMatmul, &cache).bounded(kExact, false));
+  const auto flushes = flat_errors(with_subnormal_products(kMatmul, &cache).bounded(&kFourUlps, true));
+  EXPECT_EQ(cache.counts().stored, 2) << "a flushing device was given the bounds of one that keeps subnormals";
+  EXPECT_EQ(flushes, flat_errors(with_subnormal_products(kMatmul, nullptr).bounded(&kFourUlps, true)));
+  EXPECT_NE(keeps, flushes);
+  // Either profile of one flush mode still shares them.
+  EXPECT_EQ(flat_errors(with_subnormal_products(kMatmul, &cache).bounded(&kFourUlps, false)), keeps);
+  EXPECT_EQ(cache.counts().stored, 2);
+}
+
 // Whether an evaluation that uses `inner`'s bounds under kFourUlps is taken to read its profile.
 bool outer_reads_profile(ReferenceCache& cache, const ReferenceData& inner, const char* what) {
   bool reads = false;
@@ -129,6 +170,23 @@ TEST(NodeBoundMemo, SharesOnlyTheNodeEvaluationsThatReadNoBudget) {
     // The long-double reference's own arithmetic is never handed to a device profile.
     memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, nullptr, false);
     EXPECT_EQ(memo.counts().shared, profile_free ? 2 : 0) << id;
+  }
+}
+
+TEST(NodeBoundMemo, SharesBetweenFlushModesOnlyWhatMeetsNoSubnormal) {
+  for (const bool subnormal : {false, true}) {
+    // The forward meets the subnormal products; the VJP (the cotangent times a scaled input) none.
+    const ReferenceData d =
+        subnormal ? with_subnormal_products(kMatmul, nullptr) : prepare_reference(case_named(kMatmul), 1);
+    NodeBoundMemo memo;
+    const auto keeps = flat_errors(memo.forward(d.call, d.ref_inputs, kExact, false));
+    const auto flushes = flat_errors(memo.forward(d.call, d.ref_inputs, kExact, true));
+    EXPECT_EQ(flushes, flat_errors(ref::bounded_node_forward(d.call, d.ref_inputs, kExact, true))) << subnormal;
+    EXPECT_EQ(memo.counts().shared, subnormal ? 0 : 1) << subnormal;
+    EXPECT_EQ(keeps == flushes, !subnormal);
+    memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, kExact, false);
+    memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, kExact, true);
+    EXPECT_EQ(memo.counts().shared, subnormal ? 1 : 2) << subnormal;
   }
 }
 
