@@ -7,6 +7,7 @@
 
 #include "backends/registry.hpp"
 #include "cases/composite.hpp"
+#include "cases/invalid_calls.hpp"
 #include "cases/registry.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
@@ -107,6 +108,9 @@ void list_cases() {
   for (const auto& c : all_composites()) fmt::print("  {}  [{} nodes]\n", c.id, c.decl.nodes.size());
   fmt::print("large cases ({}; --scale large, docs/scale.md):\n", large_cases().size());
   for (const auto& c : large_cases()) fmt::print("  {}  [{}]\n", c.id, memory_text(device_bytes(c)));
+  fmt::print("calls the catalog refuses ({}; every device must refuse them, docs/invalid-calls.md):\n",
+             invalid_calls().size());
+  for (const auto& c : invalid_calls()) fmt::print("  {}  [{}]\n", c.c.id, c.problem);
 }
 
 void print_device(const std::string& id, const DeviceEntry& e) {

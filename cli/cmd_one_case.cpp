@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "harness/check/compare.hpp"
+#include "harness/check/invalid_call_subject.hpp"
 #include "harness/check/tolerance.hpp"
 #include "reports/npy.hpp"
 
@@ -116,8 +117,23 @@ int exit_code(const std::vector<CheckResult>& checks) {
   return 0;
 }
 
+// A call the catalog refuses: the one check is whether the device's supports() refuses it.
+int repro_refusal(const OneCaseCommand& cmd, const InvalidCall& call) {
+  const SelectedDevice device = select_one_device(cmd);
+  fmt::print("call {} on {} ({}): the catalog refuses it ({})\n", call.c.id, device.id, device.entry.info.name,
+             call.problem);
+  OpenedDevice opened = open_device(device);
+  if (!opened.backend) throw UsageError(device.id + " cannot be used: " + opened.reason);
+  const CheckResult r =
+      check_refusal(call.c, call.problem, {device.id, opened.backend.get(), nullptr}, cmd.common.seed);
+  fmt::print("{:<10} {} {}\n           {}\n", verdict_name(r.verdict), r.backend, check_label(r), r.reason);
+  return exit_code({r});
+}
+
 int repro_command(const OneCaseCommand& cmd) {
   const Subject& subject = require_subject(cmd.case_id);
+  if (const auto* invalid = dynamic_cast<const InvalidCallSubject*>(&subject))
+    return repro_refusal(cmd, invalid->call());
   if (subject.tier() == Tier::large) return repro_large(cmd, subject);
   if (!subject.primitive_case()) return repro_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
@@ -147,6 +163,9 @@ int dump_command(const OneCaseCommand& cmd) {
   if (subject.tier() == Tier::large)
     throw UsageError("dump takes small-tier cases and models: " + subject.id() +
                      " is a large case, whose reference is evaluated on a sample only (docs/scale.md)");
+  if (dynamic_cast<const InvalidCallSubject*>(&subject))
+    throw UsageError("dump takes small-tier cases and models: " + subject.id() +
+                     " is a call the catalog refuses, which nothing computes (docs/invalid-calls.md)");
   if (!subject.primitive_case()) return dump_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
   DumpFolder folder(cmd.out_dir);

@@ -24,7 +24,7 @@ class PreparedInvalidCall final : public PreparedSubject {
 }  // namespace
 
 std::unique_ptr<PreparedSubject> InvalidCallSubject::prepare(const RunContext&) const {
-  return std::make_unique<PreparedInvalidCall>(case_, problem_);
+  return std::make_unique<PreparedInvalidCall>(case_, call_.problem);
 }
 
 CheckResult InvalidCallSubject::blank(const std::string& device_id, std::uint64_t seed) const {

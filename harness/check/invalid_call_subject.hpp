@@ -11,14 +11,15 @@ namespace gp {
 
 class InvalidCallSubject final : public CaseSubject {
  public:
-  explicit InvalidCallSubject(const InvalidCall& call) : CaseSubject(call.c), problem_(call.problem) {}
+  explicit InvalidCallSubject(const InvalidCall& call) : CaseSubject(call.c), call_(call) {}
   // Every device is asked: refusing the call is what its check judges.
   Support supports(Backend&) const override { return Support::yes(); }
   std::unique_ptr<PreparedSubject> prepare(const RunContext& run) const override;
   CheckResult blank(const std::string& device_id, std::uint64_t seed) const override;
+  const InvalidCall& call() const { return call_; }
 
  private:
-  const std::string& problem_;
+  const InvalidCall& call_;  // an entry of invalid_calls(), which lives as long as the process
 };
 
 // The refusal check of `call` on one device: PASS when supports() refuses it (the reason quoted),

@@ -4,7 +4,8 @@ merge / compare refuse bad input with one line and exit 2 without touching the o
 flags drift with exit 1, SIGINT / SIGTERM give an interrupted report and exit 130, a report folder
 that cannot be written stops the run before it starts, --junit writes one testcase per check, and
 an OpenCL backend named explicitly but without a driver gives exit 3. The selection includes the
-gated composite models, so shards of models merge too.
+gated composite models, so shards of models merge too. A call the catalog refuses is listed,
+reproduced as the device's refusal and not dumped.
 
 Usage: check_reports_cli.py GRADPARITY WORK_DIR"""
 import hashlib
@@ -132,6 +133,18 @@ if "opencl" in listing:
     check(r.returncode == 0, f"default run without an OpenCL driver still skips: exit {r.returncode}")
 else:
     print("skip the unavailable-backend cases: this build has no OpenCL")
+
+# A call the catalog refuses (docs/invalid-calls.md): listed with its problem, reproduced as the
+# device's refusal, never dumped.
+invalid = "matmul(invalid,shape=2x3|4x5,out=2x5,dtype=f32)"
+listing = run(["list", "cases"]).stdout
+check(f"  {invalid}  [matmul: inner sizes differ: 2x3 x 4x5]" in listing, "list cases names a refused call and why")
+r = run(["repro", invalid, "--backend", "cpu"])
+check(r.returncode == 0 and "PASS" in r.stdout and "refused: invalid call: matmul: inner sizes differ" in r.stdout,
+      f"repro of a refused call: exit {r.returncode} {r.stdout.strip()!r} {r.stderr.strip()!r}")
+expect_usage_error(["dump", invalid, "--backend", "cpu", "--out", d("dump-invalid")],
+                   "is a call the catalog refuses, which nothing computes", "dump of a refused call")
+check(not os.path.exists(d("dump-invalid")), "dump of a refused call wrote nothing")
 
 print(f"{len(failures)} failed" if failures else "all passed")
 sys.exit(1 if failures else 0)
