@@ -72,7 +72,7 @@ std::optional<std::string> rule_output(const gp_op_call& c, Dims& want) {
     want[r - 1] = b[r - 1];
   } else if (op == "linear") {
     const Dims w = exact_dims(c.inputs[1]);
-    if (x.size() != 2 || w.size() != 2 || w[1] != x[1]) return "weight must be [out, " + text({x.back()}) + "]";
+    if (x.size() != 2 || w.size() != 2 || w[1] != x[1]) return "takes x [batch, in], W [out, in] and b [out]";
     if (exact_dims(c.inputs[2]) != Dims{w[0]}) return "bias must be [" + std::to_string(w[0]) + "]";
     want = {x[0], w[0]};
   }
