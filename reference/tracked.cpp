@@ -8,24 +8,13 @@ namespace gp::ref {
 
 namespace {
 
-// The x87 80-bit format, read directly: libm's ilogbl, ldexpl, nearbyintl and fmal (software on
-// x86-64, each saving the floating-point environment) were two thirds of a Tracked evaluation.
-// Every long double the reference meets is normal (subnormal long doubles are below 2^-16382).
-static_assert(std::numeric_limits<long double>::digits == 64, "x87 extended precision expected");
-struct Parts {
-  std::uint64_t mantissa;  // explicit leading bit at 63; 0 for zero
-  int exponent;            // unbiased: value = mantissa * 2^(exponent - 63)
-};
-Parts parts(long double v) {
-  unsigned char b[sizeof(long double)];
-  std::memcpy(b, &v, sizeof b);
-  Parts p;
-  std::uint16_t se;
-  std::memcpy(&p.mantissa, b, 8);
-  std::memcpy(&se, b + 8, 2);
-  p.exponent = (se & 0x7fff) - 16383;
-  return p;
-}
+// The x87 80-bit format, read directly (tracked.hpp's detail::parts): libm's ilogbl, ldexpl,
+// nearbyintl and fmal (software on x86-64, each saving the floating-point environment) were two
+// thirds of a Tracked evaluation. Every long double the reference meets is normal (subnormal long
+// doubles are below 2^-16382).
+using detail::odd_part;
+using detail::parts;
+
 long double power_of_two(int e) {
   // Subnormals by their bit pattern too: the long-double spacing at zero, 2^-16445, is asked for
   // at every zero product of a long-double Tracked run (a B-spline basis is mostly zeros).
@@ -41,16 +30,6 @@ long double power_of_two(int e) {
   return v;
 }
 // The odd part of |v| and its exponent: v = +-odd * 2^e (odd = 0 for zero).
-struct Odd {
-  std::uint64_t odd;
-  int e;
-};
-Odd odd_part(long double v) {
-  const Parts p = parts(v);
-  if (p.mantissa == 0) return {0, 0};
-  const int tz = std::countr_zero(p.mantissa);
-  return {p.mantissa >> tz, p.exponent - 63 + tz};
-}
 
 }  // namespace
 
@@ -189,14 +168,6 @@ long double ulp_in(long double v, int digits, int min_exponent) {
   return power_of_two(e - digits + 1);
 }
 
-bool representable_in(long double v, int digits, int min_exponent) {
-  if (v == 0 || !std::isfinite(v)) return true;
-  const Parts p = parts(v);
-  const int drop = 64 - digits + std::max(0, min_exponent - p.exponent);
-  if (drop >= 64) return false;
-  return drop <= 0 || (p.mantissa & ((std::uint64_t{1} << drop) - 1)) == 0;
-}
-
 Tracked staged(const Tracked& v) {
   const TrackingContext& c = tracking_context();
   Tracked r = v;
@@ -220,17 +191,9 @@ long double rounded_to(long double v, int digits, int min_exponent) {
   return std::nearbyint(v / q) * q;  // only for constants: not on a hot path
 }
 
-int lowest_bit_exponent(long double v) { return odd_part(v).e; }
-
 bool sum_is_exact(long double a, long double b, long double s) {
   const long double bb = s - a;
   return (a - (s - bb)) + (b - bb) == 0;
-}
-bool product_is_exact(long double a, long double b, long double p) {
-  const Odd x = odd_part(a), y = odd_part(b), z = odd_part(p);
-  if (x.odd == 0 || y.odd == 0) return z.odd == 0;
-  const unsigned __int128 xy = static_cast<unsigned __int128>(x.odd) * y.odd;
-  return xy == z.odd && x.e + y.e == z.e;
 }
 
 Tracked operator+(const Tracked& a, const Tracked& b) {

@@ -17,8 +17,10 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -124,16 +126,57 @@ TrackingContext context_for(DType dtype, const MathProfile* profile, bool flush,
 // A read of the device's profile: counted (ProfileReads) wherever a profile is current.
 bool backward_reads_output();
 
+// A long double's bits, inline where they are read: a Tracked dot product asks of each product
+// whether it is exact and representable, and as calls these were a third of its time.
+namespace detail {
+static_assert(std::numeric_limits<long double>::digits == 64, "x87 extended precision expected");
+struct Parts {
+  std::uint64_t mantissa;  // explicit leading bit at 63; 0 for zero
+  int exponent;            // unbiased: value = mantissa * 2^(exponent - 63)
+};
+inline Parts parts(long double v) {
+  unsigned char b[sizeof(long double)];
+  std::memcpy(b, &v, sizeof b);
+  Parts p{};
+  std::uint16_t se = 0;
+  std::memcpy(&p.mantissa, b, 8);
+  std::memcpy(&se, b + 8, 2);
+  p.exponent = (se & 0x7fff) - 16383;
+  return p;
+}
+// +0 or -0.
+inline bool is_zero(const long double& v) {
+  const Parts p = parts(v);
+  return p.mantissa == 0 && p.exponent == -16383;
+}
+struct Odd {
+  std::uint64_t odd;  // 0 for zero
+  int e;              // value = odd * 2^e
+};
+inline Odd odd_part(long double v) {
+  const Parts p = parts(v);
+  if (p.mantissa == 0) return {0, 0};
+  const int tz = std::countr_zero(p.mantissa);
+  return {p.mantissa >> tz, p.exponent - 63 + tz};
+}
+}  // namespace detail
+
 long double ulp_in(long double v, int digits, int min_exponent);
 inline long double compute_ulp(long double v) {
   const TrackingContext& c = tracking_context();
   return ulp_in(v, c.digits, c.min_exponent);
 }
-bool representable_in(long double v, int digits, int min_exponent);
+inline bool representable_in(long double v, int digits, int min_exponent) {
+  if (v == 0 || !std::isfinite(v)) return true;
+  const detail::Parts p = detail::parts(v);
+  const int drop = 64 - digits + std::max(0, min_exponent - p.exponent);
+  if (drop >= 64) return false;
+  return drop <= 0 || (p.mantissa & ((std::uint64_t{1} << drop) - 1)) == 0;
+}
 // v rounded to nearest in a format of `digits` significand bits and that smallest normal exponent.
 long double rounded_to(long double v, int digits, int min_exponent);
 // The exponent of v's lowest set bit: v is a multiple of 2^that (v != 0).
-int lowest_bit_exponent(long double v);
+inline int lowest_bit_exponent(long double v) { return detail::odd_part(v).e; }
 
 struct Tracked {
   long double v = 0;
@@ -190,7 +233,12 @@ inline ErrorBound channel_max(const ErrorBound& a, const ErrorBound& b) {
 // TwoSum, the fused multiply-add residual). An f64 product needs up to 106 bits: its long-double
 // rounding can look representable in f64 when the exact product is not.
 bool sum_is_exact(long double a, long double b, long double s);
-bool product_is_exact(long double a, long double b, long double p);
+inline bool product_is_exact(long double a, long double b, long double p) {
+  const detail::Odd x = detail::odd_part(a), y = detail::odd_part(b), z = detail::odd_part(p);
+  if (x.odd == 0 || y.odd == 0) return z.odd == 0;
+  const unsigned __int128 xy = static_cast<unsigned __int128>(x.odd) * y.odd;
+  return xy == z.odd && x.e + y.e == z.e;
+}
 // The rounding of an arithmetic result v: 0 when the kernel's operation is exact too (exact
 // operands, an exact long-double result representable in the compute dtype).
 // The standard model, u |v| (u = 2^-digits), not the exact half ULP at v: a kernel's
