@@ -7,10 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The folders kept clean so far; the others join as they are cleaned (their findings are listed
-# by `run-clang-tidy -p build/ci`).
+# by `python3 ci/tidy_groups.py build/ci . FOLDER`).
 TIDY_FOLDERS=(results harness reports cli)
 
-for tool in clang-format run-clang-tidy; do
+for tool in clang-format clang-tidy; do
   command -v "$tool" >/dev/null || { echo "lint: $tool is missing: run ci/setup.sh" >&2; exit 2; }
 done
 status=0
@@ -33,24 +33,11 @@ if [[ ! -f "$db" ]]; then
   echo "lint: $db is missing: run ci/build.sh first" >&2
   exit 2
 fi
-pattern="^$(pwd)/($(IFS='|'; echo "${TIDY_FOLDERS[*]}"))/.*\\.cpp\$"
-log="$(mktemp)"
-# The build's precompiled headers are GCC's, which clang cannot read: clang-tidy gets the compile
-# commands without them (it parses the headers themselves, as it would without a PCH).
-tidy_db="$(mktemp -d)"
-python3 - "$db" "$tidy_db/compile_commands.json" <<'PY'
-import json, re, sys
-commands = json.load(open(sys.argv[1]))
-for c in commands:
-    c["command"] = re.sub(r" -Winvalid-pch| -include \S+/cmake_pch\.hxx", "", c["command"])
-json.dump(commands, open(sys.argv[2], "w"))
-PY
-if run-clang-tidy -p "$tidy_db" -j "$(nproc)" -quiet "$pattern" >"$log" 2>&1 && ! grep -q "error:\|warning:" "$log"; then
+# In groups of translation units that share their headers' parse (ci/tidy_groups.py says why).
+if python3 ci/tidy_groups.py build/ci "$(pwd)" "${TIDY_FOLDERS[@]}" --jobs "$(nproc)"; then
   echo "lint: clang-tidy: no finding in ${TIDY_FOLDERS[*]}"
 else
-  grep -E "(error|warning):" "$log" | sed 's/\x1b\[[0-9;]*m//g' | sort -u
   echo "lint: clang-tidy found the above in ${TIDY_FOLDERS[*]} (.clang-tidy lists the checks)"
   status=1
 fi
-rm -rf "$log" "$tidy_db"
 exit $status

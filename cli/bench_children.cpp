@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 
 #include "bench/presets.hpp"
@@ -39,11 +38,6 @@ std::vector<std::string> child_args(const BenchCommand& cmd, const std::string& 
   if (!cmd.preset.empty()) a.insert(a.end(), {"--preset", cmd.preset});  // its creations' sizes
   append_cases_file_args(a);
   return a;
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // A later process's row merged into the first's: its repetitions appended (times `scale`), or its
@@ -136,7 +130,7 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
       double last_change = 0;
       const ChildExit exit =
           run_self(child_args(cmd, device.id, dir, repetitions, probes), [&](double elapsed) -> std::string {
-            if (const std::string m = read_text(dir / "started"); m != mark) {
+            if (const std::string m = read_child_file((dir / "started").string()); m != mark) {
               mark = m;
               last_change = elapsed;
             } else if (elapsed - last_change > cmd.case_timeout) {
@@ -154,7 +148,7 @@ BenchMeasurement bench_device_in_children(const BenchCommand& cmd, const Selecte
         break;
       }
       // "round case-id": the case whose calls were in progress.
-      const std::string started = read_text(dir / "started");
+      const std::string started = read_child_file((dir / "started").string());
       fs::remove_all(dir);
       const std::size_t space = started.find(' ');
       const std::string culprit = space == std::string::npos ? "" : started.substr(space + 1);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "core/error.hpp"
@@ -95,6 +96,11 @@ std::vector<std::string> read_id_list(const std::string& path) {
   for (std::string id; std::getline(in, id);)
     if (!id.empty()) ids.push_back(id);
   return ids;
+}
+
+std::string read_child_file(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace gp::cli

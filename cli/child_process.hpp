@@ -26,6 +26,8 @@ ChildExit run_self(const std::vector<std::string>& args, const std::function<std
 
 // The ids a parent hands its child in a file, one per line (blank lines skipped).
 std::vector<std::string> read_id_list(const std::string& path);
+// What a child has written to a file of its trace so far: empty while the file does not exist.
+std::string read_child_file(const std::string& path);
 
 // A new, empty file (or folder) under $TMPDIR or /tmp, named gradparity-STEM-XXXXXX.
 std::string make_temp_path(const std::string& stem, bool folder);

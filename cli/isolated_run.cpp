@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "cli/cases_file.hpp"
@@ -24,12 +23,6 @@ namespace {
 // The trace a child leaves in its folder: `started` holds the id of the case it runs now (or ran
 // last), `done-NNNNNN.json` the checks of each finished case, in the parity.json format.
 constexpr const char* kStarted = "started";
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s;
-}
 
 struct Trace {
   std::vector<CheckResult> checks;
@@ -52,7 +45,7 @@ Trace read_trace(const fs::path& dir, const std::string& device_id) {
       if (c.backend == device_id) t.checks.push_back(std::move(c));
     }
   }
-  if (fs::exists(dir / kStarted)) t.started = read_text(dir / kStarted);
+  if (fs::exists(dir / kStarted)) t.started = read_child_file((dir / kStarted).string());
   return t;
 }
 
@@ -87,7 +80,7 @@ std::string progress_mark(const fs::path& dir) {
   std::size_t n = 0;
   std::error_code ec;
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) ++n;
-  return std::to_string(n) + "\n" + read_text(dir / kStarted);
+  return std::to_string(n) + "\n" + read_child_file((dir / kStarted).string());
 }
 
 }  // namespace

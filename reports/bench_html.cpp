@@ -19,7 +19,7 @@ namespace gp {
 
 namespace {
 
-constexpr std::string_view kStyle = R"(
+constexpr std::string_view kBenchStyle = R"(
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
 code{font:12px ui-monospace,monospace;background:#f6f6f6;padding:0 2px}
@@ -191,7 +191,7 @@ std::string bench_to_html(const BenchReport& report) {
       "<code>{}</code>; {} repetitions of at least {} each. Blue: forward, orange: backward; hover a point for its "
       "row. Dashed lines: green the device's copy bandwidth (the catalog's reshape of one long tensor), red its "
       "arithmetic rate (the backend's own multiply-add chains): the roofline of the contractions.</p>\n",
-      kStyle, xml_escape(m.version), xml_escape(m.build_type), xml_escape(m.started_at), m.wall_seconds,
+      kBenchStyle, xml_escape(m.version), xml_escape(m.build_type), xml_escape(m.started_at), m.wall_seconds,
       xml_escape(m.command_line), report.repetitions, duration_text(report.min_time));
   for (const DeviceSummary& d : m.devices) {
     if (!d.available) continue;

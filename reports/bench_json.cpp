@@ -28,7 +28,7 @@ Json accuracy_to_json(const std::optional<RowAccuracy>& a) {
           {"checks", a->checks}};
 }
 
-std::optional<RowAccuracy> accuracy_from_json(const FieldReader& row) {
+std::optional<RowAccuracy> row_accuracy_from_json(const FieldReader& row) {
   if (!row.has("accuracy")) return std::nullopt;
   const FieldReader r = row.object("accuracy");
   RowAccuracy a;
@@ -97,7 +97,7 @@ BenchRow row_from_json(const FieldReader& r) {
   row.repetition_seconds = r.numbers("repetition_seconds");
   row.bytes = r.int64("bytes", 0);
   row.flops = r.int64("flops", 0);
-  row.accuracy = accuracy_from_json(r);
+  row.accuracy = row_accuracy_from_json(r);
   return row;
 }
 

@@ -16,7 +16,7 @@ namespace gp {
 
 namespace {
 
-constexpr std::string_view kStyle = R"(
+constexpr std::string_view kReportStyle = R"(
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
 h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
@@ -154,7 +154,7 @@ std::string report_to_html(const RunReport& report) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width\">\n<title>gradparity parity report</title>\n<style>";
-  out += kStyle;
+  out += kReportStyle;
   out += "</style>\n</head>\n<body>\n<h1>gradparity parity report</h1>\n";
   if (report.meta.interrupted)
     out +=

@@ -230,7 +230,7 @@ DeviceSummary device_from_json(const FieldReader& r) {
 
 namespace {
 
-ReferenceAccuracy accuracy_from_json(const FieldReader& r) {
+ReferenceAccuracy reference_accuracy_from_json(const FieldReader& r) {
   ReferenceAccuracy a;
   a.oracle = r.string("oracle");
   a.cases = r.int64("cases", 0);
@@ -263,7 +263,7 @@ RunMetadata meta_from_json(const FieldReader& r) {
   for (std::size_t i = 0; i < devices.size(); ++i)
     m.devices.push_back(
         device_from_json(FieldReader(devices[i], r.path_of("devices") + "[" + std::to_string(i) + "]")));
-  if (r.has("reference_accuracy")) m.reference_accuracy = accuracy_from_json(r.object("reference_accuracy"));
+  if (r.has("reference_accuracy")) m.reference_accuracy = reference_accuracy_from_json(r.object("reference_accuracy"));
   if (r.has("profile")) m.profile = profile_from_json(r.object("profile"));
   return m;
 }

@@ -15,8 +15,6 @@ namespace gp::md {
 
 namespace {
 
-bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
-
 // Checks grouped under one text (a reason class), groups in order of first appearance.
 struct Group {
   std::string text;

@@ -17,8 +17,6 @@ namespace gp::md {
 
 namespace {
 
-bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
-
 // Skip groups (skip_group: the kind, then the words with their figures folded), ranked by how many checks they skip;
 // the first 26 get a letter for the legend, the rest share "*" and are listed in the details file.
 std::map<std::string, std::string> skip_letters(const std::vector<CheckResult>& checks,

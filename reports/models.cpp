@@ -18,8 +18,6 @@ int verdict_severity(Verdict v) {
 
 namespace {
 
-bool is_problem(Verdict v) { return verdict_severity(v) >= 2; }
-
 void fold(Verdict& into, Verdict v, bool& seen) {
   if (!seen || verdict_severity(v) > verdict_severity(into)) into = v;
   seen = true;

@@ -17,6 +17,8 @@ namespace gp {
 
 enum class Verdict : std::uint8_t { pass, fail, skip, mistrusted, error };
 std::string_view verdict_name(Verdict v);  // "PASS", "FAIL", "SKIP", "MISTRUSTED", "ERROR"
+// What the reports list as problems: FAIL, ERROR, MISTRUSTED.
+inline bool is_problem(Verdict v) { return v == Verdict::fail || v == Verdict::error || v == Verdict::mistrusted; }
 
 // Which comparison a check is.
 //   forward                 backend forward vs reference forward

@@ -11,7 +11,7 @@ namespace gp {
 
 namespace {
 
-constexpr int kMaxDraws = 10000;
+constexpr int kMaxInputDraws = 10000;
 
 // A tensor of more elements (the large tier's 10^8 and 2^31 + 4,097) is drawn in blocks of
 // kDrawBlock, each from its own stream, on every core; smaller ones from one stream, as always.
@@ -29,7 +29,7 @@ void fill_by_blocks(HostTensor& t, std::uint64_t seed, const std::string& case_i
 // Draws one value of a pointwise domain, rounded to dtype, redrawn until the rounded value
 // still keeps its distance from kinks.
 double draw_pointwise(const Domain& d, DType t, Rng& rng, const std::string& case_id) {
-  for (int attempt = 0; attempt < kMaxDraws; ++attempt) {
+  for (int attempt = 0; attempt < kMaxInputDraws; ++attempt) {
     double x = 0;
     switch (d.kind) {
       case Domain::Kind::class_index:
@@ -85,7 +85,7 @@ void keep_apart(const HostTensor& x, HostTensor& y, const Domain& d, Rng& rng, c
     partners[static_cast<std::size_t>(plan.b_index(i))].push_back(x.get(plan.a_index(i)));
   for (std::int64_t j = 0; j < y.numel(); ++j) {
     bool placed = false;
-    for (int attempt = 0; attempt < kMaxDraws && !placed; ++attempt) {
+    for (int attempt = 0; attempt < kMaxInputDraws && !placed; ++attempt) {
       double v = round_to(y.dtype(), rng.uniform(d.lo, d.hi));
       placed = true;
       for (double p : partners[static_cast<std::size_t>(j)]) placed = placed && std::fabs(v - p) >= d.margin;

@@ -15,7 +15,7 @@ namespace {
 // can keep away from the kinks. A value within this distance of a kink could land on the other
 // side in a kernel's rounding (f32 pre-activations err by about 1e-6) and change the branch.
 constexpr double kKinkClearance = 1e-3;
-constexpr int kMaxDraws = 50;
+constexpr int kMaxKinkFreeDraws = 50;
 
 // The first node input lying within the clearance of a kink of its op, in words; empty if none.
 std::string near_kink(const Composite& c, const GraphTensors& t) {
@@ -51,7 +51,7 @@ void derive_one_hot_leaves(const Composite& c, std::vector<HostTensor>& leaves) 
 CompositeReference prepare_composite_reference(const Composite& c, std::uint64_t seed, const LeafFill& fill) {
   Case draw = c.leaf_case();
   std::string why;
-  for (int attempt = 0; attempt < kMaxDraws; ++attempt) {
+  for (int attempt = 0; attempt < kMaxKinkFreeDraws; ++attempt) {
     // Each redraw is a stream of its own, a function of the seed and the attempt alone.
     if (attempt > 0) draw.id = c.id + " redraw " + std::to_string(attempt);
     CompositeReference r;
@@ -66,7 +66,7 @@ CompositeReference prepare_composite_reference(const Composite& c, std::uint64_t
     why = near_kink(c, r.exact);
     if (why.empty()) return r;
   }
-  throw Error(c.id + ": no draw of " + std::to_string(kMaxDraws) + " keeps every kinked node clear: " + why);
+  throw Error(c.id + ": no draw of " + std::to_string(kMaxKinkFreeDraws) + " keeps every kinked node clear: " + why);
 }
 
 namespace {

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""clang-tidy over the style gate's translation units, a group of them at a time (ci/lint.sh).
+
+Each translation unit of the gated folders includes the same standard, fmt and json headers, and
+clang-tidy 14 parses them and runs every matcher over them once per unit: three quarters of its
+time on a unit of the project (1.2 s of parsing and 2.1 s of matching for harness/check/checker.cpp,
+against the unit's own few hundred lines). Here the units that compile with the same flags are
+checked in groups: a generated file that includes GROUP_SIZE of them, so those headers are parsed
+and matched once per group. A finding in an included unit is reported at its own file and line
+(the gated folders are in .clang-tidy's HeaderFilterRegex). Units of one group share a
+translation unit, so two of them may define the same name in an anonymous namespace: a group
+that does not compile is checked again one unit at a time.
+
+Usage: tidy_groups.py COMPILE_DB_DIR SOURCE_ROOT FOLDER... [--jobs N] [--group-size N]
+Prints every finding (deduplicated, sorted) and exits 1 if there is one, 2 on a usage error.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+# A diagnostic line of clang-tidy: path:line:col: severity: text [names].
+DIAGNOSTIC = re.compile(r"^(?P<path>[^:\s][^:]*):\d+:\d+: (?P<severity>error|warning): .*$")
+# What the compiler, not a check, reports: the group does not compile as one unit.
+COMPILE_ERROR = "[clang-diagnostic-error]"
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("db_dir", help="the build folder whose compile_commands.json says how each unit compiles")
+    p.add_argument("root", help="the source tree's root")
+    p.add_argument("folders", nargs="+", help="gated folders, relative to the root")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--group-size", type=int, default=14)
+    return p.parse_args()
+
+
+def flags_of(entry):
+    """The compile command's flags without the compiler, the output, the input and the build's
+    precompiled header, which is GCC's and which clang cannot read (clang-tidy parses the headers
+    themselves, as a build without it would)."""
+    args = entry["arguments"] if "arguments" in entry else shlex.split(entry["command"])
+    out, skip = [], 0
+    for i, a in enumerate(args[1:], 1):
+        if skip:
+            skip -= 1
+        elif a in ("-o", "-c"):
+            skip = 1
+        elif a == "-include" and i + 1 < len(args) and args[i + 1].endswith("cmake_pch.hxx"):
+            skip = 1
+        elif a != entry["file"] and a != "-Winvalid-pch":
+            out.append(a)
+    return out
+
+
+def run_tidy(argv, unit, cwd):
+    """clang-tidy's diagnostic lines, and whether the unit did not compile. A run that fails
+    without a diagnostic (clang-tidy itself failing) is a finding too: the gate never passes
+    what it did not check."""
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=cwd)
+    lines = [re.sub(r"\x1b\[[0-9;]*m", "", l) for l in (proc.stdout + proc.stderr).splitlines()]
+    found = [l for l in lines if DIAGNOSTIC.match(l)]
+    if proc.returncode != 0 and not found:
+        tail = " | ".join(lines[-3:])
+        found = [f"{unit}: error: clang-tidy exited with {proc.returncode} and no finding: {tail}"]
+    return found, any(COMPILE_ERROR in l for l in found)
+
+
+def main():
+    args = parse_args()
+    if args.group_size < 1 or args.jobs < 1:
+        print(f"tidy_groups: --group-size and --jobs must be at least 1", file=sys.stderr)
+        return 2
+    root = os.path.realpath(args.root)
+    config = os.path.join(root, ".clang-tidy")
+    db_path = os.path.join(args.db_dir, "compile_commands.json")
+    try:
+        with open(db_path) as f:
+            db = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"tidy_groups: cannot read {db_path}: {e}", file=sys.stderr)
+        return 2
+    gated = re.compile("^" + re.escape(root) + "/(" + "|".join(map(re.escape, args.folders)) + r")/.*\.cpp$")
+    by_flags = {}
+    for entry in db:
+        path = os.path.realpath(os.path.join(entry.get("directory", ""), entry["file"]))
+        if gated.match(path):
+            key = (entry.get("directory", "."), tuple(flags_of(entry)))
+            by_flags.setdefault(key, []).append(path)
+    groups = []
+    for key, files in by_flags.items():
+        files.sort()
+        count = -(-len(files) // args.group_size)  # groups of nearly equal size, none larger
+        for k in range(count):
+            groups.append((key, files[k * len(files) // count:(k + 1) * len(files) // count]))
+
+    tidy = ["clang-tidy", "-quiet", f"--config-file={config}"]
+    with tempfile.TemporaryDirectory(prefix="tidy-groups-") as scratch:
+
+        def check_group(index_and_group):
+            index, ((directory, flags), files) = index_and_group
+            unit = os.path.join(scratch, f"group{index}.cpp")
+            with open(unit, "w") as f:
+                for path in files:
+                    f.write(f'#include "{path}"  // NOLINT(bugprone-suspicious-include)\n')
+            found, broken = run_tidy(tidy + [unit, "--"] + list(flags), " ".join(files), directory)
+            if not broken:
+                return found, len(files), 0
+            found = []
+            for path in files:  # one unit at a time, as it is built
+                found += run_tidy(tidy + [path, "--"] + list(flags), path, directory)[0]
+            return found, len(files), len(files)
+
+        findings, units, alone = set(), 0, 0
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            # The largest groups first, so that the last one to finish is a small one.
+            order = sorted(enumerate(groups), key=lambda g: -len(g[1][1]))
+            for found, n, n_alone in pool.map(check_group, order):
+                findings.update(found)
+                units += n
+                alone += n_alone
+    for line in sorted(findings):
+        print(line)
+    note = f", {alone} of them one by one (their group did not compile as one unit)" if alone else ""
+    print(f"tidy_groups: {units} translation units in {len(groups)} groups{note}: {len(findings)} finding(s)")
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
