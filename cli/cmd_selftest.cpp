@@ -14,6 +14,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "harness/audit/large_selftest.hpp"
 #include "harness/audit/model_selftest.hpp"
 #include "harness/audit/selftest.hpp"
 #include "harness/check/open_device.hpp"
@@ -75,6 +76,59 @@ nlohmann::json to_json(const std::vector<ModelSelftest>& models) {
   return out;
 }
 
+nlohmann::json to_json(const std::vector<LargeSelftest>& large) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : large) {
+    nlohmann::json faults = nlohmann::json::array();
+    for (const auto& f : r.faults)
+      faults.push_back({{"fault", fault_label(f.fault)},
+                        {"tensor", f.tensor},
+                        {"trials", f.trials},
+                        {"caught", f.caught},
+                        {"must_catch", f.must_catch},
+                        {"evidence", f.evidence}});
+    nlohmann::json j = {{"case_id", r.c->id}, {"faults", faults}};
+    if (!r.baseline_problem.empty()) j["baseline_problem"] = r.baseline_problem;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+// The large cases' table: per case and fault class, caught trials of all trials ("n/a" where the
+// fault cannot change the case's results), and the first failing check.
+void print_large_table(const std::vector<LargeSelftest>& large, std::vector<std::string>& misses) {
+  fmt::print("\nlarge tier: caught trials of each fault class (element_perturbed: one element anywhere)\n");
+  for (const auto& r : large) {
+    fmt::print("\n{}\n", r.c->id);
+    if (!r.baseline_problem.empty()) {
+      fmt::print("  baseline not clean: {}\n", r.baseline_problem);
+      continue;
+    }
+    for (const auto& f : r.faults) {
+      const std::string rate = f.trials ? fmt::format("{}/{}", f.caught, f.trials) : "n/a";
+      const std::string label = fault_label(f.fault) + (f.tensor.empty() ? "" : " " + f.tensor);
+      fmt::print("  {:<36} {:>7}  {}\n", label, rate, f.evidence);
+      if (f.must_catch && f.caught < f.trials)
+        misses.push_back(fmt::format("{} missed {}", r.c->id, fault_label(f.fault)));
+    }
+  }
+}
+
+// The primitive cases' tables: per fault class and dtype, and eps* per family and dtype.
+void print_case_tables(const std::map<std::string, Tally>& by_fault,
+                       const std::map<std::string, std::vector<double>>& eps_by_family) {
+  fmt::print("{:<32} {:>8} {:>10} {:>8} {:>8} {:>12}\n", "fault class, dtype", "applies", "must catch", "caught",
+             "missed", "missed must");
+  for (const auto& [name, t] : by_fault)
+    fmt::print("{:<32} {:>8} {:>10} {:>8} {:>8} {:>12}\n", name, t.applies, t.must, t.caught, t.applies - t.caught,
+               t.missed_must);
+  fmt::print("\ndetection threshold eps* of gradient x (1 + eps), per family and dtype:\n");
+  fmt::print("{:<24} {:>6} {:>10} {:>10} {:>10}\n", "family dtype", "cases", "median", "p90", "max");
+  for (const auto& [family, v] : eps_by_family)
+    fmt::print("{:<24} {:>6} {:>10.3g} {:>10.3g} {:>10.3g}\n", family, v.size(), percentile(v, 0.5), percentile(v, 0.9),
+               percentile(v, 1.0));
+}
+
 // A model's detection table: a row per fault class, a column per faulted node: "+" caught, "-"
 // missed, "." the fault changed nothing the model computes.
 void print_model_table(const ModelSelftest& m) {
@@ -106,6 +160,7 @@ int selftest_command(const SelftestCommand& cmd) {
   // --sample thins the primitive cases; models run where --op names them.
   const std::vector<const CompositeSubject*> models = select_named_models(cmd.selection);
   std::vector<const Case*> cases = select_cases(cmd.selection);
+  const std::vector<const Subject*> large_cases = select_large_cases(cmd.selection);
   if (cmd.sample > 0 && static_cast<int>(cases.size()) > cmd.sample) {
     // Every k-th case, so that every family of the selection keeps its share.
     std::vector<const Case*> every;
@@ -165,19 +220,23 @@ int selftest_command(const SelftestCommand& cmd) {
       baseline_failures.push_back(m->id() + ": " + model_results.back().baseline_problem);
   }
 
-  fmt::print("selftest on {} ({}), seed {}: {} cases, {} models\n\n", device.id, device.entry.info.name,
-             cmd.common.seed, results.size(), model_results.size());
-  fmt::print("{:<32} {:>8} {:>10} {:>8} {:>8} {:>12}\n", "fault class, dtype", "applies", "must catch", "caught",
-             "missed", "missed must");
-  for (const auto& [name, t] : by_fault)
-    fmt::print("{:<32} {:>8} {:>10} {:>8} {:>8} {:>12}\n", name, t.applies, t.must, t.caught, t.applies - t.caught,
-               t.missed_must);
-  fmt::print("\ndetection threshold eps* of gradient x (1 + eps), per family and dtype:\n");
-  fmt::print("{:<24} {:>6} {:>10} {:>10} {:>10}\n", "family dtype", "cases", "median", "p90", "max");
-  for (const auto& [family, v] : eps_by_family)
-    fmt::print("{:<24} {:>6} {:>10.3g} {:>10.3g} {:>10.3g}\n", family, v.size(), percentile(v, 0.5), percentile(v, 0.9),
-               percentile(v, 1.0));
+  std::vector<LargeSelftest> large_results;
+  const std::unique_ptr<ReferenceCache> cache = open_reference_cache(cmd.common);
+  const LargeSelftestOptions large_opts{{cmd.common.seed, cmd.common.numerical, cache.get(), cmd.common.sample},
+                                        cmd.positions};
+  for (const Subject* s : large_cases) {
+    if (cmd.progress) fmt::print(stderr, "large {}\n", s->id());
+    if (!s->supports(*backend).ok) continue;
+    large_results.push_back(selftest_large_case(*s->large_case(), device, *backend, large_opts));
+    if (!large_results.back().baseline_problem.empty())
+      baseline_failures.push_back(s->id() + ": " + large_results.back().baseline_problem);
+  }
+
+  fmt::print("selftest on {} ({}), seed {}: {} cases, {} models, {} large cases\n\n", device.id, device.entry.info.name,
+             cmd.common.seed, results.size(), model_results.size(), large_results.size());
+  if (!results.empty()) print_case_tables(by_fault, eps_by_family);
   for (const auto& m : model_results) print_model_table(m);
+  if (!large_results.empty()) print_large_table(large_results, must_misses);
   for (const auto& b : baseline_failures) fmt::print("baseline not clean: {}\n", b);
   for (const auto& m : must_misses) fmt::print("MISSED (must catch): {}\n", m);
 
@@ -186,6 +245,7 @@ int selftest_command(const SelftestCommand& cmd) {
     const auto path = std::filesystem::path(cmd.report_dir) / "selftest.json";
     nlohmann::json doc = to_json(device, results);
     doc["models"] = to_json(model_results);
+    doc["large_cases"] = to_json(large_results);
     std::ofstream(path) << doc.dump(1) << "\n";
     fmt::print("report: {}\n", path.string());
   }

@@ -109,6 +109,7 @@ struct SelftestCommand {
   CommonOptions common;
   Selection selection;     // --op, --dtype, --filter as in run
   int sample = 0;          // --sample N: every k-th selected case, N in all; 0 = all
+  int positions = 8;       // --positions: large cases' element_perturbed trials
   std::string report_dir;  // --report-dir: DIR/selftest.json
   bool progress = true;
 };

@@ -44,8 +44,8 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
 }
 
 // --op, --dtype and --filter: the case selection every multi-case command takes; --scale where
-// the command runs large cases (run, stress; selftest and the oracle read a case's whole
-// reference, which the large tier does not have).
+// the command runs large cases (run, stress, selftest with the large tier's own faults; the oracle
+// reads a case's whole reference, which the large tier does not have).
 void add_selection(CLI::App* cmd, gp::Selection& sel, bool scales = false) {
   if (scales)
     cmd->add_option_function<std::string>(
@@ -153,9 +153,14 @@ int main(int argc, char** argv) {
       "the checks' detection power: cases (and models named with --op, one node's kernel at a time) run through "
       "injected faults; exit 1 if a must-catch one is missed");
   add_common(self_cmd, self.common, false);
-  add_selection(self_cmd, self.selection);
+  add_selection(self_cmd, self.selection, true);
   self_cmd->add_option("--sample", self.sample, "every k-th selected primitive case, N in all (0: all)")
       ->check(CLI::Range(0, 1000000));
+  self_cmd
+      ->add_option("--positions", self.positions,
+                   "large tier: positions of the one perturbed element per case (a detection rate: docs/scale.md)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
   self_cmd->add_option("--report-dir", self.report_dir, "write DIR/selftest.json");
   self_cmd->add_flag("!--no-progress", self.progress, "no progress output");
   gp::cli::MergeCommand merge;

@@ -6,14 +6,16 @@
 #include <iterator>
 
 #include "core/enum_table.hpp"
+#include "harness/check/rng.hpp"
 
 namespace gp {
 
 std::string_view fault_class_name(FaultClass f) {
-  static constexpr std::string_view kNames[] = {"gradient_scaled",      "sign_flipped",     "element_zeroed",
-                                                "last_element_dropped", "last_row_dropped", "gradients_crossed",
-                                                "forward_scaled",       "double_rounded"};
-  static_assert(std::size(kNames) == static_cast<std::size_t>(FaultClass::double_rounded) + 1);
+  static constexpr std::string_view kNames[] = {"gradient_scaled",      "sign_flipped",           "element_zeroed",
+                                                "last_element_dropped", "last_row_dropped",       "gradients_crossed",
+                                                "forward_scaled",       "double_rounded",         "element_perturbed",
+                                                "edge_tile_wrong",      "last_workgroup_dropped", "index_wrapped"};
+  static_assert(std::size(kNames) == static_cast<std::size_t>(FaultClass::index_wrapped) + 1);
   return enum_row(kNames, f);
 }
 
@@ -44,6 +46,75 @@ void restore_tail(HostTensor& after, const HostTensor& before, std::int64_t from
   std::memcpy(after.data() + off, before.data() + off, after.bytes() - off);
 }
 
+bool is_large_fault(FaultClass k) { return k >= FaultClass::element_perturbed; }
+
+void scale_element(HostTensor& t, std::int64_t i, double factor) { t.set(i, t.get(i) * factor); }
+
+// The last tile of 16 x 16 of the last matrix (of 16 elements for a vector): where a kernel's
+// partial edge tile lies whatever its tile size, 16 or a multiple.
+bool scale_edge_tile(HostTensor& t, double factor) {
+  constexpr std::int64_t kTile = 16;
+  const Shape& s = t.shape();
+  const std::int64_t cols = s.rank() >= 1 ? s[s.rank() - 1] : 1;
+  const std::int64_t rows = s.rank() >= 2 ? s[s.rank() - 2] : 1;
+  const std::int64_t matrix = (t.numel() / (rows * cols) - 1) * rows * cols;
+  bool changed = false;
+  for (std::int64_t r = (rows - 1) / kTile * kTile; r < rows; ++r)
+    for (std::int64_t c = (cols - 1) / kTile * kTile; c < cols; ++c) {
+      changed = changed || t.get(matrix + r * cols + c) != 0;
+      scale_element(t, matrix + r * cols + c, factor);
+    }
+  return changed;
+}
+
+bool differs_from(const HostTensor& a, const HostTensor& b, std::int64_t from) {
+  const auto off = static_cast<std::size_t>(from) * dtype_size(a.dtype());
+  return std::memcmp(a.data() + off, b.data() + off, a.bytes() - off) != 0;
+}
+
+}  // namespace
+
+bool apply_large_fault(const Fault& f, HostTensor& after, const HostTensor& before, int which,
+                       std::int64_t wrap_period) {
+  const std::int64_t n = after.numel();
+  if (n == 0 || (f.tensor >= 0 && f.tensor != which)) return false;
+  switch (f.kind) {
+    case FaultClass::element_perturbed: {
+      Rng rng = Rng::for_case(f.trial, "element_perturbed", std::to_string(which));
+      const auto start = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(n)));
+      // The first nonzero element from there on: scaling a zero changes nothing.
+      for (std::int64_t k = 0; k < n; ++k) {
+        const std::int64_t i = (start + k) % n;
+        if (after.get(i) != 0) {
+          scale_element(after, i, 1 + f.epsilon);
+          return true;
+        }
+      }
+      return false;
+    }
+    case FaultClass::edge_tile_wrong:
+      return scale_edge_tile(after, 1 + f.epsilon);
+    case FaultClass::last_workgroup_dropped: {
+      const std::int64_t from = std::max<std::int64_t>(0, n - kWorkgroupElements);
+      const bool changed = differs_from(after, before, from);
+      restore_tail(after, before, from);
+      return changed;
+    }
+    case FaultClass::index_wrapped: {
+      if (n <= wrap_period) return false;
+      const std::size_t width = dtype_size(after.dtype());
+      const auto wrap = static_cast<std::size_t>(wrap_period) * width, tail = after.bytes() - wrap;
+      std::memmove(after.data(), after.data() + wrap, tail);  // element i lands at i - 2^31
+      restore_tail(after, before, wrap_period);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+namespace {
+
 class FaultyQueue : public Queue {
  public:
   FaultyQueue(Backend& backend, std::unique_ptr<Queue> inner, const Fault& fault)
@@ -55,6 +126,12 @@ class FaultyQueue : public Queue {
   std::optional<double> take_device_seconds() noexcept override { return inner_->take_device_seconds(); }
 
   void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) override {
+    if (hits(call) && is_large_fault(fault_.kind)) {
+      const HostTensor before = inner_->download(out);
+      inner_->forward(call, inputs, out);
+      rewrite(out, [&](HostTensor& t) { apply_large_fault(fault_, t, before, 0); });
+      return;
+    }
     inner_->forward(call, inputs, out);
     if (!hits(call)) return;
     if (fault_.kind == FaultClass::forward_scaled) rewrite(out, [&](HostTensor& t) { scale(t, 1 + fault_.epsilon); });
@@ -64,7 +141,8 @@ class FaultyQueue : public Queue {
   void backward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, const DeviceBuffer& out,
                 const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) override {
     if (!hits(call)) return inner_->backward(call, inputs, out, dout, grads);
-    const bool drops = fault_.kind == FaultClass::last_element_dropped || fault_.kind == FaultClass::last_row_dropped;
+    const bool drops = fault_.kind == FaultClass::last_element_dropped || fault_.kind == FaultClass::last_row_dropped ||
+                       fault_.kind == FaultClass::last_workgroup_dropped || fault_.kind == FaultClass::index_wrapped;
     std::vector<HostTensor> before;
     if (drops)
       for (auto* g : grads) before.push_back(g ? inner_->download(*g) : HostTensor());
@@ -116,6 +194,16 @@ class FaultyQueue : public Queue {
         for (auto* g : present) rewrite(*g, round_all_once_more);
         break;
       case FaultClass::forward_scaled:
+        break;
+      case FaultClass::element_perturbed:
+      case FaultClass::edge_tile_wrong:
+      case FaultClass::last_workgroup_dropped:
+      case FaultClass::index_wrapped:
+        for (std::size_t k = 0; k < grads.size(); ++k)
+          if (grads[k] && grads[k]->shape().numel() > 0)
+            rewrite(*grads[k], [&](HostTensor& t) {
+              apply_large_fault(fault_, t, drops ? before[k] : t, 1 + static_cast<int>(k));
+            });
         break;
     }
   }

@@ -53,6 +53,8 @@ class Subject {
   // The primitive case behind the subject, for the audits that take primitives only so far
   // (stress, selftest, the oracle); null for models and training runs.
   virtual const Case* primitive_case() const { return nullptr; }
+  // The large-tier case behind the subject (harness/large/), for selftest's large faults.
+  virtual const Case* large_case() const { return nullptr; }
   // The tier of its sizes: a large case (harness/large/) compares a sample of each tensor.
   virtual Tier tier() const { return Tier::small; }
 };

@@ -16,6 +16,7 @@ class SampledSubject final : public CaseSubject {
   explicit SampledSubject(const Case& c);
   std::unique_ptr<PreparedSubject> prepare(const RunContext& run) const override;
   Tier tier() const override { return Tier::large; }
+  const Case* large_case() const override { return &case_; }
 };
 
 // Every sampled comparison of a large case on one device: the output and each gradient (a

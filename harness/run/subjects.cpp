@@ -165,6 +165,13 @@ std::vector<const CompositeSubject*> select_named_models(const Selection& sel) {
   return out;
 }
 
+std::vector<const Subject*> select_large_cases(const Selection& sel) {
+  std::vector<const Subject*> out;
+  for (const Subject* s : select_subjects(sel))
+    if (s->large_case()) out.push_back(s);
+  return out;
+}
+
 std::vector<const Case*> select_cases(const Selection& sel) {
   std::vector<const Case*> out;
   for (const Subject* s : select_subjects(sel))

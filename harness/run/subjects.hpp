@@ -55,5 +55,7 @@ std::vector<const CompositeSubject*> select_named_models(const Selection& sel);
 // The primitive cases among them, for the audits that take primitives only (stress, selftest,
 // oracle).
 std::vector<const Case*> select_cases(const Selection& sel);
+// The large-tier cases among them (Subject::large_case), for selftest's large faults.
+std::vector<const Subject*> select_large_cases(const Selection& sel);
 
 }  // namespace gp
