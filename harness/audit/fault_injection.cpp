@@ -127,9 +127,14 @@ class FaultyQueue : public Queue {
 
   void forward(const OpCall& call, std::span<const DeviceBuffer* const> inputs, DeviceBuffer& out) override {
     if (hits(call) && is_large_fault(fault_.kind)) {
-      const HostTensor before = inner_->download(out);
+      if (!touches(0)) return inner_->forward(call, inputs, out);
+      // What the buffer held before: only the faults that leave elements as found read it (a
+      // download of a 2^31-element tensor is seconds).
+      const bool reads_before =
+          fault_.kind == FaultClass::last_workgroup_dropped || fault_.kind == FaultClass::index_wrapped;
+      const HostTensor before = reads_before ? inner_->download(out) : HostTensor();
       inner_->forward(call, inputs, out);
-      rewrite(out, [&](HostTensor& t) { apply_large_fault(fault_, t, before, 0); });
+      rewrite(out, [&](HostTensor& t) { apply_large_fault(fault_, t, reads_before ? before : t, 0); });
       return;
     }
     inner_->forward(call, inputs, out);
@@ -200,7 +205,7 @@ class FaultyQueue : public Queue {
       case FaultClass::last_workgroup_dropped:
       case FaultClass::index_wrapped:
         for (std::size_t k = 0; k < grads.size(); ++k)
-          if (grads[k] && grads[k]->shape().numel() > 0)
+          if (grads[k] && grads[k]->shape().numel() > 0 && touches(1 + static_cast<int>(k)))
             rewrite(*grads[k], [&](HostTensor& t) {
               apply_large_fault(fault_, t, drops ? before[k] : t, 1 + static_cast<int>(k));
             });
@@ -210,6 +215,8 @@ class FaultyQueue : public Queue {
 
  private:
   bool hits(const OpCall& call) const { return fault_.target.empty() || call.case_id == fault_.target; }
+  // Whether a large-tier fault changes the call's tensor `which` (Fault::tensor).
+  bool touches(int which) const { return fault_.tensor < 0 || fault_.tensor == which; }
   void rewrite(DeviceBuffer& b, const std::function<void(HostTensor&)>& change) {
     HostTensor t = inner_->download(b);
     change(t);
