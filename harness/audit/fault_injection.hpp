@@ -25,7 +25,7 @@ enum class FaultClass : std::uint8_t {
   // The large tier's faults (harness/audit/large_selftest.hpp), on the forward result and on every
   // gradient alike:
   element_perturbed,       // one element, at a position drawn from Fault::trial, times (1 + epsilon)
-  edge_tile_wrong,         // the last 16 x 16 tile (16 elements of a vector) times (1 + epsilon)
+  edge_tile_wrong,         // the last 16 x 16 tile (16 of a vector) moved by the tensor's largest magnitude
   last_workgroup_dropped,  // the last kWorkgroupElements elements left as the kernel found them
   index_wrapped,           // a 32-bit index: element i past 2^31 written at i - 2^31, i left as found
 };

@@ -37,7 +37,7 @@ struct LargeSelftestOptions {
   double epsilon = 1e-3;
 };
 
-// The large tier's fault set at `epsilon`: element_perturbed, edge_tile_wrong,
+// The large tier's fault set: element_perturbed at `epsilon`, edge_tile_wrong,
 // last_workgroup_dropped, index_wrapped. selftest_large_case applies element_perturbed to each
 // checked tensor in turn (the output, then each gradient), the others to every tensor at once.
 std::vector<Fault> large_fault_set(double epsilon);

@@ -40,10 +40,11 @@ TEST(LargeFaults, AWrappedIndexWritesPastThePeriodAtTheStartAndLeavesTheRestAsFo
 TEST(LargeFaults, TheEdgeTileIsTheLastSixteenBySixteenOfTheLastMatrix) {
   HostTensor t(DType::f32, Shape{2, 33, 31});
   for (std::int64_t i = 0; i < t.numel(); ++i) t.set(i, 1);
-  EXPECT_TRUE(apply_large_fault({FaultClass::edge_tile_wrong, 1.0}, t, t, 0));
+  t.set(5, -3);  // the largest magnitude: the tile moves by 3, away from zero
+  EXPECT_TRUE(apply_large_fault({FaultClass::edge_tile_wrong}, t, t, 0));
   int doubled = 0;
   for (std::int64_t i = 0; i < t.numel(); ++i)
-    if (t.get(i) == 2) {
+    if (t.get(i) == 4) {
       ++doubled;
       EXPECT_EQ(i / (33 * 31), 1) << "the last matrix";
       EXPECT_EQ(i % (33 * 31) / 31, 32) << "the last row, 32 = 2 x 16";
