@@ -17,7 +17,7 @@
 namespace gp {
 
 struct LargeFaultOutcome {
-  Fault fault;              // element_perturbed: trial 0; the others its trials
+  Fault fault;              // as applied, but for Fault::trial, which each trial sets
   std::string tensor;       // element_perturbed: the tensor perturbed ("output", "gradient 0", ...)
   int trials = 0;           // 0: the fault cannot change this case's results (`evidence` says why)
   int caught = 0;           // trials in which a check failed
