@@ -74,7 +74,7 @@ def run_tidy(argv, unit, cwd):
 def main():
     args = parse_args()
     if args.group_size < 1 or args.jobs < 1:
-        print(f"tidy_groups: --group-size and --jobs must be at least 1", file=sys.stderr)
+        print("tidy_groups: --group-size and --jobs must be at least 1", file=sys.stderr)
         return 2
     root = os.path.realpath(args.root)
     config = os.path.join(root, ".clang-tidy")
@@ -92,6 +92,11 @@ def main():
         if gated.match(path):
             key = (entry.get("directory", "."), tuple(flags_of(entry)))
             by_flags.setdefault(key, []).append(path)
+    checked = [p for files in by_flags.values() for p in files]
+    empty = [d for d in args.folders if not any(p.startswith(os.path.join(root, d) + "/") for p in checked)]
+    if empty:  # a misspelt folder would otherwise pass unchecked
+        print(f"tidy_groups: no translation unit of {', '.join(empty)} in {db_path}", file=sys.stderr)
+        return 2
     groups = []
     for key, files in by_flags.items():
         files.sort()
