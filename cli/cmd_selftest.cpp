@@ -96,7 +96,7 @@ nlohmann::json to_json(const std::vector<LargeSelftest>& large) {
 
 // The large cases' table: per case and fault class, caught trials of all trials ("n/a" where the
 // fault cannot change the case's results), and the first failing check.
-void print_large_table(const std::vector<LargeSelftest>& large, std::vector<std::string>& misses) {
+void print_large_table(const std::vector<LargeSelftest>& large) {
   fmt::print("\nlarge tier: caught trials of each fault class (element_perturbed: one element anywhere)\n");
   for (const auto& r : large) {
     fmt::print("\n{}\n", r.c->id);
@@ -108,8 +108,6 @@ void print_large_table(const std::vector<LargeSelftest>& large, std::vector<std:
       const std::string rate = f.trials ? fmt::format("{}/{}", f.caught, f.trials) : "n/a";
       const std::string label = fault_label(f.fault) + (f.tensor.empty() ? "" : " " + f.tensor);
       fmt::print("  {:<36} {:>7}  {}\n", label, rate, f.evidence);
-      if (f.must_catch && f.caught < f.trials)
-        misses.push_back(fmt::format("{} missed {}", r.c->id, fault_label(f.fault)));
     }
   }
 }
@@ -230,13 +228,16 @@ int selftest_command(const SelftestCommand& cmd) {
     large_results.push_back(selftest_large_case(*s->large_case(), device, *backend, large_opts));
     if (!large_results.back().baseline_problem.empty())
       baseline_failures.push_back(s->id() + ": " + large_results.back().baseline_problem);
+    for (const auto& f : large_results.back().faults)
+      if (f.must_catch && f.caught < f.trials)
+        must_misses.push_back(fmt::format("{} missed {}", s->id(), fault_label(f.fault)));
   }
 
   fmt::print("selftest on {} ({}), seed {}: {} cases, {} models, {} large cases\n\n", device.id, device.entry.info.name,
              cmd.common.seed, results.size(), model_results.size(), large_results.size());
   if (!results.empty()) print_case_tables(by_fault, eps_by_family);
   for (const auto& m : model_results) print_model_table(m);
-  if (!large_results.empty()) print_large_table(large_results, must_misses);
+  if (!large_results.empty()) print_large_table(large_results);
   for (const auto& b : baseline_failures) fmt::print("baseline not clean: {}\n", b);
   for (const auto& m : must_misses) fmt::print("MISSED (must catch): {}\n", m);
 
