@@ -15,6 +15,7 @@ packages=(
   libclblast-dev  # plugins/clblast, ctest plugin/clblast
   libvulkan-dev mesa-vulkan-drivers glslc vulkan-validationlayers vulkan-tools spirv-tools
   libdnnl-dev  # plugins/onednn: oneDNN 2.6, verified through the plugin ABI (ctest plugin/onednn)
+  libtorch-dev  # plugins/libtorch: PyTorch 1.13's CPU kernels, verified the same way (ctest plugin/libtorch)
 )
 
 missing=()
