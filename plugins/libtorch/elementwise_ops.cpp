@@ -29,7 +29,7 @@ constexpr std::string_view kNoStraightThrough =
     "PyTorch has no straight-through op: a user composes it with detach(), a formula of the user's, not PyTorch's "
     "kernel";
 
-const OpRow rows[] = {
+const OpRow elementwise_table[] = {
     {"neg", 1, unary<at::neg>, {}},
     {"square", 1, unary<at::square>, {}},
     {"reciprocal", 1, unary<at::reciprocal>, {}},
@@ -65,6 +65,6 @@ const OpRow rows[] = {
 
 }  // namespace
 
-std::span<const OpRow> elementwise_rows() { return rows; }
+std::span<const OpRow> elementwise_rows() { return elementwise_table; }
 
 }  // namespace gp_libtorch

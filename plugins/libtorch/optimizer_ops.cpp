@@ -60,13 +60,13 @@ Tensor adamw_step(const gp_op_call& c, const Tensors& in) {
   return at::stack({p.detach(), moments.exp_avg(), moments.exp_avg_sq()});
 }
 
-const OpRow rows[] = {
+const OpRow optimizer_table[] = {
     {"sgd_step", 3, sgd_step, {}, /*forward_only=*/true},
     {"adamw_step", 4, adamw_step, {}, /*forward_only=*/true},
 };
 
 }  // namespace
 
-std::span<const OpRow> optimizer_rows() { return rows; }
+std::span<const OpRow> optimizer_rows() { return optimizer_table; }
 
 }  // namespace gp_libtorch

@@ -54,7 +54,7 @@ Tensor bce_with_logits(const gp_op_call&, const Tensors& in) {
   return at::binary_cross_entropy_with_logits(in[0], in[1], {}, {}, at::Reduction::Mean);
 }
 
-const OpRow rows[] = {
+const OpRow structured_table[] = {
     {"sum", 1, sum, {}},
     {"mean", 1, mean, {}},
     {"max", 1, max, {}},
@@ -82,6 +82,6 @@ const OpRow rows[] = {
 
 }  // namespace
 
-std::span<const OpRow> structured_rows() { return rows; }
+std::span<const OpRow> structured_rows() { return structured_table; }
 
 }  // namespace gp_libtorch
