@@ -85,15 +85,15 @@ std::vector<at::Tensor> gradients(const gp_op_call& call, Tensors inputs, const 
 constexpr int64_t kDryRunElements = int64_t{1} << 22;
 
 void dry_run(const gp_op_call& call) {
+  int64_t elements = 0;
+  for (int k = 0; k < call.input_count; ++k) elements += c10::multiply_integers(sizes_of(call.inputs[k]));
+  if (elements > kDryRunElements) return;
   Tensors inputs;
   std::vector<bool> wanted;
-  int64_t elements = 0;
   for (int k = 0; k < call.input_count; ++k) {
     inputs.push_back(at::zeros(sizes_of(call.inputs[k]), at::TensorOptions().dtype(scalar_type(call.inputs[k].dtype))));
     wanted.push_back(call.inputs[k].dtype != GP_DTYPE_I32);
-    elements += inputs.back().numel();
   }
-  if (elements > kDryRunElements) return;
   at::Tensor out;
   {
     at::NoGradGuard no_grad;
@@ -123,10 +123,9 @@ int32_t device_count() { return 1; }
 
 gp_status device_info(int32_t index, gp_device_info* out) {
   if (index != 0) return fail("no device %d", index);
-  static char notes[160];
-  std::snprintf(notes, sizeof notes,
-                "PyTorch %s CPU kernels through ATen, every VJP from autograd; %d intra-op threads", TORCH_VERSION,
-                at::get_num_threads());
+  // Made once: under the full contract two threads may ask at the same time.
+  static const std::string notes = "PyTorch " TORCH_VERSION " CPU kernels through ATen, every VJP from autograd; " +
+                                   std::to_string(at::get_num_threads()) + " intra-op threads";
   out->name = "PyTorch CPU (ATen)";
   out->driver = "libtorch " TORCH_VERSION " (Debian libtorch-dev)";
   out->api_version = "ATen " TORCH_VERSION;
@@ -136,7 +135,7 @@ gp_status device_info(int32_t index, gp_device_info* out) {
   // PyTorch's vectorised CPU math is SLEEF's 1-ULP functions and glibc's libm for the rest: the
   // cpu profile is the closest gradparity has (docs/plugins-libtorch.md).
   out->math_profile = "cpu";
-  out->notes = notes;
+  out->notes = notes.c_str();
   return GP_OK;
 }
 
@@ -156,8 +155,8 @@ gp_status supports(gp_device*, const gp_op_call* call, char* reason, size_t size
   const OpRow* row = find_row(call->op);
   if (!row) return refuse("no mapping onto PyTorch for this op");
   if (!row->forward) return refuse(std::string(row->absent));
-  if (auto problem = refused_by_catalog(*call)) return refuse("invalid call: " + *problem);
   try {
+    if (auto problem = refused_by_catalog(*call)) return refuse("invalid call: " + *problem);
     dry_run(*call);
   } catch (const c10::Error& err) {
     const std::string text = err.what_without_backtrace();
