@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,29 @@ class MathProfile {
   // (docs/error-model.md, "Backward formulations"); undeclared, the bound is the stable form's.
   virtual bool backward_reads_output(OpKind) const { return false; }
 };
+
+std::optional<MathFn> parse_math_fn(std::string_view name);
+
+// The accuracy a device promises for one function in one compute dtype (f32 or f64), over the
+// function's whole domain, and where that promise is written.
+struct DeclaredBudget {
+  MathFn fn;
+  DType compute;
+  FnBudget budget;
+  std::string source;
+};
+// "exp f32 4 ULP" (+ "+ 1e-06" where abs is set).
+std::string describe(const DeclaredBudget& b);
+
+// `base` with each declared budget in place of base's for its function and dtype; a source that
+// names every declaration (it keys the reference cache and shows in each check's tolerance).
+// Interned like with_backward_from_output.
+const MathProfile& with_declared_budgets(const MathProfile& base, std::vector<DeclaredBudget> budgets);
+
+// Whether a declared budget allows more than `base` does for its function and dtype at some
+// argument of a fixed sample over the function's domain: a promise looser than the profile the
+// device names, which reports flag.
+bool looser_than(const DeclaredBudget& declared, const MathProfile& base);
 
 // Correct rounding everywhere (0.5 ULP): the profile of an ideal device, used by unit tests.
 const MathProfile& correctly_rounded_profile();

@@ -30,8 +30,16 @@ std::string missing_function(const gp_plugin_api& api) {
 
 // The size of a table of ABI version v: up to the first member a later version appended.
 std::size_t table_size(std::uint32_t v) {
-  if (v >= 3) return sizeof(gp_plugin_api);
-  return v == 2 ? offsetof(gp_plugin_api, backward_reads_output) : offsetof(gp_plugin_api, arithmetic_probe);
+  switch (v) {
+    case 1:
+      return offsetof(gp_plugin_api, arithmetic_probe);
+    case 2:
+      return offsetof(gp_plugin_api, backward_reads_output);
+    case 3:
+      return offsetof(gp_plugin_api, math_budgets);
+    default:
+      return sizeof(gp_plugin_api);
+  }
 }
 
 std::string dl_error() {
@@ -124,6 +132,10 @@ decltype(gp_plugin_api::arithmetic_probe) Library::arithmetic_probe() const {
 
 decltype(gp_plugin_api::backward_reads_output) Library::backward_reads_output() const {
   return api_->abi_version >= 3 && api_->struct_size >= table_size(3) ? api_->backward_reads_output : nullptr;
+}
+
+decltype(gp_plugin_api::math_budgets) Library::math_budgets() const {
+  return api_->abi_version >= 4 && api_->struct_size >= table_size(4) ? api_->math_budgets : nullptr;
 }
 
 std::string Library::name() const {

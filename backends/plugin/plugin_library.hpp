@@ -35,6 +35,7 @@ class Library {
   // past its struct_size), a version-2 one may leave it NULL.
   decltype(gp_plugin_api::arithmetic_probe) arithmetic_probe() const;
   decltype(gp_plugin_api::backward_reads_output) backward_reads_output() const;  // NULL below version 3
+  decltype(gp_plugin_api::math_budgets) math_budgets() const;                    // NULL below version 4
   const std::string& path() const { return path_; }
   std::string name() const;  // the plugin's own name, or the file name when it gives none
 

@@ -1,7 +1,9 @@
 // Provider "plugin": devices of a library named on the command line (--backend
 // plugin:PATH.so[:DEVICE]), each described by the plugin and checked here: its dtypes, whether
-// it may flush subnormals, the math profile it declares by name, and the backwards it declares
-// to compute from the forward's value.
+// it may flush subnormals, the math profile it declares by name, the library functions' budgets it
+// declares in place of that profile's, and the backwards it declares to compute from the
+// forward's value.
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -67,6 +69,58 @@ std::vector<OpKind> backward_from_output(const Library& lib, int index, std::str
   return ops;
 }
 
+std::string known_math_functions() {
+  std::string names;
+  for (int i = 0; i < kMathFnCount; ++i) names += (i ? ", " : "") + std::string(math_fn_name(static_cast<MathFn>(i)));
+  return names;
+}
+
+// The library functions' budgets device `index` declares (ABI version 4), each checked: a function
+// the error model charges, a compute dtype, finite figures of at least 0, a source, once per
+// function and dtype.
+std::vector<DeclaredBudget> declared_budgets(const Library& lib, int index) {
+  std::vector<DeclaredBudget> out;
+  const auto fn = lib.math_budgets();
+  if (!fn) return out;
+  const gp_math_budget* list = nullptr;
+  const std::int32_t n = lib.locked(Scope::device, [&] { return fn(index, &list); });
+  const std::string where = "plugin " + lib.path() + ": device " + std::to_string(index) + " declares ";
+  if (n < 0 || (n > 0 && !list)) throw UsageError(where + std::to_string(n) + " math budgets without an array of them");
+  for (std::int32_t i = 0; i < n; ++i) {
+    const gp_math_budget& b = list[i];
+    const std::string name = text(b.function);
+    const std::optional<MathFn> f = parse_math_fn(name);
+    if (!f) throw UsageError(where + "a math budget for '" + name + "', not one of " + known_math_functions());
+    if (b.dtype != GP_DTYPE_F32 && b.dtype != GP_DTYPE_F64)
+      throw UsageError(where + "a budget for " + name + " in dtype " + std::to_string(b.dtype) +
+                       ": budgets are per compute dtype, GP_DTYPE_F32 or GP_DTYPE_F64");
+    if (!std::isfinite(b.ulps) || !std::isfinite(b.abs) || b.ulps < 0 || b.abs < 0)
+      throw UsageError(where + "a budget for " + name + " of " + std::to_string(b.ulps) + " ULP + " +
+                       std::to_string(b.abs) + ": both must be finite and at least 0");
+    if (text(b.source).empty()) throw UsageError(where + "a budget for " + name + " without its source");
+    const DeclaredBudget d{*f, b.dtype == GP_DTYPE_F32 ? DType::f32 : DType::f64, {b.ulps, b.abs}, text(b.source)};
+    for (const DeclaredBudget& earlier : out)
+      if (earlier.fn == d.fn && earlier.compute == d.compute)
+        throw UsageError(where + "two budgets for " + name + " in " + std::string(dtype_name(d.compute)));
+    out.push_back(d);
+  }
+  return out;
+}
+
+// Device notes on the declared budgets: each promise, and those looser than the named profile's.
+void note_budgets(const std::vector<DeclaredBudget>& budgets, const MathProfile& named, const std::string& name,
+                  std::vector<std::string>& notes) {
+  if (budgets.empty()) return;
+  std::string all, looser;
+  for (const DeclaredBudget& b : budgets) {
+    all += (all.empty() ? "" : "; ") + describe(b) + " (" + b.source + ")";
+    if (looser_than(b, named)) looser += (looser.empty() ? "" : ", ") + describe(b);
+  }
+  notes.push_back("math budgets declared by the device: " + all);
+  if (!looser.empty())
+    notes.push_back("LOOSER than the " + name + " profile (checks are judged by the promise): " + looser);
+}
+
 DeviceInfo describe_device(const Library& lib, int index) {
   gp_device_info c{};
   lib.check(Scope::device, "device_info", "", [&] { return lib.api().device_info(index, &c); });
@@ -78,12 +132,15 @@ DeviceInfo describe_device(const Library& lib, int index) {
   d.dtypes = dtypes_of(c.dtypes);
   d.may_flush_subnormals = c.may_flush_subnormals != 0;
   std::string forms;
-  d.math = &with_backward_from_output(declared_profile(lib, c.math_profile), backward_from_output(lib, index, &forms));
+  const MathProfile& named = declared_profile(lib, c.math_profile);
+  const std::vector<DeclaredBudget> budgets = declared_budgets(lib, index);
+  d.math = &with_backward_from_output(with_declared_budgets(named, budgets), backward_from_output(lib, index, &forms));
   d.notes = {"plugin " + lib.name() + " (" + lib.path() + "), ABI " + std::to_string(lib.abi_version()) +
                  ", thread-safety contract: " + contract_name(lib.api().threads) +
                  (lib.arithmetic_probe() ? ", arithmetic probe" : ""),
              "math profile: " + (text(c.math_profile).empty() ? std::string(kCorrectlyRounded) + " (undeclared)"
                                                               : text(c.math_profile))};
+  note_budgets(budgets, named, text(c.math_profile).empty() ? kCorrectlyRounded : text(c.math_profile), d.notes);
   if (!forms.empty()) d.notes.push_back("backward computed from the forward's value (declared): " + forms);
   if (!text(c.notes).empty()) d.notes.push_back(text(c.notes));
   return d;

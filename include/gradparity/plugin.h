@@ -14,7 +14,7 @@
  * later version appends are optional (NULL: the plugin has none).
  *
  * Versioning: GP_PLUGIN_ABI_VERSION changes whenever a struct's layout or a function's meaning
- * changes. A version only appends members to the table, so this host loads versions 1 to 3: a
+ * changes. A version only appends members to the table, so this host loads versions 1 to 4: a
  * version-1 plugin's table ends where version 2's first member begins (its struct_size says so),
  * and the host reads no member past a table's struct_size. Op names are the catalog's names
  * (docs/ops.md), stable across versions; a new catalog op only reaches a plugin as an op name it
@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define GP_PLUGIN_ABI_VERSION 3u
+#define GP_PLUGIN_ABI_VERSION 4u
 #define GP_PLUGIN_ABI_OLDEST 1u /* the oldest version this header's host still loads */
 
 /* Status of every fallible call. */
@@ -118,6 +118,20 @@ typedef struct gp_device_info {
   const char* notes; /* one line for reports, or NULL */
 } gp_device_info;
 
+/* The accuracy a device promises for one library function its kernels call (ABI version 4):
+ * |computed - exact| <= ulps * ulp(exact) + abs, in the compute dtype (GP_DTYPE_F32, which the
+ * 16-bit storage types compute in, or GP_DTYPE_F64), over the function's whole domain. It replaces
+ * the math profile's budget for that function and dtype; `source` says where the promise is
+ * written ("SLEEF 3.5 reference: Sleef_expf_u10, max error 1.0 ULP"). Strings stay valid while
+ * the library is loaded. */
+typedef struct gp_math_budget {
+  const char* function; /* div, sqrt, rsqrt, exp, expm1, log, log1p, pow, sin, cos, tanh, erf, erfc */
+  gp_dtype dtype;
+  double ulps;
+  double abs;
+  const char* source;
+} gp_math_budget;
+
 typedef struct gp_device gp_device; /* opaque, the plugin's own */
 typedef struct gp_buffer gp_buffer;
 typedef struct gp_queue gp_queue;
@@ -176,6 +190,13 @@ typedef struct gp_plugin_api {
    * formulation exceeds where 1 - y^2 cancels (docs/error-model.md, "Backward formulations").
    * The text stays valid while the library is loaded. */
   const char* (*backward_reads_output)(int32_t index);
+
+  /* --- version 4: optional (NULL: none) -------------------------------------------------------
+   * The library functions whose accuracy device `index` declares (gp_math_budget): sets *out to
+   * an array that stays valid while the library is loaded and returns its length (0: none). Each
+   * replaces the declared math profile's budget for its function and dtype; the report shows the
+   * promise and flags one looser than the profile's (docs/plugins.md, "Declared math budgets"). */
+  int32_t (*math_budgets)(int32_t index, const gp_math_budget** out);
 } gp_plugin_api;
 
 /* The table of a plugin whose functions carry the names of their slots (device_count,

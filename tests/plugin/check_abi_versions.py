@@ -7,7 +7,11 @@
     before version 3's member, and it loads and runs;
   - a version-3 plugin declares the ops whose backward computes from the forward's value: the declaration
     is listed and named in each check's tolerance; an op name outside the catalog is refused in one
-    line (exit 2) naming it, with no report written;
+    line (exit 2) naming it, with no report written; its table ends before version 4's member;
+  - a version-4 plugin declares math budgets: an exp 3 to 6 ULP off FAILs under the cpu profile
+    undeclared and PASSes with its declared 8 ULP, listed, flagged as looser than the profile, and
+    named in each check's tolerance; a tighter declaration is not flagged; an unknown function, a
+    dtype other than f32/f64 and a negative budget are each one line, exit 2, no report;
   - a version past this host's is refused in one line naming both (plugin/bad-plugins).
 
 Usage: check_abi_versions.py GRADPARITY PLUGIN_DIR WORK_DIR"""
@@ -29,11 +33,13 @@ def check(ok, what):
         failures.append(what)
 
 
-def gp(*args, declared=None):
+def gp(*args, declared=None, budgets=None, exp_error=None):
     env = dict(os.environ)
-    env.pop("GP_TEST_BACKWARD_READS_OUTPUT", None)
-    if declared is not None:
-        env["GP_TEST_BACKWARD_READS_OUTPUT"] = declared
+    for name, value in (("GP_TEST_BACKWARD_READS_OUTPUT", declared), ("GP_TEST_MATH_BUDGETS", budgets),
+                        ("GP_TEST_EXP_RELATIVE_ERROR", exp_error)):
+        env.pop(name, None)
+        if value is not None:
+            env[name] = value
     return subprocess.run([gradparity, *args], capture_output=True, text=True, env=env)
 
 
@@ -73,12 +79,12 @@ r = gp("run", "--backend", f"plugin:{v2}", "--op", "exp", "--dtype", "f32", "--n
        os.path.join(work, "v2-run"))
 check(r.returncode == 0 and " 0 FAIL" in r.stdout and " PASS" in r.stdout, f"version 2: exp runs and passes: {r.returncode}")
 
-good = os.path.join(plugins, "good.so")
-r = gp("list", "backends", "--backend", f"plugin:{good}", declared="exp")
+v3 = os.path.join(plugins, "abi_v3.so")
+r = gp("list", "backends", "--backend", f"plugin:{v3}", declared="exp")
 check(r.returncode == 0 and "ABI 3," in r.stdout and "backward computed from the forward's value (declared): exp"
       in r.stdout, f"version 3: listed as ABI 3 with its declaration: {r.stdout[-400:]!r}")
 report = os.path.join(work, "v3-run")
-r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
+r = gp("run", "--backend", f"plugin:{v3}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
        report, declared="exp")
 checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if r.returncode == 0 else []
 own = [c for c in checks if c["backend"].startswith("plugin") and c["direction"] in ("forward", "backward")]
@@ -89,11 +95,46 @@ check(r.returncode == 0 and " 0 FAIL" in r.stdout and backward and len(named) ==
       f"version 3: exp passes; each check names the declaration, each backward its formulation: "
       f"{r.returncode} {len(named)} of {len(own)}")
 bad = os.path.join(work, "v3-bad")
-r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--no-progress", "--report-dir", bad,
+r = gp("run", "--backend", f"plugin:{v3}", "--op", "exp", "--no-progress", "--report-dir", bad,
        declared="exp, tanhh")
 lines = r.stderr.strip().splitlines()
 check(r.returncode == 2 and len(lines) == 1 and "'tanhh', which is not a catalog op" in lines[0] and
       not os.path.exists(bad), f"version 3: an unknown op name is one line, exit 2: {r.returncode} {r.stderr!r}")
+
+r = gp("list", "backends", "--backend", f"plugin:{v3}", budgets="exp:f32:8:0:test promise")
+check(r.returncode == 0 and "budgets" not in r.stdout, f"version 3: no budgets read: {r.stdout[-300:]!r}")
+
+good = os.path.join(plugins, "good.so")
+promise = "exp:f32:8:0:the test plugin's promise"
+r = gp("list", "backends", "--backend", f"plugin:{good}", budgets=promise + ";log:f32:0.5:0:tight")
+check(r.returncode == 0 and "ABI 4," in r.stdout and "math budgets declared by the device: exp f32 8 ULP (the test "
+      "plugin's promise); log f32 0.5 ULP (tight)" in r.stdout and "LOOSER than the cpu profile (checks are judged by "
+      "the promise): exp f32 8 ULP\n" in r.stdout, f"version 4: budgets listed, exp flagged, log not: {r.stdout[-500:]!r}")
+
+
+def exp_run(name, budgets):
+    report = os.path.join(work, name)
+    r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
+           report, budgets=budgets, exp_error="3e-7")
+    checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if os.path.exists(report) else []
+    return r, [c for c in checks if c["backend"].startswith("plugin") and c["direction"] in ("forward", "backward")]
+
+
+r, own = exp_run("v4-undeclared", None)
+check(r.returncode == 1 and any(c["verdict"] == "FAIL" for c in own),
+      f"version 4: exp 3 to 6 ULP off FAILs under the cpu profile: {r.returncode} {r.stdout[-200:]!r}")
+r, own = exp_run("v4-declared", promise)
+named = [c for c in own if "declared by the device: exp f32 8 ULP (the test plugin's promise)" in c.get("tolerance", "")]
+check(r.returncode == 0 and own and all(c["verdict"] == "PASS" for c in own) and len(named) == len(own),
+      f"version 4: PASSes under its promise, named in every tolerance: {r.returncode} {len(named)} of {len(own)}")
+for name, budgets, says in [("v4-unknown", "expp:f32:1:0:x", "a math budget for 'expp', not one of div, sqrt"),
+                            ("v4-dtype", "exp:f16:1:0:x", "budgets are per compute dtype"),
+                            ("v4-negative", "exp:f32:-1:0:x", "both must be finite and at least 0")]:
+    bad = os.path.join(work, name)
+    r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--no-progress", "--report-dir", bad, budgets=budgets)
+    lines = r.stderr.strip().splitlines()
+    check(r.returncode == 2 and len(lines) == 1 and says in lines[0] and not os.path.exists(bad),
+          f"version 4: {budgets} is one line, exit 2: {r.returncode} {r.stderr!r}")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

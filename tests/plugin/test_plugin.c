@@ -7,6 +7,9 @@
  *                          member; the others declare the ops named by GP_TEST_BACKWARD_READS_OUTPUT
  *                          (where set) to compute their backward from the forward's value, which
  *                          exp's vjp here does
+ *   GP_TEST_ABI_V3         a plugin built for ABI version 3: its table ends before version 4's
+ *                          member; the others declare the math budgets GP_TEST_MATH_BUDGETS lists
+ *                          (where set: "function:dtype:ulps:abs:source;..."; up to four)
  *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
@@ -193,6 +196,35 @@ static const char* backward_reads_output(int32_t index) {
   return getenv("GP_TEST_BACKWARD_READS_OUTPUT");
 }
 
+static gp_math_budget budgets[4];
+static char budget_text[512];
+/* Splits GP_TEST_MATH_BUDGETS in place of a copy; the strings stay valid until the next call. */
+static int32_t math_budgets(int32_t index, const gp_math_budget** out) {
+  const char* env = getenv("GP_TEST_MATH_BUDGETS");
+  char* p = budget_text;
+  int32_t n = 0;
+  (void)index;
+  *out = budgets;
+  if (!env) return 0;
+  strncpy(budget_text, env, sizeof budget_text - 1);
+  while (*p && n < 4) {
+    char* field[5];
+    int k;
+    for (k = 0; k < 5; ++k) {
+      field[k] = p;
+      p += strcspn(p, k < 4 ? ":" : ";");
+      if (*p) *p++ = '\0';
+    }
+    budgets[n].function = field[0];
+    budgets[n].dtype = strcmp(field[1], "f64") == 0 ? GP_DTYPE_F64 : strcmp(field[1], "f32") == 0 ? GP_DTYPE_F32 : -1;
+    budgets[n].ulps = atof(field[2]);
+    budgets[n].abs = atof(field[3]);
+    budgets[n].source = field[4];
+    ++n;
+  }
+  return n;
+}
+
 GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
 #ifdef GP_TEST_BAD_ABI
   return GP_PLUGIN_ABI_VERSION + 1;
@@ -200,6 +232,8 @@ GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
   return 1;
 #elif defined(GP_TEST_ABI_V2)
   return 2;
+#elif defined(GP_TEST_ABI_V3)
+  return 3;
 #else
   return GP_PLUGIN_ABI_VERSION;
 #endif
@@ -215,17 +249,24 @@ GP_PLUGIN_EXPORT const gp_plugin_api* TABLE(void) {
 #ifdef GP_TEST_ABI_V1
   api.abi_version = 1;
   api.struct_size = offsetof(gp_plugin_api, arithmetic_probe);
-  (void)arithmetic_probe, (void)backward_reads_output;
+  (void)arithmetic_probe, (void)backward_reads_output, (void)math_budgets;
 #elif defined(GP_TEST_ABI_V2)
   api.abi_version = 2;
   api.struct_size = offsetof(gp_plugin_api, backward_reads_output);
   api.arithmetic_probe = arithmetic_probe;
-  (void)backward_reads_output;
+  (void)backward_reads_output, (void)math_budgets;
+#elif defined(GP_TEST_ABI_V3)
+  api.abi_version = 3;
+  api.struct_size = offsetof(gp_plugin_api, math_budgets);
+  api.arithmetic_probe = arithmetic_probe;
+  api.backward_reads_output = backward_reads_output;
+  (void)math_budgets;
 #else
   api.abi_version = GP_PLUGIN_ABI_VERSION;
   api.struct_size = sizeof api;
   api.arithmetic_probe = arithmetic_probe;
   api.backward_reads_output = backward_reads_output;
+  api.math_budgets = math_budgets;
 #endif
   api.name = "test";
   api.threads = GP_TEST_CONTRACT;
