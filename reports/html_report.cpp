@@ -63,11 +63,16 @@ void append_meta(std::string& out, const RunReport& r) {
   row("Catalog", m.catalog);
   row("Wall time", md::g3(m.wall_seconds) + " s");
   row("Command", m.command_line);
-  out += "</table>\n<table><tr><th>Device</th><th>Backend</th><th>Name</th><th>Driver</th><th>Status</th></tr>\n";
+  out +=
+      "</table>\n<table><tr><th>Device</th><th>Backend</th><th>Name</th><th>Driver</th><th>Status</th>"
+      "<th>Notes</th></tr>\n";
+  // The notes carry what a device declares about itself (its math profile, budgets it promises and
+  // those looser than that profile, backward formulations).
   for (const DeviceSummary& d : m.devices)
-    fmt::format_to(o, "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(d.id),
-                   esc(d.backend), esc(d.name), esc(d.driver),
-                   d.available ? "available" : "unavailable: " + esc(d.unavailable_reason));
+    fmt::format_to(o, "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                   esc(d.id), esc(d.backend), esc(d.name), esc(d.driver),
+                   d.available ? "available" : "unavailable: " + esc(d.unavailable_reason),
+                   esc(fmt::format("{}", fmt::join(d.notes, "; "))));
   out += "</table>\n";
 }
 

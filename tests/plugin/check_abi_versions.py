@@ -9,8 +9,8 @@
     is listed and named in each check's tolerance; an op name outside the catalog is refused in one
     line (exit 2) naming it, with no report written; its table ends before version 4's member;
   - a version-4 plugin declares math budgets: an exp 3 to 6 ULP off FAILs under the cpu profile
-    undeclared and PASSes with its declared 8 ULP, listed, flagged as looser than the profile, and
-    named in each check's tolerance; a tighter declaration is not flagged; an unknown function, a
+    undeclared and PASSes with its declared 8 ULP, listed, flagged as looser than the profile (in
+    the HTML report too), and named in each check's tolerance; a tighter declaration is not flagged; an unknown function, a
     dtype other than f32/f64 and a negative budget are each one line, exit 2, no report;
   - a version past this host's is refused in one line naming both (plugin/bad-plugins).
 
@@ -124,6 +124,9 @@ r, own = exp_run("v4-undeclared", None)
 check(r.returncode == 1 and any(c["verdict"] == "FAIL" for c in own),
       f"version 4: exp 3 to 6 ULP off FAILs under the cpu profile: {r.returncode} {r.stdout[-200:]!r}")
 r, own = exp_run("v4-declared", promise)
+html = os.path.join(work, "v4-declared", "parity.html")
+flagged = os.path.exists(html) and "LOOSER than the cpu profile" in open(html).read()
+check(flagged, "version 4: the HTML report's device table flags the looser promise")
 named = [c for c in own if "declared by the device: exp f32 8 ULP (the test plugin's promise)" in c.get("tolerance", "")]
 check(r.returncode == 0 and own and all(c["verdict"] == "PASS" for c in own) and len(named) == len(own),
       f"version 4: PASSes under its promise, named in every tolerance: {r.returncode} {len(named)} of {len(own)}")
