@@ -39,7 +39,7 @@ FINDINGS = {
     "elu_exp_minus_one": ["elu f32 forward", "elu f64 forward"],
     "softplus_threshold": ["softplus f64 forward", "softplus f64 backward"],
     "variance_welford": ["variance f64 forward"],
-    "log_softmax_shifted_max": ["log_softmax f32 forward", "log_softmax f64 forward"],
+    "log_softmax_log_of_sum": ["log_softmax f32 forward", "log_softmax f64 forward"],
     "cross_entropy_saturation": ["cross_entropy f32 backward", "cross_entropy f64 backward"],
     "adamw_rounding_count": ["adamw_step f64 forward"],
 }
