@@ -55,9 +55,11 @@ inline real f_softplus(real x, real P, real A) { return fmax(x, R(0)) + log1p(ex
 inline real d_softplus(real x, real y, real g, real P, real A) { return g * sigmoid_r(x); }
 inline real f_silu(real x, real P, real A) { return x * sigmoid_r(x); }
 // s (1 + x (1 - s)) with 1 - s = sigmoid(-x): the subtraction loses the digits of 1 - s for x >> 0.
+// The slope before g: for x < -87 (f32) s is subnormal, and g s would be rounded at the subnormal
+// spacing and then carried 88-fold (tests/pinned/silu_subnormal_sigmoid.json).
 inline real d_silu(real x, real y, real g, real P, real A) {
   real sm, s = sigmoid_pair(x, &sm);
-  return g * s * (R(1) + x * sm);
+  return g * (s * (R(1) + x * sm));
 }
 inline real f_relu(real x, real P, real A) { return x > R(0) ? x : R(0); }
 inline real d_relu(real x, real y, real g, real P, real A) { return x > R(0) ? g : R(0); }
