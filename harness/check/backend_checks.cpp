@@ -4,12 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "core/error.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/compare.hpp"
 #include "harness/check/device_calls.hpp"
 #include "harness/check/judgement.hpp"
+#include "harness/check/kink_slopes.hpp"
 #include "harness/check/numerical.hpp"
 #include "harness/check/poison.hpp"
 #include "harness/check/text.hpp"
@@ -276,8 +278,15 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
         continue;
       }
       CheckResult b = blank_result(c, device_id, Direction::backward, k, seed);
-      const auto& expected = bounded.grads[static_cast<std::size_t>(k)];
+      const auto& contract = bounded.grads[static_cast<std::size_t>(k)];
+      const std::optional<KinkJudgement> kinks = judge_at_kinks(c, data, contract, g, k, tol, math, ftz);
+      const ref::RefTensor& expected = kinks ? kinks->expected : contract;
       apply_comparison(b, compare_to_reference(expected, g, tol, c.dtype, inputs_at(c, data)), expected, c.call);
+      if (kinks && b.verdict == Verdict::pass && b.reason.empty())
+        b.reason = std::to_string(kinks->on_kinks) +
+                   " element(s) exactly on a kink, judged against either one-sided "
+                   "derivative; " +
+                   std::to_string(kinks->other_side) + " took the one the catalog's contract does not";
       b.tolerance = tol.describe();
       if (tol.backward_from_output) b.formulation = kBackwardFromOutput;
       b.time_ms = run_ms;

@@ -9,7 +9,8 @@ ERROR; every selected op runs forward (and backward where it has one) in f32 and
 PyTorch 1.13 lacks SKIP saying so; every call the catalog refuses is refused; and the FAILs fall
 exactly into the (op, dtype, direction) groups of FINDINGS, each explained in
 docs/plugins-libtorch.md (its section of the same name): a FAIL outside them, or a group that
-no longer fails, fails this test. The whole catalog (models included) is docs/plugins-libtorch.md's
+no longer fails, fails this test. On the kinks of tests/pinned/on_the_kinks.json every check
+passes, PyTorch's hardswish slopes -0.5 and 1.5 accepted as the other one-sided derivatives. The whole catalog (models included) is docs/plugins-libtorch.md's
 run; this selection keeps CI's cost to about 15 s of run time.
 """
 import collections
@@ -76,6 +77,17 @@ def main():
             for direction in ("forward",) if op in FORWARD_ONLY else ("forward", "backward"):
                 check(ran[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check ran")
     check(refusals > 0, "no call the catalog refuses was asked")
+    # On the kinks (tests/pinned/on_the_kinks.json) PyTorch's hardswish takes the one-sided slopes
+    # the contract does not (-0.5 at -3, 1.5 at 3): accepted, and said so.
+    kinks_file = os.path.join(a.source_dir, "tests", "pinned", "on_the_kinks.json")
+    _, on_kinks = run_plugin(os.path.join(prefix, "bin", "gradparity"), plugin, ["hardswish", "relu", "abs", "leaky_relu"],
+                             os.path.join(a.work, "kinks"), ["--cases-file", kinks_file, "--filter", "file="])
+    hardswish = [c for c in on_kinks if c["op"] == "hardswish" and c["direction"] == "backward"]
+    check(hardswish and all(c["verdict"] == "PASS" and "4 took the one the catalog's contract does not" in c["reason"]
+                            for c in hardswish), f"hardswish on its kinks: {[(c['verdict'], c['reason']) for c in hardswish]}")
+    check(all(c["verdict"] in ("PASS", "SKIP") for c in on_kinks),
+          "on the kinks: " + ", ".join(f"{c['case_id']} {c['direction']} {c['verdict']}" for c in on_kinks
+                                       if c["verdict"] not in ("PASS", "SKIP")))
     print(f"libtorch: {sum(ran.values())} checks ran, {sum(failing.values())} FAIL in {len(failing)} known groups, "
           f"{refusals} refused calls, {len(checks)} checks")
 
