@@ -279,7 +279,7 @@ std::vector<CheckResult> check_on_backend(const Case& c, const DeviceContext& de
       }
       CheckResult b = blank_result(c, device_id, Direction::backward, k, seed);
       const auto& contract = bounded.grads[static_cast<std::size_t>(k)];
-      const std::optional<KinkJudgement> kinks = judge_at_kinks(c, data, contract, g, k, tol, math, ftz);
+      const std::optional<KinkJudgement> kinks = judge_at_kinks({c, data, tol, math, ftz}, contract, g, k);
       const ref::RefTensor& expected = kinks ? kinks->expected : contract;
       apply_comparison(b, compare_to_reference(expected, g, tol, c.dtype, inputs_at(c, data)), expected, c.call);
       if (kinks && b.verdict == Verdict::pass && b.reason.empty())

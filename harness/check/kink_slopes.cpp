@@ -25,14 +25,10 @@ double distance(const Tolerance& tol, const ref::ErrorBound& err, double value, 
   return bound > 0 ? miss / bound : std::numeric_limits<double>::infinity();
 }
 
-}  // namespace
-
-std::optional<KinkJudgement> judge_at_kinks(const Case& c, const ReferenceData& data, const ref::RefTensor& contract,
-                                            const HostTensor& got, int k, const Tolerance& tol, const MathProfile* math,
-                                            bool flush) {
-  if (k != 0 || op_family(c.decl.op) != OpFamily::unary || op_kinks(c.decl.op).empty()) return std::nullopt;
-  const std::vector<std::int64_t> on = elements_on_kinks(c, data.ref_inputs[0]);
-  if (on.empty() || contract.err.size() != contract.v.size()) return std::nullopt;
+// The gradients of input 0 with every element in `on` moved one long-double spacing to the left
+// of its kink, and to the right: the two one-sided derivatives there, bounded like any.
+std::vector<ref::RefTensor> one_sided_gradients(const ReferenceData& data, const std::vector<std::int64_t>& on,
+                                                const MathProfile* math, bool flush) {
   std::vector<ref::RefTensor> sides;
   for (long double towards :
        {-std::numeric_limits<long double>::infinity(), std::numeric_limits<long double>::infinity()}) {
@@ -43,6 +39,19 @@ std::optional<KinkJudgement> judge_at_kinks(const Case& c, const ReferenceData& 
     }
     sides.push_back(std::move(ref::bounded_gradients(data.call, moved, data.ref_cotangent, math, flush)[0]));
   }
+  return sides;
+}
+
+}  // namespace
+
+std::optional<KinkJudgement> judge_at_kinks(const KinkContext& at, const ref::RefTensor& contract,
+                                            const HostTensor& got, int k) {
+  const OpKind op = at.c.decl.op;
+  if (k != 0 || op_family(op) != OpFamily::unary || op_kinks(op).empty()) return std::nullopt;
+  const std::vector<std::int64_t> on = elements_on_kinks(at.c, at.data.ref_inputs[0]);
+  if (on.empty() || contract.err.size() != contract.v.size()) return std::nullopt;
+  const std::vector<ref::RefTensor> sides = one_sided_gradients(at.data, on, at.math, at.flush);
+  const Tolerance& tol = at.tol;
   KinkJudgement j{contract, static_cast<std::int64_t>(on.size()), 0};
   for (std::int64_t i : on) {
     const auto e = static_cast<std::size_t>(i);

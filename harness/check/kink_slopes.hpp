@@ -20,13 +20,22 @@ struct KinkJudgement {
   std::int64_t other_side = 0;  // of them, judged against the one-sided value the contract does not use
 };
 
+// What the judgement reads of a check: the case, its reference data, the device's tolerance, math
+// profile and whether it may flush subnormals.
+struct KinkContext {
+  const Case& c;
+  const ReferenceData& data;
+  const Tolerance& tol;
+  const MathProfile* math;
+  bool flush;
+};
+
 // The gradient of input `k` that `got` is compared with: `contract` (the reference's, bounded),
 // except that each element whose input sits exactly on a kink takes whichever of the contract's
 // value and the two one-sided derivatives' (the reference evaluated with that input moved by one
 // long-double spacing to either side) `got` is nearest, in units of its bound. Nothing when no
 // element sits on a kink, or the op has none.
-std::optional<KinkJudgement> judge_at_kinks(const Case& c, const ReferenceData& data, const ref::RefTensor& contract,
-                                            const HostTensor& got, int k, const Tolerance& tol, const MathProfile* math,
-                                            bool flush);
+std::optional<KinkJudgement> judge_at_kinks(const KinkContext& at, const ref::RefTensor& contract,
+                                            const HostTensor& got, int k);
 
 }  // namespace gp
