@@ -260,7 +260,7 @@ GP_PLUGIN_EXPORT const gp_plugin_api* TABLE(void) {
   api.struct_size = offsetof(gp_plugin_api, math_budgets);
   api.arithmetic_probe = arithmetic_probe;
   api.backward_reads_output = backward_reads_output;
-  (void)math_budgets;
+  api.math_budgets = math_budgets; /* past its struct_size: a host that reads it reads past the table */
 #else
   api.abi_version = GP_PLUGIN_ABI_VERSION;
   api.struct_size = sizeof api;
