@@ -76,7 +76,7 @@ Composite make_composite(const CompositeDecl& decl, DType dtype) {
 
 namespace {
 
-std::vector<Composite> expand() {
+std::vector<Composite> expand_composites() {
   std::vector<CompositeDecl> decls;
   declare_generated_models(decls);
   std::vector<Composite> out;
@@ -92,7 +92,7 @@ std::vector<Composite> expand() {
 }  // namespace
 
 const std::vector<Composite>& all_composites() {
-  static const std::vector<Composite> composites = expand();
+  static const std::vector<Composite> composites = expand_composites();
   return composites;
 }
 

@@ -15,7 +15,7 @@ struct Tiers {
   std::vector<Case> small, large;
 };
 
-Tiers expand() {
+Tiers expand_tiers() {
   CaseList list;
   declare_generated_case_families(list);
   Tiers tiers;
@@ -38,7 +38,7 @@ Tiers expand() {
 }
 
 const Tiers& tiers() {
-  static const Tiers t = expand();
+  static const Tiers t = expand_tiers();
   return t;
 }
 

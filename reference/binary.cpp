@@ -62,7 +62,7 @@ const auto& table() {
 #undef GP_REF_BINARY_TABLE
 
 template <class R>
-const BinaryMath<R>& math_of(const OpCall& call) {
+const BinaryMath<R>& binary_math_of(const OpCall& call) {
   for (const auto& e : table<R>())
     if (e.kind == call.kind) return e;
   fail(call, "is not in the binary table");
@@ -72,7 +72,7 @@ const BinaryMath<R>& math_of(const OpCall& call) {
 
 template <class R>
 BasicRefTensor<R> binary_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
-  const BinaryMath<R>& m = math_of<R>(call);
+  const BinaryMath<R>& m = binary_math_of<R>(call);
   BroadcastPlan plan = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
   BasicRefTensor<R> z = zeros<R>(call.output_shape);
   if (plan.numel != z.numel()) fail(call, "broadcast size disagrees with the output shape");
@@ -84,7 +84,7 @@ BasicRefTensor<R> binary_forward(const OpCall& call, const std::vector<BasicRefT
 template <class R>
 std::vector<BasicRefTensor<R>> binary_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                           const BasicRefTensor<R>& dout) {
-  const BinaryMath<R>& m = math_of<R>(call);
+  const BinaryMath<R>& m = binary_math_of<R>(call);
   BroadcastPlan plan = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
   std::vector<Sum<R>> ga(at(in[0].numel())), gb(at(in[1].numel()));
   for (std::int64_t i = 0; i < plan.numel; ++i) {

@@ -10,7 +10,7 @@ namespace gp::ref::detail {
 namespace {
 
 template <class R>
-const BasicUnaryMath<R>& math_of(const OpCall& call) {
+const BasicUnaryMath<R>& unary_math_of(const OpCall& call) {
   const BasicUnaryMath<R>* m = basic_unary_math<R>(call.kind);
   if (!m) fail(call, "is not in the unary table");
   return *m;
@@ -20,7 +20,7 @@ const BasicUnaryMath<R>& math_of(const OpCall& call) {
 
 template <class R>
 BasicRefTensor<R> unary_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
-  const BasicUnaryMath<R>& m = math_of<R>(call);
+  const BasicUnaryMath<R>& m = unary_math_of<R>(call);
   const BasicRefTensor<R>& x = in[0];
   BasicRefTensor<R> y = zeros<R>(call.output_shape);
   for (std::size_t i = 0; i < x.v.size(); ++i) y.v[i] = m.f(x.v[i], call.attrs);
@@ -30,7 +30,7 @@ BasicRefTensor<R> unary_forward(const OpCall& call, const std::vector<BasicRefTe
 template <class R>
 std::vector<BasicRefTensor<R>> unary_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                          const BasicRefTensor<R>& dout) {
-  const BasicUnaryMath<R>& m = math_of<R>(call);
+  const BasicUnaryMath<R>& m = unary_math_of<R>(call);
   const BasicRefTensor<R>& x = in[0];
   BasicRefTensor<R> g = zeros<R>(x.shape);
   for (std::size_t i = 0; i < x.v.size(); ++i) {

@@ -31,7 +31,7 @@ gp_tensor_desc describe(DType t, const Shape& s) {
 
 namespace {
 
-gp_op_attrs to_c(const OpAttrs& a) {
+gp_op_attrs attrs_to_c(const OpAttrs& a) {
   gp_op_attrs c{};
   c.p = a.p;
   c.alpha = a.alpha;
@@ -64,7 +64,7 @@ CCall::CCall(const OpCall& call)
   call_.input_count = static_cast<std::int32_t>(inputs_.size());
   call_.inputs = inputs_.data();
   call_.output = describe(call.dtype, call.output_shape);
-  call_.attrs = to_c(call.attrs);
+  call_.attrs = attrs_to_c(call.attrs);
   call_.attrs_text = attrs_text_.c_str();
   call_.case_id = case_id_.c_str();
 }

@@ -16,6 +16,13 @@ namespace gp::vk {
 using Inputs = std::span<const VulkanBuffer* const>;
 using Grads = std::span<VulkanBuffer* const>;
 
+// A count or index as a push constant (the shaders' counters are 32-bit; the callers check the
+// range where it can be exceeded).
+template <typename T>
+std::uint32_t u32(T v) {
+  return static_cast<std::uint32_t>(v);
+}
+
 // Routes by op family (vk_queue.cpp).
 void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out);
 void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,

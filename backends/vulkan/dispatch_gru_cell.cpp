@@ -6,7 +6,7 @@ namespace gp::vk {
 
 namespace {
 
-constexpr std::uint32_t kLocal = 64;  // LOCAL_X of gru_cell.comp
+constexpr std::uint32_t kGruLocal = 64;  // LOCAL_X of gru_cell.comp
 
 struct GruPush {
   std::uint32_t mode, count;  // mode GRU_MODE_FORWARD: the output; 0..5: that input's gradient
@@ -22,7 +22,7 @@ void gru_pass(Recorder& rec, const OpCall& call, std::uint32_t mode, std::int64_
   const GruGeometry g = gru_geometry(call);
   auto u = [](std::int64_t v) { return static_cast<std::uint32_t>(v); };
   const GruPush p{mode, u(count), u(g.batch), u(g.input), u(g.hidden)};
-  const std::uint64_t groups = (std::uint64_t{p.count} + kLocal - 1) / kLocal;
+  const std::uint64_t groups = (std::uint64_t{p.count} + kGruLocal - 1) / kGruLocal;
   if (!dout)
     rec.dispatch_groups("gru_cell", call.dtype,
                         {{0, in[0]}, {1, in[1]}, {2, in[2]}, {3, in[3]}, {4, in[4]}, {5, in[5]}, {7, out}}, p, groups);

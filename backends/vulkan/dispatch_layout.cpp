@@ -15,11 +15,6 @@ struct CopyPush {
 
 Spec spec_of(const CopyPush& p) { return {0, p.mode}; }
 
-template <typename T>
-std::uint32_t u32(T v) {
-  return static_cast<std::uint32_t>(v);
-}
-
 // Iterates over [outer, n, inner]; `strided` side moves through a [outer, total, inner] tensor
 // starting at `start` along the axis with `step`, the other side is contiguous.
 CopyPlan axis_plan(const AxisSplit& part, std::int64_t total, std::int64_t start, std::int64_t step,

@@ -20,11 +20,6 @@ struct MatPush {
 
 Spec spec_of(const MatPush&) { return {0, 0}; }  // one GEMM shader: nothing to specialize
 
-template <typename T>
-std::uint32_t u32(T v) {
-  return static_cast<std::uint32_t>(v);
-}
-
 void gemm(Recorder& rec, DType dt, const MatPush& p, const VulkanBuffer& a, const VulkanBuffer& b,
           const VulkanBuffer* bias, const VulkanBuffer& out) {
   std::uint32_t gx = (p.n + kTile - 1) / kTile, gy = (p.m + kTile - 1) / kTile;

@@ -8,7 +8,7 @@ namespace gp::vk {
 
 namespace {
 
-constexpr std::uint32_t kLocal = 64;  // LOCAL_X of tt_embedding.comp
+constexpr std::uint32_t kTtLocal = 64;  // LOCAL_X of tt_embedding.comp
 
 struct TtPush {
   std::uint32_t mode, count;  // mode 0: the output; k = 1, 2, 3: core k's gradient
@@ -24,7 +24,7 @@ TtPush tt_push(const OpCall& call, std::uint32_t mode, std::int64_t count) {
   return {mode, u(count), u(g.v1), u(g.v2), u(g.v3), u(g.batch), u(g.d1), u(g.d2), u(g.d3), u(g.r1), u(g.r2)};
 }
 
-std::uint64_t groups_for(std::uint32_t count) { return (std::uint64_t{count} + kLocal - 1) / kLocal; }
+std::uint64_t groups_for(std::uint32_t count) { return (std::uint64_t{count} + kTtLocal - 1) / kTtLocal; }
 
 }  // namespace
 

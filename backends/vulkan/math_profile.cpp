@@ -19,8 +19,6 @@ namespace {
 // scaling by 2^k is exact. 3 ULP with room for a fused multiply-add or not.
 constexpr double kExpUlps = 3;
 
-double ulp(DType t, long double v) { return ulp_of(t, static_cast<double>(std::fabs(v))); }
-
 // m_sin_quadrant in f32 (reduce_pio2 with pi/2 in four parts, then the series). For |k| < 2^12
 // the reduced r errs by at most three roundings of about u |r| (each subtraction is exact by
 // Sterbenz while |r| is below half the product it subtracts, else rounded by u times
@@ -61,7 +59,7 @@ class VulkanProfile final : public MathProfile {
       case MathFn::pow: {
         // m_exp(t), t = y m_log(x): an absolute error d of t is a relative error d of the result.
         const long double t = x2 * std::log(x);
-        const double d = static_cast<double>(std::fabs(x2)) * log_error(c, x) + ulp(c, t) / 2;
+        const double d = static_cast<double>(std::fabs(x2)) * log_error(c, x) + ulp_at(c, t) / 2;
         return {kExpUlps, static_cast<double>(std::fabs(y)) * d};
       }
       case MathFn::sin:
@@ -75,16 +73,16 @@ class VulkanProfile final : public MathProfile {
         // Elsewhere log(1 + x): the rounding of 1 + x (half an ULP of it, an absolute error of
         // about u after the log) and the log's own budget.
         if (x > -0.25L && x < 0.375L) return {6};
-        return {0.5, ulp(c, 1 + x) / 2 / static_cast<double>(1 + x) + log_error(c, 1 + x)};
+        return {0.5, ulp_at(c, 1 + x) / 2 / static_cast<double>(1 + x) + log_error(c, 1 + x)};
       case MathFn::tanh: {
         // -em / (2 + em), em = expm1(-2|x|): expm1's absolute error through d/dem = 2 / (2 + em)^2,
         // the rounding of 2 + em, and the division.
         const long double em = std::expm1(-2 * std::fabs(x));
         const FnBudget e = expm1_budget(c, -2 * std::fabs(x));
-        const double em_err = e.ulps * ulp(c, em) + e.abs;
+        const double em_err = e.ulps * ulp_at(c, em) + e.abs;
         const double two_em = static_cast<double>(2 + em);
         return {3, em_err * 2 / (two_em * two_em) +
-                       ulp(c, 2 + em) / 2 * static_cast<double>(std::fabs(em)) / (two_em * two_em)};
+                       ulp_at(c, 2 + em) / 2 * static_cast<double>(std::fabs(em)) / (two_em * two_em)};
       }
       case MathFn::erf:
       case MathFn::erfc:
@@ -97,13 +95,13 @@ class VulkanProfile final : public MathProfile {
   // m_log, an absolute error: 2 atanh(s) with s = (m - 1) / (m + 1) (m - 1 exact, the sum and the
   // quotient rounded, the series' own roundings damped by s^2 <= 0.03) plus the exponent times
   // ln 2 in two parts: 4 ULP of the result.
-  static double log_error(DType c, long double v) { return 4 * ulp(c, std::log(v)); }
+  static double log_error(DType c, long double v) { return 4 * ulp_at(c, std::log(v)); }
 
   // |x| < 0.5: an 18-term Taylor series in Horner form, (t + 1) x / j: 6 ULP. Elsewhere
   // exp(x) - 1: exp's budget as an absolute error of e^x, then the rounding of the difference.
   static FnBudget expm1_budget(DType c, long double x) {
     if (std::fabs(x) < 0.5L) return {6};
-    return {0.5, kExpUlps * ulp(c, std::exp(x))};
+    return {0.5, kExpUlps * ulp_at(c, std::exp(x))};
   }
 
   // erfc(w) with q = erfc(|w|) computed, and 2 - q for w < 0 (Phi(x) = 1 - q/2 for x >= 0).
@@ -118,9 +116,9 @@ class VulkanProfile final : public MathProfile {
     const long double q = std::erfc(z);
     double q_err;
     if (c == DType::f64)
-      q_err = z < 2 ? 24 * 0x1p-53 : (10 + static_cast<double>(z * z)) * ulp(c, q);
+      q_err = z < 2 ? 24 * 0x1p-53 : (10 + static_cast<double>(z * z)) * ulp_at(c, q);
     else
-      q_err = (8 + 0.5 * static_cast<double>(z * z)) * ulp(c, q);
+      q_err = (8 + 0.5 * static_cast<double>(z * z)) * ulp_at(c, q);
     if (w >= 0 && !is_erf) return {0, q_err};
     return {0.5, q_err};  // 2 - q, or erf = 1 - erfc
   }

@@ -22,15 +22,13 @@ namespace {
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr FnBudget kNoClaim{0.5};
 
-double ulp(DType t, long double v) { return ulp_of(t, static_cast<double>(std::fabs(v))); }
-
 // exp and exp2: 3 + 2 |x| ULP.
 double exp_ulps(long double x) { return 3.0 + 2.0 * static_cast<double>(std::fabs(x)); }
 
 // log and log2 (an absolute error): 2^-21 on [0.5, 2], 3 ULP of the result elsewhere.
 double log_error(long double v, long double result) {
   if (v >= 0.5L && v <= 2) return 0x1p-21;
-  return 3 * ulp(DType::f32, result);
+  return 3 * ulp_at(DType::f32, result);
 }
 
 class VulkanSpecProfile final : public MathProfile {
@@ -53,7 +51,7 @@ class VulkanSpecProfile final : public MathProfile {
         // the product t, are an absolute error d of t, a relative error d ln 2 of 2^t; then
         // exp2's own 3 + 2|t| ULP.
         const long double t = x2 * std::log2(x);
-        const double d = static_cast<double>(std::fabs(x2)) * log_error(x, std::log2(x)) + ulp(c, t) / 2;
+        const double d = static_cast<double>(std::fabs(x2)) * log_error(x, std::log2(x)) + ulp_at(c, t) / 2;
         return {exp_ulps(t), static_cast<double>(std::fabs(y)) * d * kLn2};
       }
       case MathFn::sin:
@@ -68,8 +66,8 @@ class VulkanSpecProfile final : public MathProfile {
         // division; d(N/D) = dN / D - (N / D) dD / D.
         const long double a = std::fabs(x);
         const long double ep = std::exp(a), em = std::exp(-a);
-        const double e_err = exp_ulps(a) * ulp(c, ep) + exp_ulps(a) * ulp(c, em);
-        const double dn = e_err + ulp(c, ep - em) / 2, dd = e_err + ulp(c, ep + em) / 2;
+        const double e_err = exp_ulps(a) * ulp_at(c, ep) + exp_ulps(a) * ulp_at(c, em);
+        const double dn = e_err + ulp_at(c, ep - em) / 2, dd = e_err + ulp_at(c, ep + em) / 2;
         const double th = static_cast<double>(std::tanh(a)), den = static_cast<double>(ep + em);
         return {2.5, (dn + th * dd) / den};
       }

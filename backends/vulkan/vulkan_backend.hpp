@@ -42,6 +42,8 @@ const MathProfile& vulkan_spec_math_profile();
 // The specification's division, sqrt and inversesqrt, which both profiles take as they are;
 // nullopt for the other functions.
 std::optional<FnBudget> vulkan_arithmetic_budget(MathFn fn);
+// One unit in the last place of dtype t at |v|, as both profiles' derivations count it.
+inline double ulp_at(DType t, long double v) { return ulp_of(t, static_cast<double>(v < 0 ? -v : v)); }
 }  // namespace vk
 
 class VulkanBackend final : public Backend {
