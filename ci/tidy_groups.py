@@ -58,6 +58,21 @@ def flags_of(entry):
     return out
 
 
+# A unity build's generated unit (CMake's UNITY_BUILD, the ci preset): the compile database names it
+# instead of the sources it includes, which compile with its flags.
+UNITY_UNIT = re.compile(r"/Unity/unity_[0-9]+_cxx\.cxx$")
+UNITY_INCLUDE = re.compile(r'^#include "(?P<path>[^"]+)"$')
+
+
+def sources_of(path):
+    """The project sources a compile database entry compiles: the entry's file, or the sources a
+    unity unit includes."""
+    if not UNITY_UNIT.search(path):
+        return [path]
+    with open(path) as f:
+        return [os.path.realpath(m.group("path")) for m in map(UNITY_INCLUDE.match, f) if m]
+
+
 def run_tidy(argv, unit, cwd):
     """clang-tidy's diagnostic lines, and whether the unit did not compile. A run that fails
     without a diagnostic (clang-tidy itself failing) is a finding too: the gate never passes
@@ -88,10 +103,11 @@ def main():
     gated = re.compile("^" + re.escape(root) + "/(" + "|".join(map(re.escape, args.folders)) + r")/.*\.cpp$")
     by_flags = {}
     for entry in db:
-        path = os.path.realpath(os.path.join(entry.get("directory", ""), entry["file"]))
-        if gated.match(path):
-            key = (entry.get("directory", "."), tuple(flags_of(entry)))
-            by_flags.setdefault(key, []).append(path)
+        unit = os.path.realpath(os.path.join(entry.get("directory", ""), entry["file"]))
+        for path in sources_of(unit):
+            if gated.match(path):
+                key = (entry.get("directory", "."), tuple(flags_of(entry)))
+                by_flags.setdefault(key, []).append(path)
     checked = [p for files in by_flags.values() for p in files]
     empty = [d for d in args.folders if not any(p.startswith(os.path.join(root, d) + "/") for p in checked)]
     if empty:  # a misspelt folder would otherwise pass unchecked
@@ -104,7 +120,8 @@ def main():
         for k in range(count):
             groups.append((key, files[k * len(files) // count:(k + 1) * len(files) // count]))
 
-    tidy = ["clang-tidy", "-quiet", f"--config-file={config}"]
+    # GCC's warning options that clang does not know (-Wno-subobject-linkage) are not findings.
+    tidy = ["clang-tidy", "-quiet", f"--config-file={config}", "--extra-arg=-Wno-unknown-warning-option"]
     with tempfile.TemporaryDirectory(prefix="tidy-groups-") as scratch:
 
         def check_group(index_and_group):
