@@ -22,7 +22,7 @@ struct CommonOptions {
   BackendOptions backend;             // --cache-dir, --vk-validation
   NumericalOptions numerical;         // --probes
   bool reference_cache = true;        // !--no-reference-cache
-  SampleOptions sample;               // --sample-elements: the large tier's random elements per tensor
+  SampleOptions sample;               // --sample-elements, --complete-elements: what the large tier compares
   std::string command_line;
 };
 

@@ -41,6 +41,11 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
                   "large tier: random elements compared exactly per tensor, besides every tile boundary")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30));
+  cmd->add_option("--complete-elements", c.sample.complete_elements,
+                  "large tier: the largest tensor of a reduction, row-wise or elementwise op whose every element is "
+                  "compared (every line evaluated by the reference); 0: none")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 34));
 }
 
 // --op, --dtype and --filter: the case selection every multi-case command takes; --scale where

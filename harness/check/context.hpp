@@ -22,6 +22,9 @@ struct NumericalOptions {
 // How many elements of a large-tier tensor are compared exactly (harness/large/sample.hpp).
 struct SampleOptions {
   std::int64_t random = 1024;  // random elements per tensor, besides the boundaries (--sample-elements)
+  // The largest tensor whose every line the reference evaluates for its complete check
+  // (harness/large/complete_lines.hpp; --complete-elements); 0: none.
+  std::int64_t complete_elements = std::int64_t{1} << 24;
 };
 
 struct RunContext {

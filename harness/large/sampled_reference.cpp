@@ -6,6 +6,7 @@
 #include "harness/check/phase_clock.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "harness/large/complete_check.hpp"
+#include "harness/large/complete_lines.hpp"
 
 namespace gp {
 
@@ -65,6 +66,7 @@ SampledReference prepare_sampled_reference(const Case& c, const RunContext& run)
   r.cache_id = c.id;
   r.seed = run.seed;
   r.complete = std::make_shared<CompleteReferences>();
+  r.lines = std::make_shared<CompleteLineReferences>();
   {
     PhaseTimer timer(Phase::inputs);
     r.inputs = make_inputs(c, run.seed);

@@ -20,6 +20,7 @@
 namespace gp {
 
 class CompleteReferences;
+class CompleteLineReferences;
 
 // One checked tensor: the output (ref::kOutputTensor) or input `tensor`'s gradient.
 struct SampledTensor {
@@ -39,6 +40,9 @@ struct SampledReference {
   // Every element's reference for the complete checks of a matrix product, shared by the devices
   // (harness/large/complete_check.hpp); prepare_sampled_reference sets it.
   std::shared_ptr<CompleteReferences> complete;
+  // Every element's reference for the complete checks of the other ops, per device profile
+  // (harness/large/complete_lines.hpp); prepare_sampled_reference sets it.
+  std::shared_ptr<CompleteLineReferences> lines;
 
   // Per tensors[t]: the reference at its sampled elements, `err` the bound of a device with this
   // profile (`flush`: it may flush subnormal results). Computed on first use, thread-safe.

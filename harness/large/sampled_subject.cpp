@@ -9,6 +9,7 @@
 #include "harness/check/judgement.hpp"
 #include "harness/check/tolerance.hpp"
 #include "harness/large/complete_check.hpp"
+#include "harness/large/complete_lines.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 
@@ -76,13 +77,20 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
           {}, {&s.index, s.numel});
       apply_comparison(r, cmp, bounded[t], c.call);
       r.tolerance = tol.describe();
+      if (op_family(c.call.kind) != OpFamily::linalg &&
+          !has_complete_lines(c.call, s.numel, run.sample.complete_elements))
+        r.tolerance += "; no complete check: " + std::to_string(s.numel) + " elements, above --complete-elements " +
+                       std::to_string(run.sample.complete_elements);
       r.time_ms = run_ms;
       r.speed = output ? CallSpeed{times.forward_seconds, times.device_timer, forward.bytes, forward.flops}
                        : CallSpeed{times.backward_seconds, times.device_timer, backward.bytes, backward.flops};
       if (!output) require_repeatable(r, full, results.grads_again.at(static_cast<std::size_t>(s.tensor)));
       const CallSpeed speed = r.speed;
       out.push_back(std::move(r));
-      if (auto complete = complete_product_check({c, device.id, reference, s, full, tol}, run.seed)) {
+      const CompleteCheckInput whole{c, device.id, reference, s, full, tol};
+      std::optional<CheckResult> complete = complete_product_check(whole, run.seed);
+      if (!complete) complete = complete_line_check({whole, math, ftz, run.sample.complete_elements}, run.seed);
+      if (complete) {
         complete->time_ms = run_ms;
         complete->speed = speed;
         out.push_back(std::move(*complete));

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
+#include <utility>
 
 #include "backends/registry.hpp"
 #include "cases/registry.hpp"
@@ -209,12 +211,68 @@ TEST(LargeTier, AWrongElementAwayFromTheSampleFailsTheCompleteCheck) {
   EXPECT_LT(wrong_one[1].metrics.detection_threshold, 1e-4) << wrong_one[1].tolerance;
 }
 
+// Beside the sample, every element of a line-wise op's output and gradients is compared with its
+// own bound (harness/large/complete_lines.hpp): a softmax element off by 10^-3 of its value, or a
+// gradient element off by 10^-3 of the gradient's largest magnitude, away from every sampled
+// element, fails the complete check at that element; above --complete-elements there is none,
+// and the sampled check says so.
+TEST(LargeTier, AWrongElementAwayFromTheSampleFailsTheLineCompleteCheck) {
+  const Case& c = case_named("softmax(large,axis=-1,shape=8x32000,dtype=f32)");
+  RunContext run{4};
+  run.sample.random = 0;
+  const SampledReference reference = prepare_sampled_reference(c, run);
+  const std::int64_t wrong = 3 * 32000 + 12345;  // row 3, an odd column
+  for (const SampledTensor& t : reference.tensors) ASSERT_FALSE(std::count(t.index.begin(), t.index.end(), wrong));
+  auto checks = [&](bool forward_bug, bool backward_bug) {
+    FakeBackend backend;
+    NiceMock<MockQueue> queue;
+    ON_CALL(queue, forward)
+        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+          exact_forward(call, in, out);
+          if (forward_bug) host(out).set(wrong, host(out).get(wrong) * (1 + 1e-3));
+        }));
+    ON_CALL(queue, backward)
+        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+          exact_backward(call, in, out, dout, grads);
+          if (!backward_bug) return;
+          HostTensor& g = host(*grads[0]);
+          double largest = 0;
+          for (std::int64_t i = 0; i < g.numel(); ++i) largest = std::max(largest, std::fabs(g.get(i)));
+          g.set(wrong, g.get(wrong) + 1e-3 * largest);
+        }));
+    return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, run);
+  };
+  const std::vector<CheckResult> right = checks(false, false);
+  ASSERT_EQ(right.size(), 4u);
+  EXPECT_EQ(right[1].direction, Direction::forward_complete);
+  EXPECT_EQ(right[3].direction, Direction::backward_complete);
+  for (const CheckResult& r : right) EXPECT_EQ(r.verdict, Verdict::pass) << check_label(r) << ": " << r.reason;
+  EXPECT_EQ(right[1].metrics.elements, 8 * 32000);
+  EXPECT_LT(right[1].metrics.detection_threshold, 1e-4) << right[1].tolerance;
+  EXPECT_THAT(right[1].tolerance, HasSubstr("its line's evaluation"));
+  EXPECT_THAT(right[1].tolerance, HasSubstr("fails at 100 % of the elements"));
+  for (const auto& [forward_bug, at] : {std::pair{true, 0}, std::pair{false, 2}}) {
+    const std::vector<CheckResult> wrong_one = checks(forward_bug, !forward_bug);
+    const CheckResult& sampled = wrong_one[static_cast<std::size_t>(at)];
+    const CheckResult& complete = wrong_one[static_cast<std::size_t>(at) + 1];
+    EXPECT_EQ(sampled.verdict, Verdict::pass) << "the sample does not hold the element";
+    EXPECT_EQ(complete.verdict, Verdict::fail) << check_label(complete);
+    EXPECT_EQ(complete.metrics.worst.index, wrong) << complete.reason;
+  }
+  run.sample.complete_elements = 8 * 32000 - 1;
+  const std::vector<CheckResult> above = checks(false, false);
+  ASSERT_EQ(above.size(), 2u) << "no complete check above --complete-elements";
+  EXPECT_THAT(above[0].tolerance, HasSubstr("no complete check: 256000 elements, above --complete-elements 255999"));
+}
+
 // A max's gradient is one element per line, at the input's maximum: the sample holds it (the
 // inputs' extremes), so the check compares it, and a kernel that sends it one element off fails.
 TEST(LargeTier, TheSampleHoldsWhereAMaxSendsItsGradient) {
   const Case& c = case_named("max(large,axis=-1,keepdim=0,shape=1000000,dtype=f32)");
   RunContext run{2};
   run.sample.random = 0;
+  run.sample.complete_elements = 0;  // the sampled check alone
   const SampledReference reference = prepare_sampled_reference(c, run);
   auto gradient_check = [&](bool off_by_one) {
     FakeBackend backend;
