@@ -77,6 +77,7 @@ const LineReference& CompleteLineReferences::get(const SampledReference& referen
     // The lines are evaluated on other threads, whose reads this one does not count: taken as
     // read, so that nothing built on these values is shared between profiles or flush modes.
     *reads_profile = true;
+    ref::note_profile_read();
     ref::note_flush_read();
     return lines;
   });

@@ -85,7 +85,7 @@ Memory create_buffer(cl_context context, std::int64_t bytes) {
 
 using namespace gp_clblast;
 
-gp_device::gp_device(const DeviceDesc& desc) : id(desc.id) {
+gp_device::gp_device(const DeviceDesc& desc) : id(desc.id), fp64(desc.fp64) {
   cl_int status = CL_SUCCESS;
   context = Context(clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status));
   check(status, "clCreateContext");

@@ -43,6 +43,14 @@ class Handle {
 using Context = Handle<cl_context, clReleaseContext>;
 using CommandQueue = Handle<cl_command_queue, clReleaseCommandQueue>;
 using Memory = Handle<cl_mem, clReleaseMemObject>;
+using Program = Handle<cl_program, clReleaseProgram>;
+using Kernel = Handle<cl_kernel, clReleaseKernel>;
+
+// The arithmetic probe's program and kernels on one device (probe.cpp), built on first use.
+struct ProbeKernels {
+  Program program;
+  Kernel f32, f64;
+};
 
 // One OpenCL device as the plugin offers it.
 struct DeviceDesc {
@@ -70,7 +78,9 @@ struct gp_device {
   cl_mem ones(cl_command_queue queue, std::size_t count);
 
   cl_device_id id;
+  bool fp64;
   gp_clblast::Context context;
+  gp_clblast::ProbeKernels probe;
 
  private:
   struct Ones {

@@ -1,6 +1,7 @@
 // The plugin's C entry points: gradparity's ABI (include/gradparity/plugin.h) over CLBlast on the
-// first OpenCL GPU or CPU device. Each function runs its work inside `guarded`, which turns an
-// exception into GP_ERROR and the text last_error() returns: nothing C++ crosses the boundary.
+// first OpenCL GPU or CPU device (and reshape as a buffer copy, bench's bandwidth). Each function
+// runs its work inside `guarded`, which turns an exception into GP_ERROR and the text last_error()
+// returns: nothing C++ crosses the boundary.
 #include <gradparity/plugin.h>
 
 #include <cstdio>
@@ -9,8 +10,10 @@
 #include <memory>
 #include <string>
 
+#include "copy_ops.hpp"
 #include "gemm_ops.hpp"
 #include "opencl.hpp"
+#include "probe.hpp"
 #include "status.hpp"
 
 using namespace gp_clblast;
@@ -73,7 +76,7 @@ void close_device(gp_device* device) { delete device; }
 
 gp_status supports(gp_device*, const gp_op_call* call, char* reason, size_t size) {
   std::string why;
-  if (!runs(*call, why)) {
+  if (!runs(*call, why) && !copies(*call, why)) {
     std::snprintf(reason, size, "%s", why.c_str());
     return GP_UNSUPPORTED;
   }
@@ -123,16 +126,26 @@ gp_status download(gp_queue* q, const gp_buffer* src, void* dst, int64_t bytes) 
 }
 
 gp_status forward(gp_queue* q, const gp_op_call* call, const gp_buffer* const* inputs, gp_buffer* out) {
+  std::string why;
+  if (copies(*call, why)) return guarded([&] { copy_forward(*q, *call, *inputs[0], *out); });
   return guarded([&] { gp_clblast::forward(*q, *call, inputs, *out); });
 }
 
 gp_status vjp(gp_queue* q, const gp_op_call* call, const gp_buffer* const* inputs, const gp_buffer*,
               const gp_buffer* dout, gp_buffer* const* grads) {
+  std::string why;
+  if (copies(*call, why)) return guarded([&] { copy_vjp(*q, *call, *dout, grads[0]); });
   return guarded([&] { gp_clblast::vjp(*q, *call, inputs, *dout, grads); });
 }
 
 gp_status finish(gp_queue* q) {
   return guarded([&] { check(clFinish(q->queue.get()), "clFinish"); });
+}
+
+gp_status arithmetic_probe(gp_queue* q, gp_buffer* out, gp_dtype dtype, int64_t elements, int32_t steps) {
+  bool ran = false;
+  const gp_status s = guarded([&] { ran = enqueue_probe(*q, *out, dtype, elements, steps); });
+  return s == GP_OK && !ran ? GP_UNSUPPORTED : s;
 }
 
 const char* last_error() { return error_text.c_str(); }
@@ -147,7 +160,11 @@ GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
   // Serialised: CLBlast 1.5.3 stores compiled programs in process-wide caches that concurrent
   // first calls could corrupt (CNugteren/CLBlast#486, fixed by #495 in 2023, after 1.5.3), and
   // the ones buffer of a device is shared by its queues.
-  static const gp_plugin_api api = GP_PLUGIN_API_TABLE("clblast", GP_THREADS_SERIALISED);
+  static const gp_plugin_api api = [] {
+    gp_plugin_api table = GP_PLUGIN_API_TABLE("clblast", GP_THREADS_SERIALISED);
+    table.arithmetic_probe = arithmetic_probe;
+    return table;
+  }();
   return &api;
 }
 

@@ -3,13 +3,18 @@
 prefix, run on the first OpenCL device (PoCL in CI).
 
 matmul and linear PASS forward and backward in f32 on every catalog case (the hard regimes'
-long dot products of inner size 1024 and 4096 included), the other op named (exp) SKIPs "not
+long dot products of inner size 1024 and 4096 included), reshape (a buffer copy) too, the other
+op named (exp) SKIPs "not
 implemented by plugin clblast", nothing fails; the plugin declares the serialised contract and
-the opencl math profile. f32 only: PoCL compiles each CLBlast program on first use (about 40 s
-for the f32 ones on the 2-core CI machine, then cached in POCL_CACHE_DIR), and f64 runs the same
-template code; docs/plugins-clblast.md has the run of both dtypes.
+the opencl math profile; `bench` reads its arithmetic probe (an OpenCL `fma` chain kernel on the
+plugin's own queue) and gives its GEMM rows a roofline fraction. f32 only: PoCL compiles each
+CLBlast program on first use (about 40 s for the f32 ones on the 2-core CI machine, then cached
+in POCL_CACHE_DIR), and f64 runs the same template code; docs/plugins-clblast.md has the run of
+both dtypes.
 """
+import json
 import os
+import subprocess
 
 from installed import check, check_verdicts, installed_plugin, list_backends, run_plugin
 
@@ -20,13 +25,27 @@ def main():
     gradparity = os.path.join(prefix, "bin", "gradparity")
     listing = list_backends(gradparity, plugin)
     check("thread-safety contract: serialised" in listing and "math profile: opencl" in listing, listing)
-    rc, checks = run_plugin(gradparity, plugin, ["matmul", "linear", "exp"], os.path.join(a.work, "report"),
+    check("arithmetic probe" in listing, f"the listing names no arithmetic probe: {listing}")
+    rc, checks = run_plugin(gradparity, plugin, ["matmul", "linear", "reshape", "exp"], os.path.join(a.work, "report"),
                             ["--dtype", "f32"])
-    passes = check_verdicts(checks, "clblast", ("matmul", "linear"), ("f32",))
+    passes = check_verdicts(checks, "clblast", ("matmul", "linear", "reshape"), ("f32",))
     long_dots = {c["case_id"] for c in checks if c["verdict"] == "PASS" and "long" in c["case_id"]}
     check(len(long_dots) == 3, f"the hard regimes' long dot products passed in {sorted(long_dots)}")
     check(rc == 0, f"gradparity run exited with {rc}")
-    print(f"clblast: {sum(passes.values())} checks PASS, {len(checks) - sum(passes.values())} SKIP")
+    # bench reads the plugin's arithmetic probe: a rate, and a roofline fraction for its GEMMs.
+    bench_json = os.path.join(a.work, "bench.json")
+    command = [gradparity, "bench", "--backend", f"plugin:{plugin}", "--op", "matmul", "--dtype", "f32",
+               "--filter", r"shape=16x7\|", "--min-time", "0.001", "--repetitions", "2", "--processes", "1",
+               "--json", bench_json]
+    r = subprocess.run(command, capture_output=True, text=True)
+    doc = json.load(open(bench_json)) if r.returncode == 0 else {}
+    limits, rows = doc.get("limits", []), doc.get("rows", [])
+    check(len(limits) == 1 and limits[0]["arithmetic"]["outcome"] == "timed" and limits[0]["arithmetic_gflop_per_s"] > 0,
+          f"bench: the plugin's arithmetic rate (exit {r.returncode}): {limits} {r.stderr[-300:]}")
+    check(rows and all(row["outcome"] == "timed" and row["roofline_fraction"] > 0 for row in rows),
+          f"bench: a roofline fraction for every GEMM row: {rows}")
+    print(f"clblast: {sum(passes.values())} checks PASS, {len(checks) - sum(passes.values())} SKIP; "
+          f"arithmetic probe {limits[0]['arithmetic_gflop_per_s']:.1f} GFLOP/s")
 
 
 if __name__ == "__main__":
