@@ -36,6 +36,11 @@ extern const Family matmul_family;  // matmul and linear
 extern const Family binary_family;
 extern const Family layer_norm_family;
 extern const Family reduction_family;  // sum, mean, max over one axis
+extern const Family reshape_family;    // a reorder: bench's copy bandwidth
+
+// The ABI's arithmetic probe (docs/bench.md) on the host's cores, in the vector arithmetic
+// oneDNN's kernels run there; false for a dtype without one (arithmetic_probe.cpp).
+bool run_arithmetic_probe(void* out, gp_dtype dtype, int64_t elements, int32_t steps);
 
 // oneDNN's data type for a gradparity dtype (f32, bf16), or undef when oneDNN's CPU engine lacks it.
 dnnl::memory::data_type data_type(gp_dtype dtype);

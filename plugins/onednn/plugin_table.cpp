@@ -38,8 +38,8 @@ gp_status guarded(const char* what, const gp_op_call* call, Body&& body) {
   }
 }
 
-constexpr const Family* families[] = {&eltwise_family, &softmax_family,    &matmul_family,
-                                      &binary_family,  &layer_norm_family, &reduction_family};
+constexpr const Family* families[] = {&eltwise_family,    &softmax_family,   &matmul_family, &binary_family,
+                                      &layer_norm_family, &reduction_family, &reshape_family};
 
 const Family* family_of(const char* op) {
   for (const Family* f : families)
@@ -173,6 +173,16 @@ gp_status finish(gp_queue* q) {
 
 const char* last_error() { return error_text; }
 
+gp_status arithmetic_probe(gp_queue* q, gp_buffer* out, gp_dtype dtype, int64_t elements, int32_t steps) {
+  if (elements * (dtype == GP_DTYPE_F64 ? 8 : 4) > out->bytes) return fail("arithmetic probe: buffer too small");
+  bool ran = false;
+  const gp_status s = guarded("arithmetic probe", nullptr, [&] {
+    q->stream.wait();  // in order after the queue's work
+    ran = run_arithmetic_probe(out->data, dtype, elements, steps);
+  });
+  return s == GP_OK && !ran ? GP_UNSUPPORTED : s;
+}
+
 // The backwards that compute from the forward's value: oneDNN's softmax and logsoftmax backward
 // primitives read dst (softmax.cpp), div's gradient of the divisor is -(g out) / y (binary.cpp),
 // and the eltwise backward from src of tanh and logistic forms 1 - tanh^2 and s (1 - s) of the
@@ -190,6 +200,7 @@ extern "C" GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) { retur
 extern "C" GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
   static const gp_plugin_api api = [] {
     gp_plugin_api table = GP_PLUGIN_API_TABLE("onednn", GP_THREADS_QUEUE_PER_THREAD);
+    table.arithmetic_probe = arithmetic_probe;
     table.backward_reads_output = backward_reads_output;
     return table;
   }();

@@ -70,6 +70,12 @@ std::optional<std::string> rule_output(const gp_op_call& c, Dims& want) {
     if (x[r - 1] != b[r - 2]) return "inner sizes differ: " + text(x) + " x " + text(b);
     if (r == 3 && x[0] != b[0]) return "batch sizes differ";
     want[r - 1] = b[r - 1];
+  } else if (op == "reshape") {
+    want = Dims(c.attrs.reshape, c.attrs.reshape + c.attrs.reshape_rank);
+    int64_t from = 1, to = 1;
+    for (int64_t d : x) from *= d;
+    for (int64_t d : want) to *= d;
+    if (from != to) return "cannot reshape " + std::to_string(from) + " elements to " + text(want);
   } else if (op == "linear") {
     const Dims w = exact_dims(c.inputs[1]);
     if (x.size() != 2 || w.size() != 2 || w[1] != x[1]) return "takes x [batch, in], W [out, in] and b [out]";

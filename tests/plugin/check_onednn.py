@@ -8,11 +8,15 @@ it maps. Required: no ERROR; every mapped op runs (PASS or FAIL, no SKIP) forwar
 in f32 and bf16 (the dtypes oneDNN runs) wherever the catalog has cases; the catalog ops oneDNN
 lacks (ABSENT) SKIP with a reason naming what oneDNN 2.6 has not; the FAILs are exactly
 KNOWN_FINDINGS, each explained in docs/plugins-onednn.md (a finding that goes away or a new FAIL
-both fail this test); the staged=storage twins of the softmax_bf16_intermediate cases PASS.
+both fail this test); the staged=storage twins of the softmax_bf16_intermediate cases PASS;
+`bench` reads the plugin's copy (reshape) and arithmetic probes and gives its GEMM rows a
+roofline fraction.
 """
 import collections
+import json
 import os
 import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -20,7 +24,7 @@ from installed import check, installed_plugin, run_plugin  # noqa: E402
 
 OPS = ["neg", "pow_scalar", "hardswish", "exp", "log", "sqrt", "tanh", "sigmoid", "elu", "gelu", "relu", "leaky_relu", "square", "abs", "softplus",
        "silu", "softmax", "log_softmax", "matmul", "linear", "add", "sub", "mul", "div", "maximum", "minimum",
-       "layer_norm", "sum", "mean", "max"]
+       "layer_norm", "sum", "mean", "max", "reshape"]
 # Catalog ops oneDNN 2.6 has no primitive for: every f32/bf16 check SKIPs, saying so.
 ABSENT = ["rms_norm", "logsumexp", "variance"]
 # "case_id direction" of each FAIL at --seed 1, grouped by the finding of docs/plugins-onednn.md
@@ -187,7 +191,21 @@ def main():
             for direction in ("forward", "backward"):
                 check(ran[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check ran")
     check("f32" in dtypes, "no matmul f32 case ran")
-    print(f"onednn: {passes} PASS, {len(fails)} known FAIL, {refusals} calls the catalog refuses refused, {len(checks)} checks")
+    # bench reads the plugin's probes: a copy bandwidth, an arithmetic rate, a roofline fraction.
+    bench_json = os.path.join(a.work, "bench.json")
+    command = [os.path.join(prefix, "bin", "gradparity"), "bench", "--backend", f"plugin:{plugin}", "--op", "matmul",
+               "--dtype", "f32", "--filter", r"shape=16x7\|", "--min-time", "0.001", "--repetitions", "2",
+               "--processes", "1", "--json", bench_json]
+    r = subprocess.run(command, capture_output=True, text=True)
+    doc = json.load(open(bench_json)) if r.returncode == 0 else {}
+    limits, rows = doc.get("limits", []), doc.get("rows", [])
+    check(len(limits) == 1 and limits[0]["copy_gb_per_s"] > 0 and limits[0]["arithmetic"]["outcome"] == "timed" and
+          limits[0]["arithmetic_gflop_per_s"] > 0, f"bench: the plugin's probes (exit {r.returncode}): {limits} "
+          f"{r.stderr[-300:]}")
+    check(rows and all(row["outcome"] == "timed" and row["roofline_fraction"] > 0 for row in rows),
+          f"bench: a roofline fraction for every GEMM row: {rows}")
+    print(f"onednn: {passes} PASS, {len(fails)} known FAIL, {refusals} calls the catalog refuses refused, {len(checks)} "
+          f"checks; arithmetic probe {limits[0]['arithmetic_gflop_per_s']:.1f} GFLOP/s")
 
 
 if __name__ == "__main__":
