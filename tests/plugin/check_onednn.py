@@ -13,14 +13,12 @@ both fail this test); the staged=storage twins of the softmax_bf16_intermediate 
 roofline fraction.
 """
 import collections
-import json
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from installed import check, installed_plugin, run_plugin  # noqa: E402
+from installed import check, check_bench_probes, check_refusal, installed_plugin, run_plugin  # noqa: E402
 
 OPS = ["neg", "pow_scalar", "hardswish", "exp", "log", "sqrt", "tanh", "sigmoid", "elu", "gelu", "relu", "leaky_relu", "square", "abs", "softplus",
        "silu", "softmax", "log_softmax", "matmul", "linear", "add", "sub", "mul", "div", "maximum", "minimum",
@@ -154,9 +152,7 @@ def main():
     for c in checks:
         key = f"{c['case_id']} {c['direction']}"
         check(c["verdict"] != "ERROR", f"{key}: ERROR {c['reason']}")
-        if c["direction"] == "refusal":  # a call the catalog refuses (docs/invalid-calls.md)
-            check(c["verdict"] == "PASS" and c["reason"].startswith("refused: not implemented by plugin onednn"),
-                  f"{key}: {c['verdict']} {c['reason']}, expected the plugin to refuse it")
+        if check_refusal(c, "onednn"):
             refusals += 1
             continue
         if c["verdict"] == "FAIL":
@@ -192,20 +188,9 @@ def main():
                 check(ran[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check ran")
     check("f32" in dtypes, "no matmul f32 case ran")
     # bench reads the plugin's probes: a copy bandwidth, an arithmetic rate, a roofline fraction.
-    bench_json = os.path.join(a.work, "bench.json")
-    command = [os.path.join(prefix, "bin", "gradparity"), "bench", "--backend", f"plugin:{plugin}", "--op", "matmul",
-               "--dtype", "f32", "--filter", r"shape=16x7\|", "--min-time", "0.001", "--repetitions", "2",
-               "--processes", "1", "--json", bench_json]
-    r = subprocess.run(command, capture_output=True, text=True)
-    doc = json.load(open(bench_json)) if r.returncode == 0 else {}
-    limits, rows = doc.get("limits", []), doc.get("rows", [])
-    check(len(limits) == 1 and limits[0]["copy_gb_per_s"] > 0 and limits[0]["arithmetic"]["outcome"] == "timed" and
-          limits[0]["arithmetic_gflop_per_s"] > 0, f"bench: the plugin's probes (exit {r.returncode}): {limits} "
-          f"{r.stderr[-300:]}")
-    check(rows and all(row["outcome"] == "timed" and row["roofline_fraction"] > 0 for row in rows),
-          f"bench: a roofline fraction for every GEMM row: {rows}")
+    rate = check_bench_probes(os.path.join(prefix, "bin", "gradparity"), plugin, a.work)
     print(f"onednn: {passes} PASS, {len(fails)} known FAIL, {refusals} calls the catalog refuses refused, {len(checks)} "
-          f"checks; arithmetic probe {limits[0]['arithmetic_gflop_per_s']:.1f} GFLOP/s")
+          f"checks; arithmetic probe {rate:.1f} GFLOP/s")
 
 
 if __name__ == "__main__":

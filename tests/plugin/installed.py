@@ -1,6 +1,6 @@
 """What the plugin tests that use the installed package share: gradparity installed into a
 temporary prefix, a plugin project built against it from outside the tree, and the verdicts of a
-run of that plugin (check_example.py, check_clblast.py, check_onednn.py)."""
+run of that plugin (check_example.py, check_clblast.py, check_onednn.py, check_libtorch.py)."""
 import argparse
 import collections
 import json
@@ -81,6 +81,33 @@ def run_plugin(gradparity, plugin, ops, report, extra=()):
     return rc, checks
 
 
+def check_refusal(c, name):
+    """For a check of a call the catalog refuses (direction refusal, docs/invalid-calls.md): that
+    the plugin refused it too. True when `c` was such a check."""
+    if c["direction"] != "refusal":
+        return False
+    check(c["verdict"] == "PASS" and c["reason"].startswith(f"refused: not implemented by plugin {name}"),
+          f"{c['case_id']} {c['direction']}: {c['verdict']} {c['reason']}, expected the plugin to refuse it")
+    return True
+
+
+def check_bench_probes(gradparity, plugin, work):
+    """`gradparity bench` of the plugin's f32 matmul: its copy probe (a reshape) and arithmetic
+    probe both read, every GEMM row with a roofline fraction. Returns the arithmetic rate."""
+    bench_json = os.path.join(work, "bench.json")
+    command = [gradparity, "bench", "--backend", f"plugin:{plugin}", "--op", "matmul", "--dtype", "f32", "--filter",
+               r"shape=16x7\|", "--min-time", "0.001", "--repetitions", "2", "--processes", "1", "--json", bench_json]
+    r = subprocess.run(command, capture_output=True, text=True)
+    doc = json.load(open(bench_json)) if r.returncode == 0 else {}
+    limits, rows = doc.get("limits", []), doc.get("rows", [])
+    check(len(limits) == 1 and limits[0]["copy_gb_per_s"] > 0 and limits[0]["arithmetic"]["outcome"] == "timed" and
+          limits[0]["arithmetic_gflop_per_s"] > 0,
+          f"bench: the plugin's probes (exit {r.returncode}): {limits} {r.stderr[-300:]}")
+    check(rows and all(row["outcome"] == "timed" and row["roofline_fraction"] > 0 for row in rows),
+          f"bench: a roofline fraction for every GEMM row: {rows}")
+    return limits[0]["arithmetic_gflop_per_s"]
+
+
 def check_verdicts(checks, name, implemented_ops, dtypes):
     """Every check of an implemented op and dtype is PASS or SKIP, and each op, dtype and direction
     has a PASS; every other check SKIPs as not implemented by plugin NAME. A call the catalog refuses
@@ -89,8 +116,7 @@ def check_verdicts(checks, name, implemented_ops, dtypes):
     passes = collections.Counter()
     for c in checks:
         key = f"{c['case_id']} {c['direction']}: {c['verdict']} {c['reason']}"
-        if c["direction"] == "refusal":
-            check(c["verdict"] == "PASS" and c["reason"].startswith("refused: not implemented by plugin " + name), key)
+        if check_refusal(c, name):
             continue
         check(c["verdict"] in ("PASS", "SKIP"), key)
         implemented = c["op"] in implemented_ops and c["dtype"] in dtypes
