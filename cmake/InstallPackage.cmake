@@ -22,7 +22,7 @@ set(GP_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gradparity)
 install(TARGETS gradparity EXPORT gradparityTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS gp_core gp_plugin_abi gp_backend_api EXPORT gradparityTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES include/gradparity/plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gradparity)
+install(FILES include/gradparity/plugin.h include/gradparity/host_fma_probe.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gradparity)
 # The C++ backend API keeps its source-tree include paths ("core/op.hpp", "backends/backend.hpp")
 # under include/gradparity/.
 file(GLOB GP_CORE_HEADERS ${PROJECT_SOURCE_DIR}/core/*.hpp)

@@ -236,6 +236,14 @@ gp_status vjp(gp_queue*, const gp_op_call* call, const gp_buffer* const* inputs,
 
 gp_status finish(gp_queue*) { return GP_OK; }  // every call has run when it returns
 
+gp_status arithmetic_probe(gp_queue*, gp_buffer* out, gp_dtype dtype, int64_t elements, int32_t steps) {
+  if (elements * (dtype == GP_DTYPE_F64 ? 8 : 4) > out->bytes) return fail("arithmetic probe: buffer too small");
+  bool ran = false;
+  const gp_status s =
+      guarded("arithmetic probe", nullptr, [&] { ran = run_arithmetic_probe(out->data, dtype, elements, steps); });
+  return s == GP_OK && !ran ? GP_UNSUPPORTED : s;
+}
+
 const char* last_error() { return error_text; }
 
 // PyTorch 1.13's derivatives.yaml computes these backwards from the forward's result: tanh's
@@ -257,6 +265,7 @@ GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
   static const gp_plugin_api api = [] {
     gp_plugin_api a = GP_PLUGIN_API_TABLE("libtorch", GP_THREADS_FULL);
     a.backward_reads_output = backward_reads_output;
+    a.arithmetic_probe = arithmetic_probe;
     return a;
   }();
   return &api;

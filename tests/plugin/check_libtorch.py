@@ -11,6 +11,7 @@ exactly into the (op, dtype, direction) groups of FINDINGS, each explained in
 docs/plugins-libtorch.md (its section of the same name): a FAIL outside them, or a group that
 no longer fails, fails this test. On the kinks of tests/pinned/on_the_kinks.json every check
 passes, PyTorch's hardswish slopes -0.5 and 1.5 accepted as the other one-sided derivatives.
+`gradparity bench` reads the plugin's copy and arithmetic probes.
 The whole catalog (models included) is docs/plugins-libtorch.md's run; this selection costs CI
 about 30 s of one ctest slot (the plugin's build, 10 s, included).
 """
@@ -19,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from installed import check, check_refusal, installed_plugin, run_plugin  # noqa: E402
+from installed import check, check_bench_probes, check_refusal, installed_plugin, run_plugin  # noqa: E402
 
 OPS = ["exp", "tanh", "sigmoid", "gelu", "hardswish", "elu", "softplus", "div", "mul", "matmul", "linear", "sum",
        "mean", "variance", "softmax", "log_softmax", "layer_norm", "cross_entropy", "gru_cell", "concat", "slice",
@@ -87,8 +88,10 @@ def main():
     check(all(c["verdict"] in ("PASS", "SKIP") for c in on_kinks),
           "on the kinks: " + ", ".join(f"{c['case_id']} {c['direction']} {c['verdict']}" for c in on_kinks
                                        if c["verdict"] not in ("PASS", "SKIP")))
+    # bench reads the plugin's probes: a copy bandwidth, an arithmetic rate, a roofline fraction.
+    rate = check_bench_probes(os.path.join(prefix, "bin", "gradparity"), plugin, a.work)
     print(f"libtorch: {sum(ran.values())} checks ran, {sum(failing.values())} FAIL in {len(failing)} known groups, "
-          f"{refusals} refused calls, {len(checks)} checks")
+          f"{refusals} refused calls, {len(checks)} checks; arithmetic probe {rate:.1f} GFLOP/s")
 
 
 if __name__ == "__main__":
