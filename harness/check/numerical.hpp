@@ -66,7 +66,7 @@ void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdic
 // half_integer_free domain, the hardtanh gate's -1, 0 and 1; infinity where none.
 double distance_to_kinks(const Case& c, int k, double x);
 // Whether x sits exactly on one of those points where no check states which gradients are
-// acceptable: a unary op's own kinks are not among them (harness/check/kink_slopes.hpp accepts
+// acceptable: a unary op's own kinks are not among them (harness/check/other_readings.hpp accepts
 // either one-sided derivative there); a B-spline's knots, half-integers and gates are.
 bool on_unjudged_kink(const Case& c, int k, double x);
 

@@ -72,6 +72,8 @@ class FakeBackend : public Backend {
   const DeviceInfo& info() const override { return info_; }
   // Another profile for the device (a declared formulation: core/math_profile.hpp).
   void set_math(const MathProfile& math) { info_.math = &math; }
+  // Whether the device declares that it may flush subnormals (DeviceInfo::may_flush_subnormals).
+  void set_may_flush_subnormals(bool flush) { info_.may_flush_subnormals = flush; }
   Support supports(const OpCall&) const override { return Support::yes(); }
   std::unique_ptr<DeviceBuffer> allocate(DType t, const Shape& s) override {
     return std::make_unique<HostBuffer>(t, s);
