@@ -32,14 +32,19 @@ HostTensor vector_of(DType dtype, const std::vector<double>& values) {
   return t;
 }
 
-CheckResult backward_check(const std::string& base_id, const std::vector<double>& x, const std::vector<double>& dy,
-                           const Slope& slope) {
+// The catalog case `base_id` at input x and cotangent dy.
+Case case_at(const std::string& base_id, const std::vector<double>& x, const std::vector<double>& dy) {
   const Case* base = find_case(base_id);
   if (!base) throw Error("missing case " + base_id);
   GivenValues given;
   given.inputs.push_back(vector_of(base->dtype, x));
   given.cotangent = vector_of(base->dtype, dy);
-  const Case c = case_with_values(*base, std::move(given));
+  return case_with_values(*base, std::move(given));
+}
+
+CheckResult backward_check(const std::string& base_id, const std::vector<double>& x, const std::vector<double>& dy,
+                           const Slope& slope) {
+  const Case c = case_at(base_id, x, dy);
   FakeBackend backend;
   NiceMock<MockQueue> queue;
   if (slope)
@@ -61,12 +66,7 @@ CheckResult backward_check(const std::string& base_id, const std::vector<double>
 std::vector<CheckResult> flushing_checks(const std::string& base_id, const std::vector<double>& x,
                                          const std::vector<double>& dy, bool declared,
                                          const Slope& slope_at_flushed = {}) {
-  const Case* base = find_case(base_id);
-  if (!base) throw Error("missing case " + base_id);
-  GivenValues given;
-  given.inputs.push_back(vector_of(base->dtype, x));
-  given.cotangent = vector_of(base->dtype, dy);
-  const Case c = case_with_values(*base, std::move(given));
+  const Case c = case_at(base_id, x, dy);
   FakeBackend backend;
   backend.set_may_flush_subnormals(declared);
   NiceMock<MockQueue> queue;
