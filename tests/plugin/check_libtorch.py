@@ -13,7 +13,8 @@ no longer fails, fails this test. On the kinks of tests/pinned/on_the_kinks.json
 passes, PyTorch's hardswish slopes -0.5 and 1.5 accepted as the other one-sided derivatives.
 `gradparity bench` reads the plugin's copy and arithmetic probes.
 The whole catalog (models included) is docs/plugins-libtorch.md's run; this selection costs CI
-about 30 s of one ctest slot (the plugin's build, 10 s, included).
+about 38–45 s of one ctest slot in a full CI run (the plugin's build, 10 s, and the bench of its
+probes included).
 """
 import collections
 import os
