@@ -279,9 +279,12 @@ void backward_writes(C m, C2 s1, C2 s2, C s3) {
     }
     case GP_OP_softmax:
     case GP_OP_gumbel_softmax: {  // dv = p (g - sum g p); gumbel: dl = dv / tau
+      // 1 / tau applied last, as the reference does: applied to the exponential first it made an
+      // intermediate subnormal (exp(v - m) just above 2^-126 halved at tau = 2) where dv is
+      // normal, and NVIDIA's driver flushed it (found by hunt on an H200).
       C scale = OP == GP_OP_gumbel_softmax ? K(1.0) / tau() : K(1.0);
       for (uint j = begin + lid; j < end; j += WG)
-        dx_[at(j)] = FROM_C(scale * m_exp(V(j) - m) / exp_sum(s1) * (G(j) - s2.x));
+        dx_[at(j)] = FROM_C(m_exp(V(j) - m) / exp_sum(s1) * (G(j) - s2.x) * scale);
       return;
     }
     case GP_OP_log_softmax:  // dx = g - softmax * sum g
