@@ -203,10 +203,30 @@ Tracked operator+(const Tracked& a, const Tracked& b) {
   return rounded(s, e, a.exact() && b.exact() && sum_is_exact(a.v, b.v, s));
 }
 Tracked operator-(const Tracked& a, const Tracked& b) { return a + (-b); }
+namespace {
+
+// The product's second-order term, |a' b' - a b| - (|b| da + |a| db) <= da db, with da and db the
+// operands' worst-case errors (kFormulation (det + acc), as the bound counts them), charged where
+// it exceeds 2^-11 of the first-order part: below that it is under 0.05 % of the propagated part
+// (as exp's tangent, exp_slope below). Where an operand's error reaches its own size the first
+// order fails: a B-spline basis (1 - f)^5 / 5! next to a knot, where f's error exceeds 1 - f, came
+// out about 60 times the exact basis on every built-in backend, the first order allowing about 20
+// (found by hunt). Added to det as da db / kFormulation, which the bound counts kFormulation times.
+long double second_order(const Tracked& a, const Tracked& b) {
+  const long double k = kFormulation;
+  const long double da = k * (a.e.det + a.e.acc), db = k * (b.e.det + b.e.acc);
+  const long double s = da * db;
+  if (!(s > 0x1p-11L * (std::fabs(b.v) * da + std::fabs(a.v) * db))) return 0;
+  return s / k;
+}
+
+}  // namespace
+
 Tracked operator*(const Tracked& a, const Tracked& b) {
   ErrorBound e;
   propagate(e, a.e, b.v);
   propagate(e, b.e, a.v);
+  e.det += second_order(a, b);
   const long double p = a.v * b.v;
   return rounded(p, e, a.exact() && b.exact() && product_is_exact(a.v, b.v, p));
 }

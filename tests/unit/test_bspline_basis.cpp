@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/math_profile.hpp"
 #include "reference/reference.hpp"
 
 namespace gp::ref {
@@ -65,6 +68,42 @@ TEST(BsplineBasis, ValuesAndSlopesAreTheContractsRecursion) {
               << where;
         }
       }
+    }
+  }
+}
+
+// A kernel's knot coordinate u = (x + 1) grid / 2, rounded twice, may fall on the other side of a
+// knot the exact u lies next to, and the kernel then evaluates the neighbouring span: its bases
+// and slope there stay within the bound of every element, the reference's exact zeros outside its
+// own span included (found by hunt, where such a zero had no bound). x = -0x1.99999ap-3 has u
+// 7.5e-9 below the knot 2; a correct f32 kernel's u lies within two roundings, 2.4e-7, of it.
+TEST(BsplineBasis, AKernelOnTheOtherSideOfAKnotStaysWithinTheBound) {
+  constexpr int grid = 5;
+  const Real x0 = -0x1.99999ap-3L, knot = 2;
+  for (int k = kBsplineMinOrder; k <= kBsplineMaxOrder; ++k) {
+    OpAttrs a;
+    a.order = k;
+    a.grid = grid;
+    const OpCall call = make_call(OpKind::bspline_basis, a, DType::f32, {Shape{1}});
+    RefTensor x, dout;
+    x.shape = Shape{1};
+    x.v = {x0};
+    dout.shape = call.output_shape;
+    // Linear over the bases of the reference's span, where the slope does not depend on f, and far
+    // from it at the basis the next span adds: only that span's slope differs.
+    for (int m = 0; m < grid + k; ++m) dout.v.push_back(m == k + 2 ? 100 : m);
+    const Bounded bounded = bounded_evaluate(call, {x}, dout, &correctly_rounded_profile());
+    auto bound = [](const ErrorBound& e) { return kFormulation * (e.det - e.spec) + e.spec + e.acc; };
+    for (const Real past : {1e-8L, 1e-7L, 2e-7L}) {
+      RefTensor there = x;
+      there.v = {(knot + past) / (grid / Real(2)) - 1};  // the kernel's u, exactly: the next span
+      const RefTensor y = forward(call, {there});
+      const RefTensor dx = vjp(call, {there}, y, dout)[0];
+      const std::string where =
+          "order " + std::to_string(k) + ", u past the knot by " + (std::ostringstream() << double(past)).str();
+      for (std::size_t m = 0; m < y.v.size(); ++m)
+        EXPECT_LE(std::fabs(y.v[m] - bounded.output.v[m]), bound(bounded.output.err[m])) << where << ", basis " << m;
+      EXPECT_LE(std::fabs(dx.v[0] - bounded.grads[0].v[0]), bound(bounded.grads[0].err[0])) << where << ", slope";
     }
   }
 }
