@@ -58,6 +58,20 @@ TEST(Compare, ReferenceBeyondDoubleRangeWantsInfinity) {
   EXPECT_EQ(compare_to_reference(r, host(DType::f64, {-kInf}), kPlain, DType::f64).verdict, Verdict::fail);
 }
 
+// Beyond the range where the formulation's intermediates overflow too (an infinite bound): the
+// exact infinity passes, a NaN or the other infinity from those intermediates' infinities is not
+// judged (a layer_norm gradient with a weight near f64's largest value gave -inf on PoCL and
+// NVIDIA's Vulkan), and a finite value is still wrong.
+TEST(Compare, BeyondTheRangeWithOverflowingIntermediatesOnlyInfinitiesAreUnjudged) {
+  ref::RefTensor r = reference({1.0});
+  r.v[0] = 3e308L;
+  r.err[0].det = std::numeric_limits<long double>::infinity();
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {kInf}), kPlain, DType::f64).verdict, Verdict::pass);
+  for (const double g : {-kInf, std::numeric_limits<double>::quiet_NaN()})
+    EXPECT_EQ(compare_to_reference(r, host(DType::f64, {g}), kPlain, DType::f64).verdict, Verdict::mistrusted) << g;
+  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {1e308}), kPlain, DType::f64).verdict, Verdict::fail);
+}
+
 // An element whose bound is infinite (an intermediate past the arithmetic's range) or NaN (that
 // infinity times a zero derivative) is not judged, whatever the kernel gave there: the check is
 // MISTRUSTED, naming how many and the first; a failure elsewhere still fails.
