@@ -210,7 +210,12 @@ TEST(StagedSoftmax, BoundAddsTheDerivedTermOnce) {
           EXPECT_NEAR(spec, static_cast<double>(expected),
                       1e-9 * static_cast<double>(expected) + 1e-12 * static_cast<double>(base.spec))
               << where << " " << what;
-          EXPECT_NEAR(grown, once, 1e-6 * static_cast<double>(expected)) << where << " " << what;
+          // Products carry their second-order term where an operand's error is large relative to it
+          // (reference/tracked.cpp): at bf16 the staged term's products with the other operand's
+          // error add to it, most where dy_j - <dy, y> cancels (3.2 % of the term at element 2),
+          // far less than counting it twice.
+          EXPECT_GE(grown, once * (1 - 1e-6)) << where << " " << what;
+          EXPECT_LE(grown, once * 1.05) << where << " " << what;
         }
       }
     }
