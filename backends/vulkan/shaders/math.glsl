@@ -39,7 +39,8 @@ C atanh2_series(C s) {
 const C LOG2E = 1.44269504088896340736lf;
 const C LN2_HI = 6.93147180369123816490e-01lf;
 const C LN2_LO = 1.90821492927058770002e-10lf;
-const C EXP_MIN = -745.0lf, EXP_MAX = 710.0lf;
+// e^-746 is below half the smallest subnormal: exp(-inf) rounds to 0 (at -745 it gave 2^-1074).
+const C EXP_MIN = -746.0lf, EXP_MAX = 710.0lf;
 // 2^k for k in the normal exponent range, built from its bits.
 C pow2i(int k) { return packDouble2x32(uvec2(0u, uint(k + 1023) << 20)); }
 #else
@@ -84,7 +85,8 @@ C significand(C x, out int e) {
   e = int((b.y >> 20) & 0x7ffu) - 1023;
   return packDouble2x32(uvec2(b.x, (b.y & 0x000fffffu) | 0x3ff00000u));
 }
-C log_of_nonpositive(C x) { return packDouble2x32(uvec2(0u, x == 0.0lf ? 0xfff00000u : 0x7ff80000u)); }
+C m_nan() { return packDouble2x32(uvec2(0u, 0x7ff80000u)); }
+C log_of_nonpositive(C x) { return x == 0.0lf ? packDouble2x32(uvec2(0u, 0xfff00000u)) : m_nan(); }
 const C SMALLEST_NORMAL = 2.2250738585072014e-308lf, TWO_TO_THE_54 = 18014398509481984.0lf;
 const int SUBNORMAL_SHIFT = 54;
 #else
@@ -93,7 +95,8 @@ C significand(C x, out int e) {
   e = int((b >> 23) & 0xffu) - 127;
   return uintBitsToFloat((b & 0x007fffffu) | 0x3f800000u);
 }
-C log_of_nonpositive(C x) { return uintBitsToFloat(x == 0.0 ? 0xff800000u : 0x7fc00000u); }
+C m_nan() { return uintBitsToFloat(0x7fc00000u); }
+C log_of_nonpositive(C x) { return x == 0.0 ? uintBitsToFloat(0xff800000u) : m_nan(); }
 const C SMALLEST_NORMAL = 1.17549435082228750797e-38, TWO_TO_THE_54 = 18014398509481984.0;
 const int SUBNORMAL_SHIFT = 54;
 #endif
@@ -179,6 +182,10 @@ float reduce_pio2(float x, out int q) {
 #endif
 // sin(x + q pi/2): sin for q = 0, cos for q = 1, -sin for q = 2 (cos' = -sin).
 C m_sin_quadrant(C x, int q_extra) {
+  // sin and cos of an infinity are NaN (C Annex F), which the clamp below would turn into a
+  // number, and sin(-0) is -0, which x - k pi/2 turns into +0.
+  if (isinf(x) || isnan(x)) return m_nan();
+  if (x == K(0.0) && q_extra == 0) return x;
   int q;
   C r = reduce_pio2(x, q);
   int k = (q + q_extra) & 3;
@@ -186,7 +193,14 @@ C m_sin_quadrant(C x, int q_extra) {
   return k >= 2 ? -v : v;
 }
 
-C m_pow(C x, C y) { return m_exp(y * m_log(x)); }
+// x^y = e^(y ln x); a negative x with an integral y through |x| (C Annex F: pow(-inf, 2) = +inf).
+C m_pow(C x, C y) {
+  if (x < K(0.0) && y == floor(y)) {
+    C m = m_exp(y * m_log(-x));
+    return y - K(2.0) * floor(y * K(0.5)) == K(0.0) ? m : -m;
+  }
+  return m_exp(y * m_log(x));
+}
 
 // e^x - 1 without cancellation for small x (Taylor series), e^x - 1 elsewhere.
 C m_expm1(C x) {
@@ -216,6 +230,7 @@ C m_log1p(C x) {
 // tanh from expm1(-2|x|); tanh' = 1 - tanh^2 = 4a / (1 + a)^2 with a = e^(-2|x|), from exp, not
 // expm1 + 1, which would cancel where a is small.
 C m_tanh(C x) {
+  if (x == K(0.0)) return x;  // tanh(-0) = -0
   C em = m_expm1(K(-2.0) * abs(x));
   C t = -em / (K(2.0) + em);
   return x < K(0.0) ? -t : t;

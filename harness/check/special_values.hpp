@@ -1,0 +1,41 @@
+// What a unary op must give at IEEE 754's special values (cases/special_values.hpp): not a bound
+// but a set of exact values per element, forward and backward, from the op's contract
+// (reference/unary_math.hpp) read with IEEE 754 and C Annex F semantics (docs/special-values.md):
+//   NaN:    NaN, what the contract's formula gives there, or for an op defined piecewise the value
+//           of any of its constant pieces (a comparison with NaN is false, whichever a kernel
+//           writes: relu's derivative 0 or g);
+//   +-inf:  the formula at the infinity (exp(-inf) = +0, sin(inf) = NaN), and where that is NaN
+//           from an indeterminate form (silu's -inf * 0) its limit: the formula at two huge
+//           arguments, when they agree in the dtype (NaN where they do not: no limit);
+//   +-0:    the formula at that zero; the sign of a zero result counts only for the ops IEEE 754
+//           or C Annex F define (sin(-0) = -0, sqrt(-0) = -0, 1 / -0 = -inf), and a backward
+//           takes either zero's value (a formulation need not keep the sign of a zero), either
+//           one-sided derivative where 0 is a kink; at a pole either infinity; a forward value
+//           the dtype rounds (softplus(0) = ln 2) is left to the error model.
+// Elsewhere a finite value the dtype cannot hold exactly admits both neighbours (one elementary
+// rounding: alpha g); an infinity only itself.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cases/case.hpp"
+
+namespace gp {
+
+struct SpecialSet {
+  std::vector<double> values;  // in the dtype; a NaN stands for every NaN
+  bool any_zero_sign = false;  // a zero of either sign is as good as a listed zero
+  bool any_finite = false;     // a function value the dtype rounds: the error model's to judge
+  bool accepts(double got) const;
+  std::string describe() const;  // "{+0, NaN}"
+};
+
+struct SpecialExpectations {
+  std::vector<SpecialSet> forward, backward;  // per element of kSpecialInputs (cotangent 1)
+};
+
+// The sets of a special-values case of a unary op.
+SpecialExpectations special_expectations(const Case& c);
+
+}  // namespace gp

@@ -1,0 +1,120 @@
+// The IEEE special-value checks (harness/check/special_values.hpp, docs/special-values.md): the
+// contract's own formulas pass their table, and a kernel wrong at one special value fails,
+// naming it: the bugs the cases found in the Vulkan shaders and on PoCL, planted in a fake.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "cases/special_values.hpp"
+#include "harness/check/special_value_subject.hpp"
+#include "harness/check/special_values.hpp"
+#include "tests/support/fake_backend.hpp"
+
+namespace gp {
+namespace {
+
+using namespace fake_backend_names;
+
+const Case& special_case(const std::string& id) {
+  for (const Case& c : special_value_cases())
+    if (c.id == id) return c;
+  throw std::runtime_error("no special-values case " + id);
+}
+
+// A fake device whose forward (or backward) is the contract's, then changed by `edit`.
+class EditedQueue : public NiceMock<MockQueue> {
+ public:
+  EditedQueue(std::function<void(HostTensor&)> forward_edit, std::function<void(HostTensor&)> backward_edit) {
+    ON_CALL(*this, forward).WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in,
+                                                     DeviceBuffer& out) {
+      exact_forward(call, in, out);
+      if (forward_edit) forward_edit(host(out));
+    }));
+    ON_CALL(*this, backward)
+        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+          exact_backward(call, in, out, dout, grads);
+          if (backward_edit) backward_edit(host(*grads[0]));
+        }));
+  }
+};
+
+std::vector<CheckResult> checks_of(const Case& c, std::function<void(HostTensor&)> forward_edit = {},
+                                   std::function<void(HostTensor&)> backward_edit = {}) {
+  FakeBackend backend;
+  EditedQueue queue(std::move(forward_edit), std::move(backward_edit));
+  return check_special_values(c, DeviceContext{"fake", &backend, &queue}, 1);
+}
+
+// Element k of the inputs NaN, +inf, -inf, +0, -0.
+constexpr std::int64_t kNaN = 0, kPlusInf = 1, kMinusInf = 2, kMinusZero = 4;
+
+TEST(SpecialValues, TheContractsOwnFormulasPassTheirTable) {
+  for (const Case& c : special_value_cases()) {
+    const std::vector<CheckResult> r = checks_of(c);
+    ASSERT_EQ(r.size(), 2u) << c.id;
+    for (const CheckResult& x : r) EXPECT_EQ(x.verdict, Verdict::pass) << c.id << ": " << x.reason;
+  }
+}
+
+TEST(SpecialValues, AWrongSpecialValueFailsNamingTheInput) {
+  // Vulkan's f64 exp clamped -inf to -745: the smallest subnormal instead of +0.
+  const Case& exp64 = special_case("exp(specials,shape=5,dtype=f64)");
+  std::vector<CheckResult> r = checks_of(exp64, [](HostTensor& y) { y.set(kMinusInf, 0x1p-1074); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at -inf 4.94065646e-324 where {+0} is expected"), std::string::npos) << r[0].reason;
+  EXPECT_EQ(r[1].verdict, Verdict::pass);
+  // Vulkan's sin: a number for NaN and +-inf (its reduction clamped them), +0 for -0.
+  const Case& sin32 = special_case("sin(specials,shape=5,dtype=f32)");
+  r = checks_of(sin32, [](HostTensor& y) { y.set(kPlusInf, -0.841470957); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at +inf"), std::string::npos) << r[0].reason;
+  r = checks_of(sin32, [](HostTensor& y) { y.set(kMinusZero, 0.0); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at -0 +0 where {-0} is expected"), std::string::npos) << r[0].reason;
+  // PoCL's f32 tanh at +inf.
+  r = checks_of(special_case("tanh(specials,shape=5,dtype=f32)"), [](HostTensor& y) { y.set(kPlusInf, 1 - 0x1p-24); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  // A backward: exp's derivative at NaN given as +inf (oneDNN's).
+  r = checks_of(special_case("exp(specials,shape=5,dtype=f32)"), {},
+                [](HostTensor& g) { g.set(kNaN, std::numeric_limits<double>::infinity()); });
+  EXPECT_EQ(r[0].verdict, Verdict::pass);
+  EXPECT_EQ(r[1].verdict, Verdict::fail);
+}
+
+// Where the formula meets an indeterminate form (silu's -inf * 0), NaN and the limit both pass;
+// anything else fails. At NaN, a piecewise op may give any constant piece's value (PyTorch's relu
+// backward gives the cotangent there), nothing else.
+TEST(SpecialValues, IndeterminateFormsAndNaNAdmitTheirStatedSetsOnly) {
+  const Case& silu = special_case("silu(specials,shape=5,dtype=f32)");
+  for (const double v : {std::numeric_limits<double>::quiet_NaN(), 0.0, -0.0})
+    EXPECT_EQ(checks_of(silu, [v](HostTensor& y) { y.set(kMinusInf, v); })[0].verdict, Verdict::pass) << v;
+  EXPECT_EQ(checks_of(silu, [](HostTensor& y) { y.set(kMinusInf, -std::numeric_limits<double>::infinity()); })[0].verdict,
+            Verdict::fail);
+  const Case& relu = special_case("relu(specials,shape=5,dtype=f32)");
+  for (const double g : {0.0, 1.0, std::numeric_limits<double>::quiet_NaN()})
+    EXPECT_EQ(checks_of(relu, {}, [g](HostTensor& d) { d.set(kNaN, g); })[1].verdict, Verdict::pass) << g;
+  EXPECT_EQ(checks_of(relu, {}, [](HostTensor& d) { d.set(kNaN, 0.5); })[1].verdict, Verdict::fail);
+}
+
+TEST(SpecialValues, AnElementNeverWrittenFails) {
+  const Case& c = special_case("neg(specials,shape=5,dtype=f32)");
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  ON_CALL(queue, forward)
+      .WillByDefault(Invoke([](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        const HostTensor poison = host(out);  // the poisoned buffer as the kernel found it
+        exact_forward(call, in, out);
+        std::memcpy(host(out).data(), poison.data(), dtype_size(poison.dtype()));
+      }));
+  const std::vector<CheckResult> r = check_special_values(c, DeviceContext{"fake", &backend, &queue}, 1);
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at NaN never written"), std::string::npos) << r[0].reason;
+}
+
+}  // namespace
+}  // namespace gp
