@@ -9,6 +9,7 @@
 #include "cases/composite.hpp"
 #include "cases/invalid_calls.hpp"
 #include "cases/registry.hpp"
+#include "cases/special_values.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
 #include "core/memory_size.hpp"
@@ -111,6 +112,8 @@ void list_cases() {
   fmt::print("calls the catalog refuses ({}; every device must refuse them, docs/invalid-calls.md):\n",
              invalid_calls().size());
   for (const auto& c : invalid_calls()) fmt::print("  {}  [{}]\n", c.c.id, c.problem);
+  fmt::print("IEEE special values ({}; exact sets, docs/special-values.md):\n", special_value_cases().size());
+  for (const auto& c : special_value_cases()) fmt::print("  {}\n", c.id);
 }
 
 void print_device(const std::string& id, const DeviceEntry& e) {
@@ -152,8 +155,12 @@ int list_command(const std::string& what, const BackendOptions& opts, const std:
     list_profiles();
     return 0;
   }
+  if (what == "specials") {
+    list_specials();
+    return 0;
+  }
   if (what != "all" && what != "ops" && what != "cases" && what != "backends")
-    throw UsageError("unknown list '" + what + "'; valid: ops, cases, backends, catalog, profiles, all");
+    throw UsageError("unknown list '" + what + "'; valid: ops, cases, backends, catalog, profiles, specials, all");
   if (what == "all" || what == "ops") list_ops();
   if (what == "all" || what == "cases") list_cases();
   if (what == "all" || what == "backends") list_backends(opts, backends);

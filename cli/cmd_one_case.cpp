@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "harness/check/compare.hpp"
 #include "harness/check/invalid_call_subject.hpp"
+#include "harness/check/special_value_subject.hpp"
 #include "harness/check/tolerance.hpp"
 #include "reports/npy.hpp"
 
@@ -130,10 +131,34 @@ int repro_refusal(const OneCaseCommand& cmd, const InvalidCall& call) {
   return exit_code({r});
 }
 
+// A unary op at IEEE special values: its two checks against the exact sets of
+// docs/special-values.md, each wrong element named with its input.
+int repro_special_values(const OneCaseCommand& cmd, const Case& c) {
+  const SelectedDevice device = select_one_device(cmd);
+  fmt::print("case {} on {} ({}): IEEE special values, exact sets (docs/special-values.md)\n", c.id, device.id,
+             device.entry.info.name);
+  OpenedDevice opened = open_device(device);
+  if (!opened.backend) throw UsageError(device.id + " cannot be used: " + opened.reason);
+  if (const Support s = opened.backend->supports(c.call); !s.ok) {
+    fmt::print("SKIP       {}: {}\n", device.id, s.reason);
+    return 0;
+  }
+  auto queue = opened.backend->create_queue();
+  const std::vector<CheckResult> checks =
+      check_special_values(c, {device.id, opened.backend.get(), queue.get()}, cmd.common.seed);
+  for (const auto& r : checks) {
+    fmt::print("{:<10} {} {}\n", verdict_name(r.verdict), r.backend, check_label(r));
+    if (!r.reason.empty()) fmt::print("           {}\n", r.reason);
+  }
+  return exit_code(checks);
+}
+
 int repro_command(const OneCaseCommand& cmd) {
   const Subject& subject = require_subject(cmd.case_id);
   if (const auto* invalid = dynamic_cast<const InvalidCallSubject*>(&subject))
     return repro_refusal(cmd, invalid->call());
+  if (const auto* special = dynamic_cast<const SpecialValueSubject*>(&subject))
+    return repro_special_values(cmd, special->special_case());
   if (subject.tier() == Tier::large) return repro_large(cmd, subject);
   if (!subject.primitive_case()) return repro_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
@@ -166,6 +191,9 @@ int dump_command(const OneCaseCommand& cmd) {
   if (dynamic_cast<const InvalidCallSubject*>(&subject))
     throw UsageError("dump takes small-tier cases and models: " + subject.id() +
                      " is a call the catalog refuses, which nothing computes (docs/invalid-calls.md)");
+  if (dynamic_cast<const SpecialValueSubject*>(&subject))
+    throw UsageError("dump takes small-tier cases and models: " + subject.id() +
+                     " is a special-values case, whose inputs and expected values docs/special-values.md lists");
   if (!subject.primitive_case()) return dump_composite(cmd, subject);
   OneCase one = run_one(cmd, *subject.primitive_case());
   DumpFolder folder(cmd.out_dir);

@@ -139,6 +139,8 @@ struct OracleCommand {
 int list_command(const std::string& what, const BackendOptions& opts, const std::vector<std::string>& backends);
 // The math profiles' budgets as Markdown, docs/profiles.md (list_profiles.cpp).
 void list_profiles();
+// `list specials`: the IEEE special values every unary op must give (docs/special-values.md).
+void list_specials();
 int selftest_command(const SelftestCommand& cmd);
 int run_command(const RunCommand& cmd);
 int repro_command(const OneCaseCommand& cmd);

@@ -74,8 +74,10 @@ int main(int argc, char** argv) {
   std::string list_what = "all";
   gp::BackendOptions list_opts;
   auto* list = app.add_subcommand("list", "list ops, cases and backends with their devices");
-  list->add_option("what", list_what,
-                   "ops | cases | backends | all | catalog (Markdown, as docs/ops.md) | profiles (as docs/profiles.md)")
+  list->add_option(
+          "what", list_what,
+          "ops | cases | backends | all | catalog (Markdown, as docs/ops.md) | profiles (as docs/profiles.md) | "
+          "specials (as docs/special-values.md)")
       ->capture_default_str();
   list->add_option("--cache-dir", list_opts.cache_dir, "cache folder");
   std::vector<std::string> list_backends;

@@ -169,8 +169,8 @@ R gelu_d1(R x, const OpAttrs& a) {
   X(leaky_relu, (x > 0 ? x : R(a.alpha) * x), (x > 0 ? R(1) : R(a.alpha)), (x > 0 ? R(1) : R(a.alpha)))              \
   X(elu, (x > 0 ? x : R(a.alpha) * expm1(x)), (x > 0 ? R(1) : R(a.alpha) * exp(x)), (x > 0 ? R(1) : y + R(a.alpha))) \
   X(gelu, gelu_f(x, a), gelu_d1(x, a), gelu_d1(x, a))                                                                \
-  X(hardswish,                                                                                                       \
-    (x <= -3  ? R(0)                                                                                                 \
+  X(hardswish, /* x min(max(x + 3, 0), 6) / 6: x 0 below -3, which is NaN at -inf */                                 \
+    (x <= -3  ? x * R(0)                                                                                             \
      : x >= 3 ? x                                                                                                    \
               : x * (x + 3) / 6),                                                                                    \
     (x <= -3  ? R(0)                                                                                                 \

@@ -22,7 +22,7 @@ CheckResult blank_result(const Case& c, const std::string& device_id, Direction 
   r.seed = seed;
   std::string backend = device_id == "reference" ? "cpu" : device_id;
   r.repro = "gradparity repro " + shell_quote(c.id) + " --backend " + backend + " --seed " + std::to_string(seed);
-  if (c.given) r.repro += " --cases-file " + shell_quote(c.given->file);
+  if (c.given && !c.given->file.empty()) r.repro += " --cases-file " + shell_quote(c.given->file);
   return r;
 }
 

@@ -21,34 +21,30 @@ std::string got_text(double v) {
   return format_g(v, 9);
 }
 
-CheckResult judge(const Case& c, const std::string& device_id, std::uint64_t seed, Direction d, int input,
-                  const HostTensor& got, const std::vector<SpecialSet>& sets) {
-  CheckResult r = blank_result(c, device_id, d, input, seed);
+// What is wrong with element i, empty when it is one of the set's values.
+std::string wrong_element(const HostTensor& got, std::int64_t i, const SpecialSet& set) {
+  const auto k = static_cast<std::size_t>(i);
+  const bool poison = is_poison(got, i);
+  if (!poison && set.accepts(got.get(i))) return {};
+  return std::string("at ") + kSpecialInputNames.at(k) + " " + (poison ? "never written" : got_text(got.get(i))) +
+         " where " + set.describe() + " is expected";
+}
+
+// `r`, a blank result of the check, judged.
+CheckResult judge(CheckResult r, const HostTensor& got, const std::vector<SpecialSet>& sets) {
   r.tolerance = "IEEE special values: exact sets (docs/special-values.md)";
   r.metrics.elements = got.numel();
-  std::string wrong;
-  int failures = 0;
   for (std::int64_t i = 0; i < got.numel(); ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    const double g = got.get(i);
-    const bool ok = !is_poison(got, i) && sets.at(k).accepts(g);
-    if (ok) continue;
-    if (failures++ == 0) {
+    const std::string wrong = wrong_element(got, i, sets.at(static_cast<std::size_t>(i)));
+    if (wrong.empty()) continue;
+    if (r.metrics.nonfinite++ == 0) {
       r.metrics.worst.index = i;
-      r.metrics.worst.got = g;
+      r.metrics.worst.got = got.get(i);
     }
-    if (!wrong.empty()) wrong += "; ";
-    wrong += std::string("at ") + kSpecialInputNames.at(k) + " " + (is_poison(got, i) ? "never written" : got_text(g)) +
-             " where " + sets.at(k).describe() + " is expected";
+    r.reason += (r.reason.empty() ? "" : "; ") + wrong;
   }
-  if (failures == 0) {
-    r.verdict = Verdict::pass;
-    return r;
-  }
-  r.verdict = Verdict::fail;
-  r.metrics.nonfinite = failures;
-  r.metrics.margin = std::numeric_limits<double>::infinity();
-  r.reason = wrong;
+  r.verdict = r.metrics.nonfinite == 0 ? Verdict::pass : Verdict::fail;
+  if (r.verdict == Verdict::fail) r.metrics.margin = std::numeric_limits<double>::infinity();
   return r;
 }
 
@@ -80,8 +76,9 @@ std::vector<CheckResult> check_special_values(const Case& c, const DeviceContext
     DeviceCalls calls(c, *device.backend, *device.queue);
     DeviceCalls::Result got = calls.forward_backward(c.given->inputs, *c.given->cotangent);
     std::vector<CheckResult> out;
-    out.push_back(judge(c, device.id, seed, Direction::forward, -1, got.output, expected.forward));
-    CheckResult back = judge(c, device.id, seed, Direction::backward, 0, got.grads.at(0), expected.backward);
+    out.push_back(judge(blank_result(c, device.id, Direction::forward, -1, seed), got.output, expected.forward));
+    CheckResult back =
+        judge(blank_result(c, device.id, Direction::backward, 0, seed), got.grads.at(0), expected.backward);
     require_repeatable(back, got.grads.at(0), got.grads_again.at(0));
     out.push_back(std::move(back));
     fail_on_device_reports(*device.backend, out.front());

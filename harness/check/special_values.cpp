@@ -66,11 +66,8 @@ void add_at_infinity(SpecialSet& s, const Fn& fn, Real x, DType t) {
   // in their formulas (gelu's x^3) leaves long double's range.
   const Real huge = std::copysign(0x1p1000L, x);
   const Real a = fn(huge), b = fn(huge * 0x1p-100L);
-  if (std::isnan(a)) {
-    add_value(s, t, a);
-  } else if (std::isnan(v) && round_to(t, static_cast<double>(a)) == round_to(t, static_cast<double>(b))) {
-    add_value(s, t, a);
-  }
+  const bool limit = std::isnan(v) && round_to(t, static_cast<double>(a)) == round_to(t, static_cast<double>(b));
+  if (std::isnan(a) || limit) add_value(s, t, a);
 }
 
 // The values of the op's constant pieces, where it is defined piecewise (it has kinks): at NaN a

@@ -8,9 +8,11 @@
 
 #include "cases/composite.hpp"
 #include "cases/registry.hpp"
+#include "cases/special_values.hpp"
 #include "core/error.hpp"
 #include "harness/check/invalid_call_subject.hpp"
 #include "harness/check/primitive_subject.hpp"
+#include "harness/check/special_value_subject.hpp"
 #include "harness/graph/model_subject.hpp"
 #include "harness/large/sampled_subject.hpp"
 #include "harness/training/training_subject.hpp"
@@ -74,6 +76,7 @@ const std::vector<std::unique_ptr<Subject>>& all_subjects() {
     std::vector<std::unique_ptr<Subject>> out;
     for (const Case& c : all_cases()) out.push_back(std::make_unique<PrimitiveSubject>(c));
     for (const InvalidCall& c : invalid_calls()) out.push_back(std::make_unique<InvalidCallSubject>(c));
+    for (const Case& c : special_value_cases()) out.push_back(std::make_unique<SpecialValueSubject>(c));
     for (const Composite& c : all_composites())
       out.push_back(std::make_unique<CompositeSubject>(c, c.decl.training ? kTrainingKind : kModelKind));
     return out;

@@ -1,4 +1,4 @@
-# cmake -DGRADPARITY=<gradparity> -DWHAT=<catalog|profiles> -DDOC=<docs/ops.md|docs/profiles.md> -DWORK=<dir>
+# cmake -DGRADPARITY=<gradparity> -DWHAT=<catalog|profiles|specials> -DDOC=<docs/ops.md|...> -DWORK=<dir>
 #       -P check_catalog_doc.cmake
 # A generated document is the output of `gradparity list WHAT`: fails when the catalog, the cases
 # or the math profiles changed and the document did not.

@@ -79,13 +79,17 @@ r = gp("run", "--backend", f"plugin:{v2}", "--op", "exp", "--dtype", "f32", "--n
        os.path.join(work, "v2-run"))
 check(r.returncode == 0 and " 0 FAIL" in r.stdout and " PASS" in r.stdout, f"version 2: exp runs and passes: {r.returncode}")
 
+# The cases judged by bounds, which name the profile and the declarations: not exp at IEEE special
+# values, whose exact sets (docs/special-values.md) an exp perturbed everywhere fails at exp(0) = 1.
+BOUNDED = "^(?!.*specials)"
+
 v3 = os.path.join(plugins, "abi_v3.so")
 r = gp("list", "backends", "--backend", f"plugin:{v3}", declared="exp")
 check(r.returncode == 0 and "ABI 3," in r.stdout and "backward computed from the forward's value (declared): exp"
       in r.stdout, f"version 3: listed as ABI 3 with its declaration: {r.stdout[-400:]!r}")
 report = os.path.join(work, "v3-run")
-r = gp("run", "--backend", f"plugin:{v3}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
-       report, declared="exp")
+r = gp("run", "--backend", f"plugin:{v3}", "--op", "exp", "--dtype", "f32", "--filter", BOUNDED, "--no-progress",
+       "--report-dir", report, declared="exp")
 checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if r.returncode == 0 else []
 own = [c for c in checks if c["backend"].startswith("plugin") and c["direction"] in ("forward", "backward")]
 named = [c for c in own if "the backward of exp computes from the forward's value (declared)" in c.get("tolerance", "")]
@@ -114,8 +118,8 @@ check(r.returncode == 0 and "ABI 4," in r.stdout and "math budgets declared by t
 
 def exp_run(name, budgets):
     report = os.path.join(work, name)
-    r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--dtype", "f32", "--no-progress", "--report-dir",
-           report, budgets=budgets, exp_error="3e-7")
+    r = gp("run", "--backend", f"plugin:{good}", "--op", "exp", "--dtype", "f32", "--filter", BOUNDED, "--no-progress",
+           "--report-dir", report, budgets=budgets, exp_error="3e-7")
     checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if os.path.exists(report) else []
     return r, [c for c in checks if c["backend"].startswith("plugin") and c["direction"] in ("forward", "backward")]
 

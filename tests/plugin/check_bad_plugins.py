@@ -127,8 +127,10 @@ expect(rc == -11, f"segv run --no-isolate: exit code {rc}, expected death by SIG
 # The small tier's f32 exp cases (what `--op exp --dtype f32` runs): each passes forward and backward.
 _, listing, _ = gp("list", "cases")
 exp_cases = [line for line in listing.splitlines() if line.startswith("  exp(") and "dtype=f32)" in line
-             and "(large," not in line and "(invalid," not in line]
+             and "(large," not in line and "(invalid," not in line and "(specials," not in line]
 others = 2 * (len(exp_cases) - 1)  # checks (and bench rows) of the exp cases but exp(shape=7)
+# and the checks of exp at IEEE special values (docs/special-values.md), which bench does not time
+specials = 2 * sum(1 for line in listing.splitlines() if line.startswith("  exp(specials,") and "dtype=f32)" in line)
 
 hanging = os.path.join(plugins, "hang.so")
 rc, out, err = gp("run", "--backend", "plugin:" + hanging, "--op", "exp", "--dtype", "f32", "--no-progress",
@@ -137,8 +139,9 @@ expect(rc == 1, f"hang run: exit code {rc}, expected 1; stderr {err[-2000:]!r}")
 expect("ERROR exp(shape=7,dtype=f32)" in out and "no progress for 2 s (--case-timeout; killed) during this case" in out,
        f"hang run: {out[-2000:]!r}")
 # and the refusal of the exp call the catalog refuses (docs/invalid-calls.md)
-expect(f"{others + 1} PASS, 0 FAIL" in out,
-       f"hang run: the other exp cases did not PASS ({others} and a refusal): {out[-600:]!r}")
+expect(f"{others + specials + 1} PASS, 0 FAIL" in out,
+       f"hang run: the other exp cases did not PASS ({others}, {specials} at special values and a refusal): "
+       f"{out[-600:]!r}")
 
 # A call the catalog refuses (docs/invalid-calls.md): refused by the good plugin, a FAIL where
 # supports() accepts it, an ERROR naming the case where supports() crashes on it.
@@ -157,7 +160,7 @@ for variant, verdict, why in (("good", "PASS", "refused: not implemented by plug
     expect(len(refusals) == 1 and refusals[0]["case_id"] == invalid_exp and refusals[0]["verdict"] == verdict
            and why in refusals[0]["reason"], f"{variant} on invalid calls: {refusals}")
     others_ok = [c for c in checks if c["backend"].startswith("plugin:") and c["direction"] != "refusal"]
-    expect(len([c for c in others_ok if c["verdict"] == "PASS"]) == others + 2,
+    expect(len([c for c in others_ok if c["verdict"] == "PASS"]) == others + specials + 2,
            f"{variant} on invalid calls: the valid exp cases did not all PASS")
 
 # bench: the case whose calls crashed or hung its child is an error row, every other call is timed.

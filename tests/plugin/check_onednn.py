@@ -121,6 +121,18 @@ FINDINGS = {
         "elu(alpha=1,shape=16x33,dtype=f32) forward",
         "elu(alpha=1,shape=64x128,dtype=f32) forward",
     ],
+    "special_values": [  # docs/special-values.md: the IEEE special-value cases
+        "neg(specials,shape=5,dtype=f32) forward",
+        "neg(specials,shape=5,dtype=bf16) forward",
+        "exp(specials,shape=5,dtype=f32) forward",
+        "exp(specials,shape=5,dtype=f32) backward",
+        "exp(specials,shape=5,dtype=bf16) forward",
+        "exp(specials,shape=5,dtype=bf16) backward",
+        "pow_scalar(p=2,specials,shape=5,dtype=f32) backward",
+        "pow_scalar(p=2,specials,shape=5,dtype=bf16) backward",
+        "pow_scalar(p=3.7,specials,shape=5,dtype=f32) backward",
+        "pow_scalar(p=3.7,specials,shape=5,dtype=bf16) backward",
+    ],
     "softmax_bf16_intermediate": [
         "softmax(axis=-1,saturating,shape=16x33,dtype=bf16) forward",
         "softmax(axis=-1,saturating,shape=64x128,dtype=bf16) forward",

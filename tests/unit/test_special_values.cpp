@@ -29,11 +29,11 @@ const Case& special_case(const std::string& id) {
 class EditedQueue : public NiceMock<MockQueue> {
  public:
   EditedQueue(std::function<void(HostTensor&)> forward_edit, std::function<void(HostTensor&)> backward_edit) {
-    ON_CALL(*this, forward).WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in,
-                                                     DeviceBuffer& out) {
-      exact_forward(call, in, out);
-      if (forward_edit) forward_edit(host(out));
-    }));
+    ON_CALL(*this, forward)
+        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+          exact_forward(call, in, out);
+          if (forward_edit) forward_edit(host(out));
+        }));
     ON_CALL(*this, backward)
         .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
                                   const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
@@ -93,8 +93,9 @@ TEST(SpecialValues, IndeterminateFormsAndNaNAdmitTheirStatedSetsOnly) {
   const Case& silu = special_case("silu(specials,shape=5,dtype=f32)");
   for (const double v : {std::numeric_limits<double>::quiet_NaN(), 0.0, -0.0})
     EXPECT_EQ(checks_of(silu, [v](HostTensor& y) { y.set(kMinusInf, v); })[0].verdict, Verdict::pass) << v;
-  EXPECT_EQ(checks_of(silu, [](HostTensor& y) { y.set(kMinusInf, -std::numeric_limits<double>::infinity()); })[0].verdict,
-            Verdict::fail);
+  EXPECT_EQ(
+      checks_of(silu, [](HostTensor& y) { y.set(kMinusInf, -std::numeric_limits<double>::infinity()); })[0].verdict,
+      Verdict::fail);
   const Case& relu = special_case("relu(specials,shape=5,dtype=f32)");
   for (const double g : {0.0, 1.0, std::numeric_limits<double>::quiet_NaN()})
     EXPECT_EQ(checks_of(relu, {}, [g](HostTensor& d) { d.set(kNaN, g); })[1].verdict, Verdict::pass) << g;
