@@ -1,24 +1,33 @@
-// Calls at IEEE 754's special values (docs/special-values.md): per unary op, each attribute set its
-// catalog cases use and each of its dtypes, one case whose input is NaN, +inf, -inf, +0 and -0 and
-// whose cotangent is 1, with the id `exp(specials,shape=5,dtype=f32)`. What a device must give
-// there is not a bound but a set of exact values (harness/check/special_values.hpp).
+// Calls at IEEE 754's special values (docs/special-values.md), each op at each attribute set its
+// catalog cases use and each of its dtypes, cotangent 1: a unary op at NaN, +inf, -inf, +0 and -0
+// (`exp(specials,shape=5,dtype=f32)`); a binary op at every pair of NaN, +inf, -inf, +0, -0, 1
+// and -2 (`mul(specials,shape=49|49,dtype=f32)`). What a device must give there is not a bound
+// but a set of exact values (harness/check/special_values.hpp).
 #pragma once
 
 #include <array>
+#include <string>
 #include <vector>
 
 #include "cases/case.hpp"
 
 namespace gp {
 
-// The inputs, in this order; subnormal inputs are judged by the error model instead (a device
-// that may flush reads them as zeros: docs/error-model.md, "On a kink").
+// A unary op's inputs, in this order; subnormal inputs are judged by the error model instead (a
+// device that may flush reads them as zeros: docs/error-model.md, "On a kink").
 inline constexpr std::array<double, 5> kSpecialInputs = {__builtin_nan(""), __builtin_inf(), -__builtin_inf(), 0.0,
                                                          -0.0};
-// The names of kSpecialInputs' elements, for reports and the table.
-inline constexpr std::array<const char*, 5> kSpecialInputNames = {"NaN", "+inf", "-inf", "+0", "-0"};
+// A binary op's operands: element i pairs kSpecialOperands[i / 7] with kSpecialOperands[i % 7].
+inline constexpr std::array<double, 7> kSpecialOperands = {
+    __builtin_nan(""), __builtin_inf(), -__builtin_inf(), 0.0, -0.0, 1.0, -2.0};
+// Their names, for reports and the table.
+inline constexpr std::array<const char*, 7> kSpecialNames = {"NaN", "+inf", "-inf", "+0", "-0", "1", "-2"};
 
-// The table, in catalog order. Built once.
+// The table, in catalog order (unary ops, then binary). Built once. pow has none yet: its
+// gradients at special values depend on the formulation (b z / a or b a^(b-1)).
 const std::vector<Case>& special_value_cases();
+
+// The input of element i of a special-values case, in words: "-inf", "(NaN, 1)".
+std::string special_input_text(const Case& c, std::int64_t i);
 
 }  // namespace gp

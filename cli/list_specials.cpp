@@ -1,5 +1,5 @@
-// `gradparity list specials`: what every unary op must give at IEEE 754's special values, forward
-// and backward, as Markdown (docs/special-values.md is this output; ctest docs/special-values
+// `gradparity list specials`: what every unary and binary op must give at IEEE 754's special
+// values, forward and backward, as Markdown (docs/special-values.md is this output; ctest docs/special-values
 // keeps them equal). The sets come from harness/check/special_values.hpp, as the checks take them.
 #include <fmt/core.h>
 
@@ -22,30 +22,72 @@ std::string op_text(const Case& c) {
   return std::string(op_name(c.decl.op)) + (attrs.empty() ? "" : "(" + attrs + ")");
 }
 
-// One row per op and attribute set, the dtypes whose sets read alike together.
-void print_table(const char* title, bool backward) {
-  fmt::print("\n## {}\n\n| op | dtypes |", title);
-  for (const char* name : kSpecialInputNames) fmt::print(" {} |", name);
-  fmt::print("\n|---|---|");
-  for (std::size_t i = 0; i < kSpecialInputNames.size(); ++i) fmt::print("---|");
-  fmt::print("\n");
-  std::vector<std::pair<std::string, std::string>> rows;  // (op, cells) and their dtypes
+bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
+
+// Groups of text by a key, in first-seen order, with the dtypes that gave each.
+struct Grouped {
+  std::vector<std::pair<std::string, std::string>> items;  // (key, text)
   std::vector<std::string> dtypes;
-  for (const Case& c : special_value_cases()) {
-    const SpecialExpectations e = special_expectations(c);
-    std::string cells;
-    for (const SpecialSet& s : backward ? e.backward : e.forward) cells += " " + s.describe() + " |";
-    const std::pair<std::string, std::string> row{op_text(c), cells};
-    auto at = std::find(rows.begin(), rows.end(), row);
-    if (at == rows.end()) {
-      rows.push_back(row);
-      dtypes.emplace_back(dtype_name(c.dtype));
+  void add(std::pair<std::string, std::string> item, DType t) {
+    auto at = std::find(items.begin(), items.end(), item);
+    if (at == items.end()) {
+      items.push_back(std::move(item));
+      dtypes.emplace_back(dtype_name(t));
     } else {
-      dtypes[static_cast<std::size_t>(at - rows.begin())] += ", " + std::string(dtype_name(c.dtype));
+      dtypes[static_cast<std::size_t>(at - items.begin())] += ", " + std::string(dtype_name(t));
     }
   }
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    fmt::print("| `{}` | {} |{}\n", rows[i].first, dtypes[i], rows[i].second);
+};
+
+// The unary ops: one row per op and attribute set, the dtypes whose sets read alike together.
+void print_unary(const char* title, bool backward) {
+  fmt::print("\n## {}\n\n| op | dtypes |", title);
+  for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) fmt::print(" {} |", kSpecialNames.at(i));
+  fmt::print("\n|---|---|");
+  for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) fmt::print("---|");
+  fmt::print("\n");
+  Grouped rows;
+  for (const Case& c : special_value_cases()) {
+    if (binary(c)) continue;
+    const SpecialExpectations e = special_expectations(c);
+    std::string cells;
+    for (const SpecialSet& s : backward ? e.gradients.at(0) : e.forward) cells += " " + s.describe() + " |";
+    rows.add({op_text(c), cells}, c.dtype);
+  }
+  for (std::size_t i = 0; i < rows.items.size(); ++i)
+    fmt::print("| `{}` | {} |{}\n", rows.items[i].first, rows.dtypes[i], rows.items[i].second);
+}
+
+// One grid of a binary op: a down, b across.
+std::string grid(const std::vector<SpecialSet>& sets) {
+  const std::size_t k = kSpecialOperands.size();
+  std::string out = "| a \\ b |";
+  for (const char* name : kSpecialNames) out += std::string(" ") + name + " |";
+  out += "\n|---|";
+  for (std::size_t j = 0; j < k; ++j) out += "---|";
+  out += "\n";
+  for (std::size_t i = 0; i < k; ++i) {
+    out += std::string("| ") + kSpecialNames.at(i) + " |";
+    for (std::size_t j = 0; j < k; ++j) out += " " + sets.at(i * k + j).describe() + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+// The binary ops: per op, the grids of its value and of each gradient, the dtypes alike together.
+void print_binary() {
+  fmt::print("\n## Binary ops\n");
+  Grouped ops;
+  for (const Case& c : special_value_cases()) {
+    if (!binary(c)) continue;
+    const SpecialExpectations e = special_expectations(c);
+    std::string text = "\nValue:\n\n" + grid(e.forward);
+    for (std::size_t k = 0; k < e.gradients.size(); ++k)
+      text += "\nGradient of " + std::string(k == 0 ? "a" : "b") + " (cotangent 1):\n\n" + grid(e.gradients[k]);
+    ops.add({op_text(c), text}, c.dtype);
+  }
+  for (std::size_t i = 0; i < ops.items.size(); ++i)
+    fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
 }  // namespace
@@ -53,31 +95,42 @@ void print_table(const char* title, bool backward) {
 void list_specials() {
   fmt::print(
       "# IEEE special values\n\n"
-      "Generated by `gradparity list specials` from `harness/check/special_values.cpp` and the catalog's "
-      "unary ops; ctest `docs/special-values` fails when this file differs from that output. Each unary op, "
-      "at each attribute set its cases use and each dtype, has a case `op(specials,shape=5,dtype=D)` whose "
-      "input is NaN, +inf, -inf, +0 and -0 and whose cotangent is 1; every device must give, element by "
-      "element, one of the values listed (`gradparity run --filter specials`). Not a bound: a set of exact "
-      "values, read from the op's contract (`reference/unary_math.cpp`) with IEEE 754 and C Annex F "
-      "semantics:\n\n"
-      "- **NaN**: NaN, or what the contract's formula gives there, a comparison with NaN being false "
-      "(relu's derivative 0, as PyTorch's).\n"
+      "Generated by `gradparity list specials` from `harness/check/special_values.cpp` and the catalog; ctest "
+      "`docs/special-values` fails when this file differs from that output. Each unary op, at each attribute "
+      "set its cases use and each dtype, has a case `op(specials,shape=5,dtype=D)` whose input is NaN, +inf, "
+      "-inf, +0 and -0; each binary op but pow a case `op(specials,shape=49|49,dtype=D)` at every pair of NaN, "
+      "+inf, -inf, +0, -0, 1 and -2; the cotangent is 1. Every device must give, element by element, one of "
+      "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
+      "the op's contract (`reference/unary_math.cpp`, `reference/binary.cpp`) with IEEE 754 and C Annex F "
+      "semantics and these conventions:\n\n"
+      "- **NaN**: NaN, or what the contract's formula gives there, a comparison with NaN being false; for an "
+      "op defined piecewise, the value of any of its constant pieces too (which piece a comparison with NaN "
+      "selects is the kernel's: PyTorch's relu backward gives the cotangent, the contract's formula 0). A "
+      "binary op: NaN where an operand is NaN, or the formula's value (maximum(NaN, 1) = 1, as C's fmax).\n"
       "- **+inf, -inf**: the formula at that infinity (exp(-inf) = +0, sin(+inf) = NaN). Where the formula "
-      "meets an indeterminate form (silu's -inf * 0, gelu's), NaN and the limit (the formula at two huge "
-      "arguments, when they agree in the dtype); where the function is NaN next to that infinity, NaN too "
-      "(C Annex F's pow(-inf, 0.5) = +inf, where pow(-x, 0.5) is NaN).\n"
-      "- **+0, -0**: the formula at that zero. The sign of a zero result counts only for the ops that "
-      "IEEE 754 or C Annex F define (neg, square, reciprocal, abs, exp, expm1, log, log1p, sqrt, rsqrt, "
-      "pow_scalar, sin, cos, tanh: sin(-0) = -0, 1 / -0 = -inf); elsewhere, and in every backward, a zero "
-      "of either sign is as good. A backward at a zero accepts the derivative at either zero, and either "
-      "one-sided derivative where 0 is a kink.\n\n"
-      "A finite value the dtype cannot hold exactly admits both neighbours (one elementary rounding), "
-      "shown rounded to nine digits; an infinity admits only itself; `0` is a zero of either sign. "
-      "Subnormal inputs are judged by the error model instead, a device that may flush reading them "
-      "as zeros (`docs/error-model.md`, \"On a kink\"). The other families' special values are not "
-      "tabled yet.\n");
-  print_table("Forward", false);
-  print_table("Backward (cotangent 1)", true);
+      "meets an indeterminate form (silu's -inf * 0, gelu's, hardswish's x min(max(x + 3, 0), 6) / 6), NaN "
+      "and the limit (the formula at two huge arguments, when they agree in the dtype); where the function "
+      "is NaN next to that infinity, NaN too (C Annex F's pow(-inf, 0.5) = +inf, where pow(-x, 0.5) is "
+      "NaN).\n"
+      "- **+0, -0**: the formula at that zero. The sign of a zero result counts only for the operations "
+      "that IEEE 754 or C Annex F define (neg, square, reciprocal, abs, exp, expm1, log, log1p, sqrt, rsqrt, "
+      "sin, cos, tanh; add, sub, mul, div: sin(-0) = -0, 1 / -0 = -inf, -0 + -0 = -0); not pow_scalar, "
+      "which libraries take apart (PyTorch's x^0.5 is sqrt x, whose sqrt(-0) = -0), nor the compositions. "
+      "A backward takes either zero's derivative, either one-sided one where 0 is a kink, either infinity "
+      "at a pole; a forward value the dtype rounds (softplus(0) = ln 2) is the error model's to judge "
+      "(`finite`).\n"
+      "- **Ties**: maximum's and minimum's gradients at equal operands (+0 and -0, two equal infinities) "
+      "and at a NaN operand take any of 0, half and the whole cotangent: the catalog's split, or the "
+      "input a kernel's comparison selects.\n\n"
+      "Elsewhere a finite value the dtype cannot hold exactly admits both neighbours (one elementary "
+      "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
+      "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
+      "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: pow's (its gradients "
+      "there depend on the formulation, b z / a or b a^(b - 1)), and the other families' (reductions, "
+      "softmax and normalisations with an infinity in a row, losses).\n");
+  print_unary("Unary ops, forward", false);
+  print_unary("Unary ops, backward (cotangent 1)", true);
+  print_binary();
 }
 
 }  // namespace gp::cli

@@ -22,20 +22,19 @@ std::string got_text(double v) {
 }
 
 // What is wrong with element i, empty when it is one of the set's values.
-std::string wrong_element(const HostTensor& got, std::int64_t i, const SpecialSet& set) {
-  const auto k = static_cast<std::size_t>(i);
+std::string wrong_element(const Case& c, const HostTensor& got, std::int64_t i, const SpecialSet& set) {
   const bool poison = is_poison(got, i);
   if (!poison && set.accepts(got.get(i))) return {};
-  return std::string("at ") + kSpecialInputNames.at(k) + " " + (poison ? "never written" : got_text(got.get(i))) +
-         " where " + set.describe() + " is expected";
+  return "at " + special_input_text(c, i) + " " + (poison ? "never written" : got_text(got.get(i))) + " where " +
+         set.describe() + " is expected";
 }
 
-// `r`, a blank result of the check, judged.
-CheckResult judge(CheckResult r, const HostTensor& got, const std::vector<SpecialSet>& sets) {
+// `r`, a blank result of the check of case `c`, judged.
+CheckResult judge(const Case& c, CheckResult r, const HostTensor& got, const std::vector<SpecialSet>& sets) {
   r.tolerance = "IEEE special values: exact sets (docs/special-values.md)";
   r.metrics.elements = got.numel();
   for (std::int64_t i = 0; i < got.numel(); ++i) {
-    const std::string wrong = wrong_element(got, i, sets.at(static_cast<std::size_t>(i)));
+    const std::string wrong = wrong_element(c, got, i, sets.at(static_cast<std::size_t>(i)));
     if (wrong.empty()) continue;
     if (r.metrics.nonfinite++ == 0) {
       r.metrics.worst.index = i;
@@ -76,11 +75,14 @@ std::vector<CheckResult> check_special_values(const Case& c, const DeviceContext
     DeviceCalls calls(c, *device.backend, *device.queue);
     DeviceCalls::Result got = calls.forward_backward(c.given->inputs, *c.given->cotangent);
     std::vector<CheckResult> out;
-    out.push_back(judge(blank_result(c, device.id, Direction::forward, -1, seed), got.output, expected.forward));
-    CheckResult back =
-        judge(blank_result(c, device.id, Direction::backward, 0, seed), got.grads.at(0), expected.backward);
-    require_repeatable(back, got.grads.at(0), got.grads_again.at(0));
-    out.push_back(std::move(back));
+    out.push_back(judge(c, blank_result(c, device.id, Direction::forward, -1, seed), got.output, expected.forward));
+    for (std::size_t k = 0; k < expected.gradients.size(); ++k) {
+      const int input = static_cast<int>(k);
+      CheckResult back = judge(c, blank_result(c, device.id, Direction::backward, input, seed), got.grads.at(k),
+                               expected.gradients[k]);
+      require_repeatable(back, got.grads.at(k), got.grads_again.at(k));
+      out.push_back(std::move(back));
+    }
     fail_on_device_reports(*device.backend, out.front());
     return out;
   } catch (const DeviceLost&) {

@@ -1,5 +1,5 @@
-// A special-values case (cases/special_values.hpp) as a Subject: on every device two checks,
-// forward and backward, each element compared with its set of exact values
+// A special-values case (cases/special_values.hpp) as a Subject: on every device a forward check
+// and one per gradient, each element compared with its set of exact values
 // (check/special_values.hpp). Nothing is bounded; the reference has no check of its own.
 #pragma once
 
@@ -14,7 +14,7 @@ class SpecialValueSubject final : public CaseSubject {
   const Case& special_case() const { return case_; }
 };
 
-// The two checks of a special-values case on one device (a device error is one ERROR).
+// The checks of a special-values case on one device (a device error is one ERROR).
 std::vector<CheckResult> check_special_values(const Case& c, const DeviceContext& device, std::uint64_t seed);
 
 }  // namespace gp

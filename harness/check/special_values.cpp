@@ -7,6 +7,7 @@
 #include "cases/special_values.hpp"
 #include "core/error.hpp"
 #include "harness/check/text.hpp"
+#include "reference/reference.hpp"
 #include "reference/unary_math.hpp"
 
 namespace gp {
@@ -132,6 +133,41 @@ SpecialSet set_at(const Case& c, std::size_t i, bool backward) {
   return s;
 }
 
+bool selects(OpKind k) { return k == OpKind::maximum || k == OpKind::minimum; }
+
+// The contract's values at every pair of operands, in long double (IEEE 754 arithmetic there).
+SpecialExpectations binary_expectations(const Case& c) {
+  std::vector<ref::RefTensor> in;
+  for (const HostTensor& t : c.given->inputs) in.push_back(ref::RefTensor::from_host(t));
+  const ref::RefTensor z = ref::forward(c.call, in);
+  const std::vector<ref::RefTensor> g = ref::vjp(c.call, in, z, ref::RefTensor::from_host(*c.given->cotangent));
+  const bool ieee =
+      c.decl.op == OpKind::add || c.decl.op == OpKind::sub || c.decl.op == OpKind::mul || c.decl.op == OpKind::div;
+  SpecialExpectations e;
+  e.gradients.resize(g.size());
+  for (std::size_t i = 0; i < z.v.size(); ++i) {
+    const Real a = in[0].v[i], b = in[1].v[i];
+    const bool nan_operand = std::isnan(a) || std::isnan(b);
+    SpecialSet f;
+    f.any_zero_sign = !ieee;
+    if (nan_operand) f.values.push_back(std::numeric_limits<double>::quiet_NaN());
+    add_value(f, c.dtype, z.v[i]);
+    if (selects(c.decl.op) && nan_operand)  // either operand passed over, as C's fmax and fmin do
+      for (const Real v : {a, b}) add_value(f, c.dtype, v);
+    e.forward.push_back(f);
+    for (std::size_t k = 0; k < g.size(); ++k) {
+      SpecialSet d;
+      d.any_zero_sign = true;
+      if (nan_operand) d.values.push_back(std::numeric_limits<double>::quiet_NaN());
+      if (selects(c.decl.op) && (nan_operand || a == b))
+        for (const double share : {0.0, 0.5, 1.0}) d.values.push_back(share);
+      add_value(d, c.dtype, g[k].v[i]);
+      e.gradients[k].push_back(d);
+    }
+  }
+  return e;
+}
+
 std::string value_text(double v) {
   if (std::isnan(v)) return "NaN";
   if (v == 0) return std::signbit(v) ? "-0" : "+0";
@@ -164,10 +200,12 @@ std::string SpecialSet::describe() const {
 }
 
 SpecialExpectations special_expectations(const Case& c) {
+  if (op_family(c.decl.op) == OpFamily::binary) return binary_expectations(c);
   SpecialExpectations e;
+  e.gradients.resize(1);
   for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) {
     e.forward.push_back(set_at(c, i, false));
-    e.backward.push_back(set_at(c, i, true));
+    e.gradients[0].push_back(set_at(c, i, true));
   }
   return e;
 }

@@ -14,6 +14,10 @@
 //           the dtype rounds (softplus(0) = ln 2) is left to the error model.
 // Elsewhere a finite value the dtype cannot hold exactly admits both neighbours (one elementary
 // rounding: alpha g); an infinity only itself.
+// A binary op's sets are the contract's values at the pair (IEEE 754 arithmetic for add, sub, mul
+// and div, whose zeros' signs count), NaN besides where an operand is NaN; maximum's and minimum's
+// gradients there and at a tie (+0 and -0, two equal infinities) take any of 0, g/2 and g: which
+// input a kernel's comparison selects, or the catalog's split.
 #pragma once
 
 #include <string>
@@ -32,10 +36,11 @@ struct SpecialSet {
 };
 
 struct SpecialExpectations {
-  std::vector<SpecialSet> forward, backward;  // per element of kSpecialInputs (cotangent 1)
+  std::vector<SpecialSet> forward;                 // per element
+  std::vector<std::vector<SpecialSet>> gradients;  // per input, per element (cotangent 1)
 };
 
-// The sets of a special-values case of a unary op.
+// The sets of a special-values case (cases/special_values.hpp).
 SpecialExpectations special_expectations(const Case& c);
 
 }  // namespace gp

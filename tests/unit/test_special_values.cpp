@@ -56,7 +56,7 @@ constexpr std::int64_t kNaN = 0, kPlusInf = 1, kMinusInf = 2, kMinusZero = 4;
 TEST(SpecialValues, TheContractsOwnFormulasPassTheirTable) {
   for (const Case& c : special_value_cases()) {
     const std::vector<CheckResult> r = checks_of(c);
-    ASSERT_EQ(r.size(), 2u) << c.id;
+    ASSERT_EQ(r.size(), 1 + c.given->inputs.size()) << c.id;
     for (const CheckResult& x : r) EXPECT_EQ(x.verdict, Verdict::pass) << c.id << ": " << x.reason;
   }
 }
@@ -100,6 +100,30 @@ TEST(SpecialValues, IndeterminateFormsAndNaNAdmitTheirStatedSetsOnly) {
   for (const double g : {0.0, 1.0, std::numeric_limits<double>::quiet_NaN()})
     EXPECT_EQ(checks_of(relu, {}, [g](HostTensor& d) { d.set(kNaN, g); })[1].verdict, Verdict::pass) << g;
   EXPECT_EQ(checks_of(relu, {}, [](HostTensor& d) { d.set(kNaN, 0.5); })[1].verdict, Verdict::fail);
+}
+
+// A binary op's pairs: IEEE arithmetic exactly (inf * 0 is NaN, 1 / -0 is -inf), maximum's NaN
+// either propagated or passed over (fmax), its tie's gradient any share.
+TEST(SpecialValues, BinaryOpsHoldIeeeArithmeticAndTheSelectionConventions) {
+  constexpr std::int64_t k = 7, nan = 0, plus_inf = 1, plus_zero = 3, minus_zero = 4, one = 5;
+  const Case& mul = special_case("mul(specials,shape=49|49,dtype=f32)");
+  std::vector<CheckResult> r = checks_of(mul, [](HostTensor& y) { y.set(plus_inf * k + plus_zero, 0.0); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at (+inf, +0) +0 where {NaN} is expected"), std::string::npos) << r[0].reason;
+  const Case& div = special_case("div(specials,shape=49|49,dtype=f64)");
+  r = checks_of(div, [](HostTensor& y) { y.set(one * k + minus_zero, std::numeric_limits<double>::infinity()); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at (1, -0) inf where {-inf} is expected"), std::string::npos) << r[0].reason;
+  const Case& maximum = special_case("maximum(specials,shape=49|49,dtype=f32)");
+  for (const double v : {std::numeric_limits<double>::quiet_NaN(), 1.0})
+    EXPECT_EQ(checks_of(maximum, [v](HostTensor& y) { y.set(nan * k + one, v); })[0].verdict, Verdict::pass) << v;
+  EXPECT_EQ(checks_of(maximum, [](HostTensor& y) { y.set(nan * k + one, 0.0); })[0].verdict, Verdict::fail);
+  for (const double share : {0.0, 0.5, 1.0})
+    EXPECT_EQ(checks_of(maximum, {}, [share](HostTensor& g) { g.set(plus_zero * k + minus_zero, share); })[1].verdict,
+              Verdict::pass)
+        << share;
+  EXPECT_EQ(checks_of(maximum, {}, [](HostTensor& g) { g.set(plus_zero * k + minus_zero, 0.25); })[1].verdict,
+            Verdict::fail);
 }
 
 TEST(SpecialValues, AnElementNeverWrittenFails) {
