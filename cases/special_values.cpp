@@ -1,7 +1,7 @@
 #include "cases/special_values.hpp"
 
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <utility>
 
@@ -12,10 +12,21 @@ namespace gp {
 namespace {
 
 bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
+bool layout(const Case& c) { return op_family(c.decl.op) == OpFamily::layout; }
 
-// Whether the op has a table of special values: the unary and binary families, pow apart.
+// Whether the op has a table of special values: the unary, binary (pow apart) and layout families;
+// a layout case needs elements to move.
 bool tabled(const Case& c) {
+  if (layout(c)) return c.call.output_shape.numel() > 0;
   return (op_family(c.decl.op) == OpFamily::unary || binary(c)) && c.decl.op != OpKind::pow;
+}
+
+// The value of element i of input `input`.
+double special_value(const Case& c, std::size_t input, std::size_t i) {
+  const std::size_t k = kSpecialOperands.size();
+  if (binary(c)) return input == 0 ? kSpecialOperands[i / k] : kSpecialOperands[i % k];
+  if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
+  return kSpecialInputs[i];
 }
 
 Case special_case(const Case& base) {
@@ -25,21 +36,19 @@ Case special_case(const Case& base) {
   c.decl.op = base.decl.op;
   c.decl.attrs = base.decl.attrs;
   c.decl.variant = "specials";
-  for (const auto& in : base.decl.inputs) c.decl.inputs.push_back({Shape{n}, in.domain});
+  for (const auto& in : base.decl.inputs) c.decl.inputs.push_back({layout(base) ? in.shape : Shape{n}, in.domain});
   c.decl.dtypes = {base.dtype};
   c.dtype = base.dtype;
   c.id = make_case_id(c.decl, c.dtype);
-  std::vector<Shape> shapes(c.decl.inputs.size(), Shape{n});
+  std::vector<Shape> shapes;
+  for (const auto& in : c.decl.inputs) shapes.push_back(in.shape);
   c.call = make_call(c.decl.op, c.decl.attrs, c.dtype, shapes, c.id);
   GivenValues given;
-  HostTensor g(c.dtype, Shape{n});
-  for (std::int64_t i = 0; i < n; ++i) g.set(i, 1);
+  HostTensor g(c.dtype, c.call.output_shape);
+  for (std::int64_t i = 0; i < g.numel(); ++i) g.set(i, 1);
   for (std::size_t input = 0; input < shapes.size(); ++input) {
-    HostTensor x(c.dtype, Shape{n});
-    for (std::int64_t i = 0; i < n; ++i) {
-      const auto u = static_cast<std::size_t>(i);
-      x.set(i, !binary(c) ? kSpecialInputs[u] : input == 0 ? kSpecialOperands[u / k] : kSpecialOperands[u % k]);
-    }
+    HostTensor x(c.dtype, shapes[input]);
+    for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, special_value(c, input, static_cast<std::size_t>(i)));
     given.inputs.push_back(std::move(x));
   }
   given.cotangent = std::move(g);
@@ -52,14 +61,23 @@ Case special_case(const Case& base) {
 
 const std::vector<Case>& special_value_cases() {
   static const std::vector<Case> table = [] {
-    std::vector<Case> out;
-    std::set<std::string> seen;  // op, attributes and dtype: one case each
+    // One case per op, attributes and dtype: its catalog case with the most output elements (a
+    // layout op's moves at a real size, not at one element).
+    std::vector<const Case*> bases;
+    std::map<std::string, std::size_t> at;
     for (const Case& c : all_cases()) {
       if (!tabled(c) || c.given) continue;
       const std::string key = std::string(op_name(c.decl.op)) + "(" + attrs_to_string(c.decl.op, c.decl.attrs) + ")" +
                               std::string(dtype_name(c.dtype));
-      if (seen.insert(key).second) out.push_back(special_case(c));
+      const auto [it, fresh] = at.emplace(key, bases.size());
+      if (fresh) {
+        bases.push_back(&c);
+      } else if (c.call.output_shape.numel() > bases[it->second]->call.output_shape.numel()) {
+        bases[it->second] = &c;
+      }
     }
+    std::vector<Case> out;
+    for (const Case* c : bases) out.push_back(special_case(*c));
     return out;
   }();
   return table;
@@ -67,6 +85,7 @@ const std::vector<Case>& special_value_cases() {
 
 std::string special_input_text(const Case& c, std::int64_t i) {
   const auto u = static_cast<std::size_t>(i);
+  if (layout(c)) return "element " + std::to_string(i);
   if (!binary(c)) return kSpecialNames.at(u);
   const std::size_t k = kSpecialOperands.size();
   return std::string("(") + kSpecialNames.at(u / k) + ", " + kSpecialNames.at(u % k) + ")";

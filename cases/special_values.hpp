@@ -1,8 +1,10 @@
 // Calls at IEEE 754's special values (docs/special-values.md), each op at each attribute set its
 // catalog cases use and each of its dtypes, cotangent 1: a unary op at NaN, +inf, -inf, +0 and -0
 // (`exp(specials,shape=5,dtype=f32)`); a binary op at every pair of NaN, +inf, -inf, +0, -0, 1
-// and -2 (`mul(specials,shape=49|49,dtype=f32)`). What a device must give there is not a bound
-// but a set of exact values (harness/check/special_values.hpp).
+// and -2 (`mul(specials,shape=49|49,dtype=f32)`); a layout op at the shapes of its largest catalog case,
+// filled with those seven values in turn (`transpose(perm=1x0,specials,shape=16x33,dtype=f32)`).
+// What a device must give there is not a bound but a set of exact values
+// (harness/check/special_values.hpp).
 #pragma once
 
 #include <array>
@@ -23,11 +25,11 @@ inline constexpr std::array<double, 7> kSpecialOperands = {
 // Their names, for reports and the table.
 inline constexpr std::array<const char*, 7> kSpecialNames = {"NaN", "+inf", "-inf", "+0", "-0", "1", "-2"};
 
-// The table, in catalog order (unary ops, then binary). Built once. pow has none yet: its
+// The table, in catalog order. Built once. pow has none yet: its
 // gradients at special values depend on the formulation (b z / a or b a^(b-1)).
 const std::vector<Case>& special_value_cases();
 
-// The input of element i of a special-values case, in words: "-inf", "(NaN, 1)".
+// The input of element i of a special-values case, in words: "-inf", "(NaN, 1)", "element 5".
 std::string special_input_text(const Case& c, std::int64_t i);
 
 }  // namespace gp

@@ -1,5 +1,5 @@
-// `gradparity list specials`: what every unary and binary op must give at IEEE 754's special
-// values, forward and backward, as Markdown (docs/special-values.md is this output; ctest docs/special-values
+// `gradparity list specials`: what every unary, binary and layout op must give at IEEE 754's
+// special values, forward and backward, as Markdown (docs/special-values.md is this output; ctest docs/special-values
 // keeps them equal). The sets come from harness/check/special_values.hpp, as the checks take them.
 #include <fmt/core.h>
 
@@ -90,6 +90,16 @@ void print_binary() {
     fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
+// The layout ops: their cases; what they must give is the values they move.
+void print_layout() {
+  fmt::print(
+      "\n## Layout ops\n\nEach output element is exactly the input element it moves (a NaN, an infinity, the sign "
+      "of a zero kept), each gradient element the cotangent it moves (zeros of either sign where nothing "
+      "moves there). The cases, their inputs filled with NaN, +inf, -inf, +0, -0, 1 and -2 in turn:\n\n");
+  for (const Case& c : special_value_cases())
+    if (op_family(c.decl.op) == OpFamily::layout) fmt::print("- `{}`\n", c.id);
+}
+
 }  // namespace
 
 void list_specials() {
@@ -99,7 +109,8 @@ void list_specials() {
       "`docs/special-values` fails when this file differs from that output. Each unary op, at each attribute "
       "set its cases use and each dtype, has a case `op(specials,shape=5,dtype=D)` whose input is NaN, +inf, "
       "-inf, +0 and -0; each binary op but pow a case `op(specials,shape=49|49,dtype=D)` at every pair of NaN, "
-      "+inf, -inf, +0, -0, 1 and -2; the cotangent is 1. Every device must give, element by element, one of "
+      "+inf, -inf, +0, -0, 1 and -2; each layout op a case at the shapes of its largest catalog case, filled "
+      "with those seven values in turn; the cotangent is 1. Every device must give, element by element, one of "
       "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
       "the op's contract (`reference/unary_math.cpp`, `reference/binary.cpp`) with IEEE 754 and C Annex F "
       "semantics and these conventions:\n\n"
@@ -126,11 +137,12 @@ void list_specials() {
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
       "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: pow's (its gradients "
-      "there depend on the formulation, b z / a or b a^(b - 1)), and the other families' (reductions, "
-      "softmax and normalisations with an infinity in a row, losses).\n");
+      "there depend on the formulation, b z / a or b a^(b - 1)), and those of the reductions, row-wise ops, "
+      "matrix products, losses and optimizer steps (an infinity or a NaN in a row).\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();
+  print_layout();
 }
 
 }  // namespace gp::cli

@@ -135,12 +135,48 @@ SpecialSet set_at(const Case& c, std::size_t i, bool backward) {
 
 bool selects(OpKind k) { return k == OpKind::maximum || k == OpKind::minimum; }
 
+// The case's inputs, output and gradients by the contract, in long double.
+struct ReferenceValues {
+  std::vector<ref::RefTensor> in;
+  ref::RefTensor z;
+  std::vector<ref::RefTensor> g;
+};
+ReferenceValues reference_values(const Case& c) {
+  ReferenceValues r;
+  for (const HostTensor& t : c.given->inputs) r.in.push_back(ref::RefTensor::from_host(t));
+  r.z = ref::forward(c.call, r.in);
+  r.g = ref::vjp(c.call, r.in, r.z, ref::RefTensor::from_host(*c.given->cotangent));
+  return r;
+}
+
+// A layout op moves values: each output element the input element it moves, its zero's sign and
+// its NaN kept; each gradient the cotangent moved.
+SpecialExpectations layout_expectations(const Case& c) {
+  const ReferenceValues r = reference_values(c);
+  SpecialExpectations e;
+  for (const Real v : r.z.v) {
+    SpecialSet s;
+    add_value(s, c.dtype, v);
+    e.forward.push_back(s);
+  }
+  for (const ref::RefTensor& g : r.g) {
+    e.gradients.emplace_back();
+    for (const Real v : g.v) {
+      SpecialSet s;
+      s.any_zero_sign = true;
+      add_value(s, c.dtype, v);
+      e.gradients.back().push_back(s);
+    }
+  }
+  return e;
+}
+
 // The contract's values at every pair of operands, in long double (IEEE 754 arithmetic there).
 SpecialExpectations binary_expectations(const Case& c) {
-  std::vector<ref::RefTensor> in;
-  for (const HostTensor& t : c.given->inputs) in.push_back(ref::RefTensor::from_host(t));
-  const ref::RefTensor z = ref::forward(c.call, in);
-  const std::vector<ref::RefTensor> g = ref::vjp(c.call, in, z, ref::RefTensor::from_host(*c.given->cotangent));
+  const ReferenceValues r = reference_values(c);
+  const std::vector<ref::RefTensor>& in = r.in;
+  const ref::RefTensor& z = r.z;
+  const std::vector<ref::RefTensor>& g = r.g;
   const bool ieee =
       c.decl.op == OpKind::add || c.decl.op == OpKind::sub || c.decl.op == OpKind::mul || c.decl.op == OpKind::div;
   SpecialExpectations e;
@@ -201,6 +237,7 @@ std::string SpecialSet::describe() const {
 
 SpecialExpectations special_expectations(const Case& c) {
   if (op_family(c.decl.op) == OpFamily::binary) return binary_expectations(c);
+  if (op_family(c.decl.op) == OpFamily::layout) return layout_expectations(c);
   SpecialExpectations e;
   e.gradients.resize(1);
   for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) {

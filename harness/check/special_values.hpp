@@ -17,7 +17,8 @@
 // A binary op's sets are the contract's values at the pair (IEEE 754 arithmetic for add, sub, mul
 // and div, whose zeros' signs count), NaN besides where an operand is NaN; maximum's and minimum's
 // gradients there and at a tie (+0 and -0, two equal infinities) take any of 0, g/2 and g: which
-// input a kernel's comparison selects, or the catalog's split.
+// input a kernel's comparison selects, or the catalog's split. A layout op's are the values it
+// moves, exactly: a kernel that moves them through arithmetic (x + 0 turns -0 into +0) fails.
 #pragma once
 
 #include <string>

@@ -126,6 +126,22 @@ TEST(SpecialValues, BinaryOpsHoldIeeeArithmeticAndTheSelectionConventions) {
             Verdict::fail);
 }
 
+// A layout op moves values exactly: one that moves them through arithmetic (x + 0, which turns -0
+// into +0) fails where a -0 moved.
+TEST(SpecialValues, ALayoutOpMustMoveEveryBitOfASpecialValue) {
+  const Case* transpose = nullptr;
+  for (const Case& c : special_value_cases())
+    if (c.decl.op == OpKind::transpose && c.dtype == DType::f32) transpose = &c;
+  ASSERT_NE(transpose, nullptr);
+  EXPECT_EQ(checks_of(*transpose)[0].verdict, Verdict::pass);
+  const std::vector<CheckResult> r = checks_of(*transpose, [](HostTensor& y) {
+    for (std::int64_t i = 0; i < y.numel(); ++i)
+      if (y.get(i) == 0) y.set(i, y.get(i) + 0.0);
+  });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("+0 where {-0} is expected"), std::string::npos) << r[0].reason;
+}
+
 TEST(SpecialValues, AnElementNeverWrittenFails) {
   const Case& c = special_case("neg(specials,shape=5,dtype=f32)");
   FakeBackend backend;
