@@ -131,8 +131,8 @@ int repro_refusal(const OneCaseCommand& cmd, const InvalidCall& call) {
   return exit_code({r});
 }
 
-// A unary op at IEEE special values: its two checks against the exact sets of
-// docs/special-values.md, each wrong element named with its input.
+// An op at IEEE special values: its checks against the exact sets of docs/special-values.md, the
+// wrong elements named with their inputs.
 int repro_special_values(const OneCaseCommand& cmd, const Case& c) {
   const SelectedDevice device = select_one_device(cmd);
   fmt::print("case {} on {} ({}): IEEE special values, exact sets (docs/special-values.md)\n", c.id, device.id,

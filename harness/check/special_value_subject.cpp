@@ -29,6 +29,9 @@ std::string wrong_element(const Case& c, const HostTensor& got, std::int64_t i, 
          set.describe() + " is expected";
 }
 
+// The wrong elements a reason names; the rest are counted (a layout op moves thousands).
+constexpr std::int64_t kNamed = 6;
+
 // `r`, a blank result of the check of case `c`, judged.
 CheckResult judge(const Case& c, CheckResult r, const HostTensor& got, const std::vector<SpecialSet>& sets) {
   r.tolerance = "IEEE special values: exact sets (docs/special-values.md)";
@@ -36,12 +39,14 @@ CheckResult judge(const Case& c, CheckResult r, const HostTensor& got, const std
   for (std::int64_t i = 0; i < got.numel(); ++i) {
     const std::string wrong = wrong_element(c, got, i, sets.at(static_cast<std::size_t>(i)));
     if (wrong.empty()) continue;
-    if (r.metrics.nonfinite++ == 0) {
+    if (r.metrics.nonfinite == 0) {
       r.metrics.worst.index = i;
       r.metrics.worst.got = got.get(i);
     }
-    r.reason += (r.reason.empty() ? "" : "; ") + wrong;
+    if (r.metrics.nonfinite++ < kNamed) r.reason += (r.reason.empty() ? "" : "; ") + wrong;
   }
+  if (r.metrics.nonfinite > kNamed)
+    r.reason += "; and " + std::to_string(r.metrics.nonfinite - kNamed) + " more element(s)";
   r.verdict = r.metrics.nonfinite == 0 ? Verdict::pass : Verdict::fail;
   if (r.verdict == Verdict::fail) r.metrics.margin = std::numeric_limits<double>::infinity();
   return r;
