@@ -193,9 +193,10 @@ C m_sin_quadrant(C x, int q_extra) {
   return k >= 2 ? -v : v;
 }
 
-// x^y = e^(y ln x); a negative x with an integral y through |x| (C Annex F: pow(-inf, 2) = +inf).
+// x^y = e^(y ln x); a negative x with a finite integral y through |x| (C Annex F: pow(-inf, 2) =
+// +inf). An infinite y has no parity: e^(y ln x) gives NaN there, as before.
 C m_pow(C x, C y) {
-  if (x < K(0.0) && y == floor(y)) {
+  if (x < K(0.0) && y == floor(y) && !isinf(y)) {
     C m = m_exp(y * m_log(-x));
     return y - K(2.0) * floor(y * K(0.5)) == K(0.0) ? m : -m;
   }
