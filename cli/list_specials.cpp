@@ -1,6 +1,6 @@
-// `gradparity list specials`: what every unary, binary and layout op must give at IEEE 754's
-// special values, forward and backward, as Markdown (docs/special-values.md is this output; ctest docs/special-values
-// keeps them equal). The sets come from harness/check/special_values.hpp, as the checks take them.
+// `gradparity list specials`: what every unary, binary and layout op, sum, mean and max must give
+// at IEEE 754's special values, forward and backward, as Markdown (docs/special-values.md is this output; ctest
+// docs/special-values keeps them equal). The sets come from harness/check/special_values.hpp, as the checks take them.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -90,6 +90,38 @@ void print_binary() {
     fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
+// sum, mean and max: the rows, then per op the value each row must give.
+void print_reductions() {
+  fmt::print("\n## sum, mean, max\n\nAlong each row (`axis=-1`) of an 8x8 input:\n\n| row | values |\n|---|---|\n");
+  for (std::size_t r = 0; r < kSpecialRows.size(); ++r) {
+    std::string values;
+    for (const double v : kSpecialRows[r]) {
+      SpecialSet one;
+      one.values = {v};
+      const std::string text = one.describe();
+      values += (values.empty() ? "" : ", ") + text.substr(1, text.size() - 2);
+    }
+    fmt::print("| {} | {} |\n", r, values);
+  }
+  fmt::print(
+      "\nEach gradient element is the cotangent's share: 1 for sum and 1/8 for mean everywhere; for max 1 at "
+      "a unique maximum and 0 elsewhere, and where the maximum ties (k equal maxima) or a NaN is in the row any "
+      "of 0, 1/k and 1 at those elements (NaN too where a NaN is in the row).\n\n| op | dtypes |");
+  for (std::size_t r = 0; r < kSpecialRows.size(); ++r) fmt::print(" row {} |", r);
+  fmt::print("\n|---|---|");
+  for (std::size_t r = 0; r < kSpecialRows.size(); ++r) fmt::print("---|");
+  fmt::print("\n");
+  Grouped rows;
+  for (const Case& c : special_value_cases()) {
+    if (op_family(c.decl.op) != OpFamily::reduction) continue;
+    std::string cells;
+    for (const SpecialSet& s : special_expectations(c).forward) cells += " " + s.describe() + " |";
+    rows.add({std::string(op_name(c.decl.op)), cells}, c.dtype);
+  }
+  for (std::size_t i = 0; i < rows.items.size(); ++i)
+    fmt::print("| `{}` | {} |{}\n", rows.items[i].first, rows.dtypes[i], rows.items[i].second);
+}
+
 // The layout ops: their cases; what they must give is the values they move.
 void print_layout() {
   fmt::print(
@@ -110,7 +142,8 @@ void list_specials() {
       "set its cases use and each dtype, has a case `op(specials,shape=5,dtype=D)` whose input is NaN, +inf, "
       "-inf, +0 and -0; each binary op but pow a case `op(specials,shape=49|49,dtype=D)` at every pair of NaN, "
       "+inf, -inf, +0, -0, 1 and -2; each layout op a case at the shapes of its largest catalog case, filled "
-      "with those seven values in turn; the cotangent is 1. Every device must give, element by element, one of "
+      "with those seven values in turn; sum, mean and max a case along eight rows of them; the cotangent is 1. "
+      "Every device must give, element by element, one of "
       "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
       "the op's contract (`reference/unary_math.cpp`, `reference/binary.cpp`) with IEEE 754 and C Annex F "
       "semantics and these conventions:\n\n"
@@ -137,11 +170,12 @@ void list_specials() {
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
       "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: pow's (its gradients "
-      "there depend on the formulation, b z / a or b a^(b - 1)), and those of the reductions, row-wise ops, "
-      "matrix products, losses and optimizer steps (an infinity or a NaN in a row).\n");
+      "there depend on the formulation, b z / a or b a^(b - 1)), and those of logsumexp and variance, the row-wise "
+      "ops, matrix products, losses and optimizer steps (an infinity or a NaN in a row).\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();
+  print_reductions();
   print_layout();
 }
 

@@ -171,6 +171,50 @@ SpecialExpectations layout_expectations(const Case& c) {
   return e;
 }
 
+// sum, mean and max along rows of special values. A sum of these values is the same in any order
+// (a NaN or both infinities give NaN, one infinity itself, the finite ones are small integers),
+// whatever the zero's sign a kernel's accumulator starts from; mean's divisor 8 is exact. max:
+// NaN or the largest other value where a row has a NaN; its gradient, where the maximum ties or a
+// NaN is in the row, any of 0, 1/k (k maxima) and the whole cotangent.
+SpecialExpectations reduction_expectations(const Case& c) {
+  const HostTensor& x = c.given->inputs.at(0);
+  const std::int64_t n = x.shape().dims().back(), rows = x.numel() / n;
+  SpecialExpectations e;
+  e.gradients.resize(1);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    Real sum = 0, top = -std::numeric_limits<Real>::infinity();
+    bool nan = false;
+    for (std::int64_t j = 0; j < n; ++j) {
+      const Real v = x.get(r * n + j);
+      sum += v;
+      nan = nan || std::isnan(v);
+      if (!std::isnan(v)) top = std::max(top, v);
+    }
+    std::int64_t ties = 0;
+    for (std::int64_t j = 0; j < n; ++j) ties += x.get(r * n + j) == top;
+    SpecialSet f;
+    f.any_zero_sign = true;
+    const Real value = c.decl.op == OpKind::sum ? sum : c.decl.op == OpKind::mean ? sum / Real(n) : top;
+    add_value(f, c.dtype, nan ? std::numeric_limits<Real>::quiet_NaN() : value);
+    if (nan && c.decl.op == OpKind::max) add_value(f, c.dtype, top);
+    e.forward.push_back(f);
+    for (std::int64_t j = 0; j < n; ++j) {
+      SpecialSet d;
+      d.any_zero_sign = true;
+      if (c.decl.op != OpKind::max) {
+        add_value(d, c.dtype, c.decl.op == OpKind::sum ? Real(1) : Real(1) / Real(n));
+      } else if (nan || (ties > 1 && x.get(r * n + j) == top)) {
+        if (nan) d.values.push_back(std::numeric_limits<double>::quiet_NaN());
+        for (const Real share : {Real(0), Real(1) / Real(ties), Real(1)}) add_value(d, c.dtype, share);
+      } else {
+        add_value(d, c.dtype, x.get(r * n + j) == top ? 1 : 0);
+      }
+      e.gradients[0].push_back(d);
+    }
+  }
+  return e;
+}
+
 // The contract's values at every pair of operands, in long double (IEEE 754 arithmetic there).
 SpecialExpectations binary_expectations(const Case& c) {
   const ReferenceValues r = reference_values(c);
@@ -238,6 +282,7 @@ std::string SpecialSet::describe() const {
 SpecialExpectations special_expectations(const Case& c) {
   if (op_family(c.decl.op) == OpFamily::binary) return binary_expectations(c);
   if (op_family(c.decl.op) == OpFamily::layout) return layout_expectations(c);
+  if (op_family(c.decl.op) == OpFamily::reduction) return reduction_expectations(c);
   SpecialExpectations e;
   e.gradients.resize(1);
   for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) {

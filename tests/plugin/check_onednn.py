@@ -132,6 +132,7 @@ FINDINGS = {
         "pow_scalar(p=2,specials,shape=5,dtype=bf16) backward",
         "pow_scalar(p=3.7,specials,shape=5,dtype=f32) backward",
         "pow_scalar(p=3.7,specials,shape=5,dtype=bf16) backward",
+        "max(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32) forward",
     ],
     "softmax_bf16_intermediate": [
         "softmax(axis=-1,saturating,shape=16x33,dtype=bf16) forward",

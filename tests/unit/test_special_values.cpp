@@ -143,6 +143,32 @@ TEST(SpecialValues, ALayoutOpMustMoveEveryBitOfASpecialValue) {
   EXPECT_NE(r[0].reason.find(" more element(s)"), std::string::npos) << r[0].reason;  // 1,170 of them
 }
 
+// sum, mean and max along rows of special values: a compensated sum's NaN for a row with one
+// infinity (inf - inf in its correction) and oneDNN's -FLT_MAX for a row of -inf (its maximum
+// starts from the lowest finite value) fail; max's gradient at a tie takes any share.
+TEST(SpecialValues, ReductionsHoldTheirRowsExactly) {
+  const auto find = [](OpKind op) {
+    for (const Case& c : special_value_cases())
+      if (c.decl.op == op && c.dtype == DType::f32) return &c;
+    throw std::runtime_error("no special-values case");
+  };
+  const Case& sum = *find(OpKind::sum);
+  EXPECT_EQ(checks_of(sum)[0].verdict, Verdict::pass);
+  std::vector<CheckResult> r =
+      checks_of(sum, [](HostTensor& y) { y.set(1, std::numeric_limits<double>::quiet_NaN()); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at row 1 NaN where {+inf} is expected"), std::string::npos) << r[0].reason;
+  const Case& max = *find(OpKind::max);
+  r = checks_of(max, [](HostTensor& y) { y.set(5, -std::numeric_limits<float>::max()); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at row 5 -3.40282347e+38 where {-inf} is expected"), std::string::npos) << r[0].reason;
+  // Row 0 ties its maximum 1 at columns 0, 4, 5 and 7: each may take all, a quarter or none.
+  for (const double share : {0.0, 0.25, 1.0})
+    EXPECT_EQ(checks_of(max, {}, [share](HostTensor& g) { g.set(4, share); })[1].verdict, Verdict::pass) << share;
+  EXPECT_EQ(checks_of(max, {}, [](HostTensor& g) { g.set(4, 0.5); })[1].verdict, Verdict::fail);
+  EXPECT_EQ(checks_of(max, {}, [](HostTensor& g) { g.set(1, 0.25); })[1].verdict, Verdict::fail);  // not a maximum
+}
+
 TEST(SpecialValues, AnElementNeverWrittenFails) {
   const Case& c = special_case("neg(specials,shape=5,dtype=f32)");
   FakeBackend backend;
