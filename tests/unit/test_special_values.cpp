@@ -24,6 +24,12 @@ const Case& special_case(const std::string& id) {
     if (c.id == id) return c;
   throw std::runtime_error("no special-values case " + id);
 }
+// The f32 case of an op whose case id depends on a catalog case's shapes (layout) or attributes.
+const Case& f32_special_case(OpKind op) {
+  for (const Case& c : special_value_cases())
+    if (c.decl.op == op && c.dtype == DType::f32) return c;
+  throw std::runtime_error("no f32 special-values case of " + std::string(op_name(op)));
+}
 
 // A fake device whose forward (or backward) is the contract's, then changed by `edit`.
 class EditedQueue : public NiceMock<MockQueue> {
@@ -129,12 +135,9 @@ TEST(SpecialValues, BinaryOpsHoldIeeeArithmeticAndTheSelectionConventions) {
 // A layout op moves values exactly: one that moves them through arithmetic (x + 0, which turns -0
 // into +0) fails where a -0 moved.
 TEST(SpecialValues, ALayoutOpMustMoveEveryBitOfASpecialValue) {
-  const Case* transpose = nullptr;
-  for (const Case& c : special_value_cases())
-    if (c.decl.op == OpKind::transpose && c.dtype == DType::f32) transpose = &c;
-  ASSERT_NE(transpose, nullptr);
-  EXPECT_EQ(checks_of(*transpose)[0].verdict, Verdict::pass);
-  const std::vector<CheckResult> r = checks_of(*transpose, [](HostTensor& y) {
+  const Case& transpose = f32_special_case(OpKind::transpose);
+  EXPECT_EQ(checks_of(transpose)[0].verdict, Verdict::pass);
+  const std::vector<CheckResult> r = checks_of(transpose, [](HostTensor& y) {
     for (std::int64_t i = 0; i < y.numel(); ++i)
       if (y.get(i) == 0) y.set(i, y.get(i) + 0.0);
   });
@@ -147,18 +150,13 @@ TEST(SpecialValues, ALayoutOpMustMoveEveryBitOfASpecialValue) {
 // infinity (inf - inf in its correction) and oneDNN's -FLT_MAX for a row of -inf (its maximum
 // starts from the lowest finite value) fail; max's gradient at a tie takes any share.
 TEST(SpecialValues, ReductionsHoldTheirRowsExactly) {
-  const auto find = [](OpKind op) {
-    for (const Case& c : special_value_cases())
-      if (c.decl.op == op && c.dtype == DType::f32) return &c;
-    throw std::runtime_error("no special-values case");
-  };
-  const Case& sum = *find(OpKind::sum);
+  const Case& sum = f32_special_case(OpKind::sum);
   EXPECT_EQ(checks_of(sum)[0].verdict, Verdict::pass);
   std::vector<CheckResult> r =
       checks_of(sum, [](HostTensor& y) { y.set(1, std::numeric_limits<double>::quiet_NaN()); });
   EXPECT_EQ(r[0].verdict, Verdict::fail);
   EXPECT_NE(r[0].reason.find("at row 1 NaN where {+inf} is expected"), std::string::npos) << r[0].reason;
-  const Case& max = *find(OpKind::max);
+  const Case& max = f32_special_case(OpKind::max);
   r = checks_of(max, [](HostTensor& y) { y.set(5, -std::numeric_limits<float>::max()); });
   EXPECT_EQ(r[0].verdict, Verdict::fail);
   EXPECT_NE(r[0].reason.find("at row 5 -3.40282347e+38 where {-inf} is expected"), std::string::npos) << r[0].reason;
