@@ -1,13 +1,16 @@
 #include "bench/resident_call.hpp"
 
+#include "harness/check/device_calls.hpp"
+
 namespace gp {
 
 ResidentCall::ResidentCall(const Case& c, Backend& backend, Queue& queue, const std::vector<HostTensor>& inputs,
                            const HostTensor& cotangent)
     : c_(c) {
   for (std::size_t k = 0; k < inputs.size(); ++k) {
-    inputs_.push_back(backend.allocate(inputs[k].dtype(), inputs[k].shape()));
-    queue.upload(*inputs_.back(), inputs[k]);
+    const HostTensor buffer = input_buffer(c.call, k, inputs[k]);  // a strided input's storage
+    inputs_.push_back(backend.allocate(buffer.dtype(), buffer.shape()));
+    queue.upload(*inputs_.back(), buffer);
     input_views_.push_back(inputs_.back().get());
     const bool differentiable = input_is_differentiable(c.decl.op, static_cast<int>(k));
     grads_.push_back(differentiable ? backend.allocate(inputs[k].dtype(), inputs[k].shape()) : nullptr);

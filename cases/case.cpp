@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/error.hpp"
+
 namespace gp {
 
 namespace {
@@ -64,10 +66,77 @@ std::int64_t device_bytes(const Case& c) {
   std::int64_t bytes = 2 * call.output_shape.numel() * static_cast<std::int64_t>(dtype_size(call.dtype));
   for (std::size_t k = 0; k < call.input_shapes.size(); ++k) {
     const auto size = static_cast<std::int64_t>(dtype_size(call.input_dtypes.at(k)));
-    const int copies = input_is_differentiable(c.decl.op, static_cast<int>(k)) ? 2 : 1;  // the input, its gradient
-    bytes += copies * call.input_shapes[k].numel() * size;
+    // the input (its storage, for a strided one), its gradient
+    bytes += input_buffer_shape(call, k).numel() * size;
+    if (input_is_differentiable(c.decl.op, static_cast<int>(k))) bytes += call.input_shapes[k].numel() * size;
   }
   return bytes;
+}
+
+const char* view_name(InputView v) {
+  switch (v) {
+    case InputView::contiguous:
+      return "contiguous";
+    case InputView::transposed:
+      return "transposed";
+    case InputView::step2:
+      return "step2";
+    case InputView::expanded:
+      return "expanded";
+  }
+  return "?";
+}
+
+namespace {
+std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& dims) {
+  std::vector<std::int64_t> strides(dims.size());
+  std::int64_t s = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    strides[d] = s;
+    s *= dims[d];
+  }
+  return strides;
+}
+}  // namespace
+
+std::optional<StridedLayout> view_layout(InputView v, const Shape& shape) {
+  std::vector<std::int64_t> dims = shape.dims();
+  const std::size_t r = dims.size();
+  StridedLayout l;
+  switch (v) {
+    case InputView::contiguous:
+      return std::nullopt;
+    case InputView::transposed:
+      if (r < 2) throw Error("a transposed view needs rank 2 or more, not " + shape.to_string());
+      std::swap(dims[r - 2], dims[r - 1]);
+      l.strides = row_major_strides(dims);
+      std::swap(l.strides[r - 2], l.strides[r - 1]);
+      return l;
+    case InputView::step2:
+      if (r < 1) throw Error("a view with step 2 needs rank 1 or more");
+      dims[r - 1] *= 2;
+      l.strides = row_major_strides(dims);
+      l.strides[r - 1] = 2;
+      l.offset = 1;
+      return l;
+    case InputView::expanded:
+      if (r < 1) throw Error("an expanded view needs rank 1 or more");
+      dims[0] = 1;
+      l.strides = row_major_strides(dims);
+      l.strides[0] = 0;
+      return l;
+  }
+  return std::nullopt;
+}
+
+void apply_views(const CaseDecl& d, OpCall& call) {
+  call.input_layouts.clear();
+  if (d.views.empty()) return;
+  if (d.views.size() != call.input_shapes.size())
+    throw Error(call.case_id + ": " + std::to_string(d.views.size()) + " views for " +
+                std::to_string(call.input_shapes.size()) + " inputs");
+  for (std::size_t k = 0; k < d.views.size(); ++k)
+    call.input_layouts.push_back(view_layout(d.views[k], call.input_shapes[k]));
 }
 
 const char* tier_name(Tier t) { return t == Tier::large ? "large" : "small"; }
@@ -81,6 +150,11 @@ std::string make_case_id(const CaseDecl& d, DType dtype) {
   std::string attrs = attrs_to_string(d.op, d.attrs);
   if (!attrs.empty()) id += attrs + ",";
   if (!d.variant.empty()) id += d.variant + ",";
+  if (!d.views.empty()) {
+    id += "view=";
+    for (std::size_t k = 0; k < d.views.size(); ++k) id += (k ? "|" : "") + std::string(view_name(d.views[k]));
+    id += ",";
+  }
   id += "shape=";
   // An optimizer step's inputs all have the parameter's shape: it is named once.
   const std::size_t named = op_family(d.op) == OpFamily::optimizer ? 1 : d.inputs.size();

@@ -98,6 +98,19 @@ struct ToleranceKnobs {
   std::string reason;     // required when extra_ulps > 0
 };
 
+// How a case hands an input to the kernel (docs/strided-inputs.md): contiguous, or as a strided
+// view of a larger storage, with elements no index reaches between the ones it does.
+enum class InputView : std::uint8_t {
+  contiguous,
+  transposed,  // stored as its transpose: the last two axes swapped (rank >= 2)
+  step2,       // every other element of rows twice as long, from the second: a slice with step 2
+  expanded,    // the first axis read with stride 0 from one stored slice: a broadcast expanded
+};
+const char* view_name(InputView v);
+// The layout of `shape` as view v; nothing for a contiguous one. Throws gp::Error where the view
+// does not apply (a transposed rank-1 tensor).
+std::optional<StridedLayout> view_layout(InputView v, const Shape& shape);
+
 // Which sizes a case runs at (docs/scale.md). The small tier is every element checked against
 // the reference, the default run; the large tier is the sizes where real kernels take their other
 // code paths (tiles, split-K, long rows), checked on a sample of elements (`--scale`).
@@ -115,6 +128,8 @@ struct CaseDecl {
   double fd_max_step = 0;
   std::string variant;      // extra id text to tell apart same-shape cases ("wide")
   Tier tier = Tier::small;  // a large case's id starts with "large,"
+  // Empty, or one per input: a strided case's views (its id then carries "view=transposed|...").
+  std::vector<InputView> views;
 };
 
 // Values a case runs at instead of its seeded draw: a case read from a file (`--cases-file`,
@@ -138,6 +153,8 @@ struct Case {
 };
 
 std::string make_case_id(const CaseDecl& d, DType dtype);
+// The call's input layouts from the declaration's views at the call's shapes.
+void apply_views(const CaseDecl& d, OpCall& call);
 
 // `base` (a catalog case: op, attributes, dtype, domains, knobs) at the given values, whose
 // shapes may differ from base's where the op's shape rule accepts them. The id is base's with

@@ -10,7 +10,6 @@
 #include <functional>
 
 #include "cases/registry.hpp"
-#include "core/error.hpp"
 
 namespace gp {
 
@@ -108,11 +107,7 @@ void declare_edges_cases(CaseList& list) {
   std::vector<EdgeDecl> edges = empty_decls(), one = one_element_decls();
   edges.insert(edges.end(), one.begin(), one.end());
   for (const EdgeDecl& e : edges) {
-    const CaseDecl* base = nullptr;
-    for (const CaseDecl& c : declared)
-      if (c.op == e.op && c.tier == Tier::small && c.variant.empty() && !base) base = &c;
-    if (!base) throw Error("cases/edges.cpp: " + std::string(op_name(e.op)) + " has no declaration to take");
-    CaseDecl c = *base;
+    CaseDecl c = first_declaration(declared, e.op, "cases/edges.cpp");
     for (std::size_t i = 0; i < e.shapes.size(); ++i) c.inputs.at(i).shape = e.shapes[i];
     for (std::size_t i : e.batch_inputs) {
       std::vector<std::int64_t> dims = c.inputs.at(i).shape.dims();

@@ -2,6 +2,7 @@
 // the shapes and values the file's, the id derived from the values.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "cases/case.hpp"
 #include "core/error.hpp"
@@ -42,6 +43,17 @@ void require_indices(const HostTensor& t, std::int64_t count, const std::string&
   }
 }
 
+// A strided input reads what its storage holds: an expanded view's slices are one slice.
+void require_viewable(const HostTensor& t, const StridedLayout& layout, const std::string& tensor) {
+  const HostTensor viewed = as_viewed(t, layout);
+  for (std::int64_t i = 0; i < t.numel(); ++i)
+    if (std::memcmp(t.data() + i * static_cast<std::int64_t>(dtype_size(t.dtype())),
+                    viewed.data() + i * static_cast<std::int64_t>(dtype_size(t.dtype())), dtype_size(t.dtype())) != 0)
+      throw UsageError(tensor + ": element " + std::to_string(i) + " is " + std::to_string(t.get(i)) +
+                       " where its view (" + describe(layout) + ") reads " + std::to_string(viewed.get(i)) +
+                       " from the element it shares");
+}
+
 }  // namespace
 
 Case case_with_values(const Case& base, GivenValues values) {
@@ -72,6 +84,14 @@ Case case_with_values(const Case& base, GivenValues values) {
   } catch (const Error& e) {
     throw UsageError(std::string("the inputs do not fit the op: ") + e.what());
   }
+  try {
+    apply_views(c.decl, c.call);
+  } catch (const Error& e) {
+    throw UsageError(std::string("the inputs do not fit the case's views: ") + e.what());
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (const StridedLayout* layout = input_layout(c.call, k))
+      require_viewable(values.inputs[k], *layout, "input " + std::to_string(k));
   for (std::size_t k = 0; k < n; ++k) {
     const std::string name = "input " + std::to_string(k);
     if (is_float(values.inputs[k].dtype()))

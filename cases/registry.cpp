@@ -30,6 +30,7 @@ Tiers expand_tiers() {
       std::vector<Shape> shapes;
       for (const auto& in : d.inputs) shapes.push_back(in.shape);
       c.call = make_call(d.op, d.attrs, t, shapes, c.id);
+      apply_views(d, c.call);
       if (!seen.emplace(c.id, d.tier).second) throw Error("duplicate case id " + c.id);
       out.push_back(std::move(c));
     }
@@ -46,6 +47,12 @@ const Tiers& tiers() {
 
 const std::vector<Case>& all_cases() { return tiers().small; }
 const std::vector<Case>& large_cases() { return tiers().large; }
+
+const CaseDecl& first_declaration(const std::vector<CaseDecl>& declared, OpKind op, const char* who) {
+  for (const CaseDecl& c : declared)
+    if (c.op == op && c.tier == Tier::small && c.variant.empty() && c.views.empty()) return c;
+  throw Error(std::string(who) + ": " + std::string(op_name(op)) + " has no declaration to take");
+}
 
 const Case* find_case(const std::string& id) {
   for (const auto* tier : {&all_cases(), &large_cases()})

@@ -27,6 +27,10 @@ const std::vector<Case>& large_cases();
 // Finds a case of either tier by its exact id; nullptr when absent.
 const Case* find_case(const std::string& id);
 
+// The first small-tier declaration of `op` with no variant and no views (the one edges.cpp and
+// strided.cpp derive theirs from); throws gp::Error naming `who` where there is none.
+const CaseDecl& first_declaration(const std::vector<CaseDecl>& declared, OpKind op, const char* who);
+
 // Shapes every elementwise and row-wise op is tried at (docs/ops.md).
 const std::vector<Shape>& elementwise_shapes();
 

@@ -59,8 +59,8 @@ void list_catalog() {
       "none (forward only: an optimizer step, whose output alone is checked). "
       "Domains: per case variant and attributes, where each input is drawn (× between inputs), then the "
       "dtypes; a case keeps its kinks and poles at the stated margin. The counts include each op's cases at "
-      "empty tensors (`cases/edges.cpp`, f32; what an op gives there is `core/README.md`, \"Empty tensors\") and at "
-      "one element.\n");
+      "empty tensors (`cases/edges.cpp`, f32; what an op gives there is `core/README.md`, \"Empty tensors\"), at "
+      "one element, and with inputs given as strided views (`cases/strided.cpp`, `docs/strided-inputs.md`).\n");
   for (int f = 0; f < kFamilyCount; ++f) {
     const auto family = static_cast<OpFamily>(f);
     fmt::print(

@@ -389,6 +389,13 @@ std::optional<std::string> call_problem(const OpCall& call) {
     if (call.input_dtypes[k] != rule.input_dtypes[k])
       return op + ": input " + std::to_string(k) + " has dtype " + std::string(dtype_name(call.input_dtypes[k])) +
              ", the op takes " + std::string(dtype_name(rule.input_dtypes[k]));
+  if (!call.input_layouts.empty() && call.input_layouts.size() != call.input_shapes.size())
+    return op + ": " + std::to_string(call.input_layouts.size()) + " input layouts for " +
+           std::to_string(call.input_shapes.size()) + " inputs";
+  for (std::size_t k = 0; k < call.input_layouts.size(); ++k)
+    if (call.input_layouts[k])
+      if (auto problem = layout_problem(call.input_shapes[k], *call.input_layouts[k]))
+        return op + ": input " + std::to_string(k) + " has " + *problem;
   return std::nullopt;
 }
 

@@ -14,6 +14,7 @@
 #include "core/dtype.hpp"
 #include "core/op_list.hpp"
 #include "core/shape.hpp"
+#include "core/strided.hpp"
 
 namespace gp {
 
@@ -155,6 +156,9 @@ struct OpCall {
   std::vector<DType> input_dtypes;  // dtype per input (i32 for cross_entropy targets)
   Shape output_shape;
   std::string case_id;
+  // Empty, or one per input: how input k lies in its buffer where it is a strided view
+  // (core/strided.hpp); nothing where it is contiguous, as every input of most calls.
+  std::vector<std::optional<StridedLayout>> input_layouts;
 };
 
 // Some input has a zero dimension (core/README.md, "Empty tensors").

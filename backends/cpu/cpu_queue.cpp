@@ -33,6 +33,7 @@ struct Bound {
   std::vector<const CpuBuffer*> inputs;
   std::vector<CpuBuffer*> grads;  // backward only; nullptr where no gradient is wanted
   std::vector<std::pair<CpuBuffer*, std::string>> watched;
+  std::vector<std::unique_ptr<CpuBuffer>> gathered;  // contiguous copies of strided inputs
 };
 
 Bound bind_inputs(const CpuBackend& backend, const OpCall& call, std::span<const DeviceBuffer* const> inputs) {
@@ -43,9 +44,16 @@ Bound bind_inputs(const CpuBackend& backend, const OpCall& call, std::span<const
   Bound b;
   for (std::size_t k = 0; k < inputs.size(); ++k) {
     std::string role = "input " + std::to_string(k);
-    const CpuBuffer& in = checked(call, inputs[k], call.input_dtypes[k], call.input_shapes[k], role);
-    b.inputs.push_back(&in);
+    const CpuBuffer& in = checked(call, inputs[k], call.input_dtypes[k], input_buffer_shape(call, k), role);
     b.watched.emplace_back(&writable(in), role);
+    if (const StridedLayout* layout = input_layout(call, k)) {
+      // A strided input is gathered into a contiguous copy first, as a framework's .contiguous().
+      auto& copy = b.gathered.emplace_back(std::make_unique<CpuBuffer>(in.dtype(), call.input_shapes[k]));
+      gather_strided(in.data(), copy->data(), dtype_size(in.dtype()), call.input_shapes[k], *layout);
+      b.inputs.push_back(copy.get());
+    } else {
+      b.inputs.push_back(&in);
+    }
   }
   return b;
 }

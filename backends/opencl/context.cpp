@@ -187,6 +187,14 @@ Support ClBackend::supports(const OpCall& call) const {
   if (std::optional<std::string> problem = call_problem(call)) return Support::no("invalid call: " + *problem);
   if (call.dtype == DType::f64 && !has_fp64_) return Support::no("device lacks cl_khr_fp64");
   if (!is_float(call.dtype)) return Support::no("dtype must be floating point");
+  for (std::size_t k = 0; k < call.input_shapes.size(); ++k) {
+    if (!input_layout(call, k)) continue;
+    if (call.input_dtypes[k] != call.dtype)
+      return Support::no("a strided " + std::string(dtype_name(call.input_dtypes[k])) + " input (gathered in " +
+                         std::string(dtype_name(call.dtype)) + "'s program)");
+    if (input_buffer_shape(call, k).numel() > std::numeric_limits<std::int32_t>::max())
+      return Support::no("a strided input's storage too large for 32-bit gather indices");
+  }
   if (files_) return supports_kernel_files(*files_, call);
   // The kernels take int counts with headroom for their index arithmetic, except the unary ones,
   // which index in 64 bits (kernels/unary.cl): tensors past 2^31 elements run there.

@@ -294,6 +294,12 @@ class ClQueue final : public OpenclQueue {
   // blocking one waited for every kernel before it, a graph's poisoned outputs once per node),
   // and the host memory it reads must live until it ran. Released after the next wait.
   std::deque<HostTensor> uploading_;
+  // Contiguous copies of a call's strided inputs (core/strided.hpp), kept like uploading_: a
+  // pooled buffer given back while its kernels run could go to another queue.
+  std::vector<std::unique_ptr<DeviceBuffer>> gathered_;
+  // The call's inputs with each strided one gathered into a contiguous copy on the device first,
+  // as a framework's .contiguous() does; the kernels then read the copies.
+  std::vector<const DeviceBuffer*> gather_strided(const OpCall& call, Inputs inputs);
   bool canaries_ = true;
   DType dtype_ = DType::f32;
   std::string case_id_;

@@ -126,6 +126,7 @@ std::vector<HostTensor> ClQueue::download_all(std::span<const DeviceBuffer* cons
     }
     queue_.finish();
     uploading_.clear();
+    gathered_.clear();
     check_guards();
     return out;
   });
@@ -135,6 +136,7 @@ void ClQueue::finish() {
   translate_errors(case_id_, [&] {
     queue_.finish();
     uploading_.clear();
+    gathered_.clear();
     check_guards();
   });
 }
@@ -157,9 +159,10 @@ void check_buffers(const OpCall& call, Inputs inputs) {
                 " buffers for " + std::to_string(call.input_shapes.size()) + " inputs [case " + call.case_id + "]");
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const ClBuffer& b = as_cl(inputs[i]);
-    if (b.shape().numel() != call.input_shapes[i].numel() || b.dtype() != call.input_dtypes[i])
+    const Shape expected = input_buffer_shape(call, i);
+    if (b.shape().numel() != expected.numel() || b.dtype() != call.input_dtypes[i])
       throw Error("opencl: input " + std::to_string(i) + " buffer " + b.describe() + " does not match " +
-                  std::string(dtype_name(call.input_dtypes[i])) + "[" + call.input_shapes[i].to_string() + "] [case " +
+                  std::string(dtype_name(call.input_dtypes[i])) + "[" + expected.to_string() + "] [case " +
                   call.case_id + "]");
   }
 }
@@ -192,6 +195,8 @@ void ClQueue::forward(const OpCall& call, Inputs inputs, DeviceBuffer& out) {
     ClBuffer& o = as_cl(&out);
     prepare_all(inputs);
     prepare(o);
+    const std::vector<const DeviceBuffer*> contiguous = gather_strided(call, inputs);
+    inputs = Inputs(contiguous);
     if (backend_.kernel_files()) {
       forward_kernel_files(*this, call, inputs, o);
       watch_guards(o);
@@ -228,6 +233,8 @@ void ClQueue::backward(const OpCall& call, Inputs inputs, const DeviceBuffer& ou
     prepare(o);
     prepare(g);
     prepare_all(Inputs(grads.data(), grads.size()));
+    const std::vector<const DeviceBuffer*> contiguous = gather_strided(call, inputs);
+    inputs = Inputs(contiguous);
     if (backend_.kernel_files())
       backward_kernel_files(*this, call, inputs, o, g, grads);
     else
@@ -248,6 +255,28 @@ void ClQueue::backward(const OpCall& call, Inputs inputs, const DeviceBuffer& ou
     for (DeviceBuffer* gb : grads)
       if (gb) watch_guards(as_cl(gb));
   });
+}
+
+std::vector<const DeviceBuffer*> ClQueue::gather_strided(const OpCall& call, Inputs inputs) {
+  std::vector<const DeviceBuffer*> out(inputs.begin(), inputs.end());
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    const StridedLayout* layout = input_layout(call, k);
+    if (!layout) continue;
+    const Shape& shape = call.input_shapes[k];
+    cl_int4 dims{{1, 1, 1, 1}}, strides{{0, 0, 0, 0}};
+    for (int d = 0; d < shape.rank(); ++d) {
+      const int at = kMaxRank - shape.rank() + d;
+      dims.s[at] = static_cast<cl_int>(shape[d]);
+      strides.s[at] = static_cast<cl_int>(layout->strides[static_cast<std::size_t>(d)]);
+    }
+    auto& copy = gathered_.emplace_back(backend_.allocate(call.input_dtypes[k], shape));
+    ClBuffer& dst = as_cl(copy.get());
+    prepare(dst, true);
+    run_elementwise("strided_gather", shape.numel(), as_cl(inputs[k]), dst, shape.numel(), dims, strides,
+                    layout->offset);
+    out[k] = copy.get();
+  }
+  return out;
 }
 
 void ClQueue::copy(const DeviceBuffer& src, DeviceBuffer& dst) {

@@ -73,6 +73,9 @@ struct CopyPlan {
 CopyPlan flat_plan(std::int64_t n);
 void record_copy(Recorder& rec, DType dtype, const VulkanBuffer& src, const VulkanBuffer& dst, const CopyPlan& plan);
 void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::uint32_t count);
+// The call's inputs with each strided one (core/strided.hpp) first gathered into a contiguous
+// scratch copy, as a framework's .contiguous() does; the op's shaders then read the copies.
+std::vector<const VulkanBuffer*> record_gather_strided(Recorder& rec, const OpCall& call, Inputs in);
 // Column sums as tiles (binary.comp's bias-type gradients, rowwise.comp's layer_norm dw/db): a
 // work group sums one chunk of the terms for COLUMN_TILE neighbouring columns, so its loads are
 // coalesced; a second pass adds the chunks in order.

@@ -98,6 +98,29 @@ void record_fill_zero(Recorder& rec, DType dtype, const VulkanBuffer& dst, std::
   rec.dispatch_items("layout", dtype, {{1, &dst}}, p, count);
 }
 
+std::vector<const VulkanBuffer*> record_gather_strided(Recorder& rec, const OpCall& call, Inputs in) {
+  std::vector<const VulkanBuffer*> out(in.begin(), in.end());
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const StridedLayout* layout = input_layout(call, k);
+    if (!layout) continue;
+    const Shape& shape = call.input_shapes[k];
+    CopyPlan plan = flat_plan(shape.numel());
+    plan.src_base = u32(layout->offset);
+    std::int64_t contiguous = 1;
+    for (int d = shape.rank() - 1; d >= 0; --d) {
+      const int at = 4 - shape.rank() + d;
+      plan.dims[at] = u32(shape[d]);
+      plan.src_stride[at] = u32(layout->strides[static_cast<std::size_t>(d)]);
+      plan.dst_stride[at] = u32(contiguous);
+      contiguous *= shape[d];
+    }
+    VulkanBuffer& copy = rec.scratch(call.input_dtypes[k], shape.numel());
+    record_copy(rec, call.input_dtypes[k], *in[k], copy, plan);
+    out[k] = &copy;
+  }
+  return out;
+}
+
 void forward_layout(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
   DType dt = call.dtype;
   switch (call.kind) {

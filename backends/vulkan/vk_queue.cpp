@@ -35,7 +35,9 @@ void record_transfer(VkCommandBuffer cmd, const VulkanBuffer& from, const Vulkan
   vkCmdCopyBuffer(cmd, from.handle(), to.handle(), 1, &region);
 }
 
-void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& out) {
+void record_forward(Recorder& rec, const OpCall& call, Inputs given, VulkanBuffer& out) {
+  const std::vector<const VulkanBuffer*> contiguous = record_gather_strided(rec, call, given);
+  const Inputs in(contiguous);
   if (rec.kernel_files()) return forward_kernel_files(rec, call, in, out);
   switch (op_family(call.kind)) {
     case OpFamily::unary:
@@ -54,8 +56,10 @@ void record_forward(Recorder& rec, const OpCall& call, Inputs in, VulkanBuffer& 
   }
 }
 
-void record_backward(Recorder& rec, const OpCall& call, Inputs in, const VulkanBuffer& out, const VulkanBuffer& dout,
+void record_backward(Recorder& rec, const OpCall& call, Inputs given, const VulkanBuffer& out, const VulkanBuffer& dout,
                      Grads grads) {
+  const std::vector<const VulkanBuffer*> contiguous = record_gather_strided(rec, call, given);
+  const Inputs in(contiguous);
   if (rec.kernel_files()) return backward_kernel_files(rec, call, in, out, dout, grads);
   switch (op_family(call.kind)) {
     case OpFamily::unary:
@@ -204,7 +208,7 @@ void VulkanQueue::forward(const OpCall& call, std::span<const DeviceBuffer* cons
     throw Error("vulkan backend [" + call.case_id + "]: wrong number of inputs");
   std::vector<const VulkanBuffer*> in;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check_buffer(*inputs[i], call.input_dtypes[i], call.input_shapes[i], "input", call.case_id);
+    check_buffer(*inputs[i], call.input_dtypes[i], input_buffer_shape(call, i), "input", call.case_id);
     in.push_back(&as_vulkan(*inputs[i]));
   }
   check_buffer(out, call.dtype, call.output_shape, "output", call.case_id);
@@ -243,7 +247,7 @@ void VulkanQueue::backward(const OpCall& call, std::span<const DeviceBuffer* con
   std::vector<const VulkanBuffer*> in;
   std::vector<VulkanBuffer*> g(grads.size(), nullptr);
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    check_buffer(*inputs[i], call.input_dtypes[i], call.input_shapes[i], "input", call.case_id);
+    check_buffer(*inputs[i], call.input_dtypes[i], input_buffer_shape(call, i), "input", call.case_id);
     in.push_back(&as_vulkan(*inputs[i]));
     if (grads[i]) {
       check_buffer(*grads[i], call.dtype, call.input_shapes[i], "gradient", call.case_id);

@@ -50,6 +50,13 @@ Support VulkanBackend::supports(const OpCall& call) const {
       return Support::no("input " + call.input_shapes[i].to_string() + " exceeds maxStorageBufferRange (" +
                          std::to_string(range) + " bytes)");
   if (too_big(call.output_shape, call.dtype)) return Support::no("output exceeds maxStorageBufferRange");
+  for (std::size_t i = 0; i < call.input_shapes.size(); ++i) {
+    if (!input_layout(call, i)) continue;
+    if (call.input_dtypes[i] != call.dtype)  // the gather is layout.comp's, built per storage dtype
+      return Support::no("a strided " + std::string(dtype_name(call.input_dtypes[i])) + " input");
+    if (too_big(input_buffer_shape(call, i), call.input_dtypes[i]))
+      return Support::no("a strided input's storage exceeds maxStorageBufferRange");
+  }
   if (shared_->files) return vk::supports_kernel_files(*shared_->files, call);
   if (call.kind == OpKind::concat && call.input_shapes.size() > 60) return Support::no("more than 60 concat inputs");
   if (call.kind == OpKind::matmul && matmul_dims(call).batch > 65535)

@@ -132,6 +132,8 @@ CheckResult numerical_backend_check(const CaseOnDevice& s, DeviceCalls& dev, con
   auto direction = [&](double h, int p) {
     std::vector<double> delta = fd_direction(c, k, xd, h, seed, "backend-probe" + std::to_string(p));
     for (std::size_t i = 0; i < delta.size(); ++i) delta[i] = gref[i] < 0 ? -std::fabs(delta[i]) : std::fabs(delta[i]);
+    if (const StridedLayout* layout = input_layout(c.call, static_cast<std::size_t>(k)))
+      keep_viewable(delta, c.call.input_shapes[static_cast<std::size_t>(k)], *layout);  // as fd_direction
     return delta;
   };
   if (const double big = near_overflow(c, data, k); big > 0) {

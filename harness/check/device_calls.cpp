@@ -2,18 +2,30 @@
 
 #include <chrono>
 
+#include "core/error.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/check/poison.hpp"
 
 namespace gp {
+
+HostTensor input_buffer(const OpCall& call, std::size_t k, const HostTensor& values) {
+  const StridedLayout* layout = input_layout(call, k);
+  if (!layout) return values;
+  HostTensor storage = to_storage(values, *layout, poison_tensor(values.dtype(), input_buffer_shape(call, k)));
+  if (first_bitwise_difference(from_storage(storage, values.shape(), *layout), values) >= 0)
+    throw Error(call.case_id + ": input " + std::to_string(k) + "'s values are not what its view (" +
+                describe(*layout) + ") can hold: elements it shares differ");
+  return storage;
+}
 
 std::vector<std::unique_ptr<DeviceBuffer>> DeviceCalls::upload_all(const std::vector<HostTensor>& inputs, int k,
                                                                    const HostTensor* replacement) {
   std::vector<std::unique_ptr<DeviceBuffer>> bufs;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const HostTensor& t = static_cast<int>(i) == k ? *replacement : inputs[i];
-    bufs.push_back(backend_.allocate(t.dtype(), t.shape()));
-    queue_.upload(*bufs.back(), t);
+    HostTensor buffer = input_buffer(c_.call, i, t);
+    bufs.push_back(backend_.allocate(buffer.dtype(), buffer.shape()));
+    queue_.upload(*bufs.back(), buffer);
   }
   return bufs;
 }

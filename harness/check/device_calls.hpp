@@ -9,6 +9,11 @@
 
 namespace gp {
 
+// What input k's buffer holds: `values` where the input is contiguous; for a strided input
+// (core/strided.hpp) its storage, every element its view does not read poisoned, so a kernel that
+// reads past its strides fails. Throws gp::Error where `values` are not what the view can hold.
+HostTensor input_buffer(const OpCall& call, std::size_t k, const HostTensor& values);
+
 class DeviceCalls {
  public:
   DeviceCalls(const Case& c, Backend& backend, Queue& queue) : c_(c), backend_(backend), queue_(queue) {}

@@ -182,7 +182,13 @@ std::vector<HostTensor> make_inputs(const Case& c, std::uint64_t seed) {
     }
     out.push_back(std::move(t));
   }
+  keep_viewable(c, out);
   return out;
+}
+
+void keep_viewable(const Case& c, std::vector<HostTensor>& inputs) {
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (const StridedLayout* layout = input_layout(c.call, k)) inputs[k] = as_viewed(inputs[k], *layout);
 }
 
 HostTensor make_cotangent(const Case& c, std::uint64_t seed, int stream) {

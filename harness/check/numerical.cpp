@@ -142,6 +142,10 @@ std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>
     limit = std::max(limit, 0.0);
     delta[j] = std::clamp(step, -limit, limit);
   }
+  // A step of a strided input moves the elements its view shares together: a kernel reads them
+  // from one place.
+  if (const StridedLayout* layout = input_layout(c.call, static_cast<std::size_t>(k)))
+    keep_viewable(delta, c.call.input_shapes.at(static_cast<std::size_t>(k)), *layout);
   return delta;
 }
 

@@ -29,14 +29,25 @@ inline void store(const ref::RefTensor& r, HostTensor& out) {
   for (std::int64_t i = 0; i < out.numel(); ++i) out.set(i, static_cast<double>(r.v[static_cast<std::size_t>(i)]));
 }
 
+// The call's inputs, each strided one (core/strided.hpp) read through its layout.
+inline std::vector<ref::RefTensor> widen_inputs(const OpCall& call, std::span<const DeviceBuffer* const> in) {
+  std::vector<ref::RefTensor> v;
+  for (std::size_t k = 0; k < in.size(); ++k) {
+    const StridedLayout* layout = input_layout(call, k);
+    v.push_back(
+        ref::RefTensor::from_host(layout ? from_storage(host(*in[k]), call.input_shapes[k], *layout) : host(*in[k])));
+  }
+  return v;
+}
+
 // The exact implementations the mocks delegate to by default.
 inline void exact_forward(const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
-  store(ref::forward(call, widen_inputs(in)), host(out));
+  store(ref::forward(call, widen_inputs(call, in)), host(out));
 }
 
 inline void exact_backward(const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
                            const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
-  auto inputs = widen_inputs(in);
+  auto inputs = widen_inputs(call, in);
   auto y = ref::forward(call, inputs);
   auto g = ref::vjp(call, inputs, y, ref::RefTensor::from_host(host(dout)));
   for (std::size_t k = 0; k < grads.size(); ++k)

@@ -43,3 +43,19 @@ __kernel void axis_copy(__global const bits_t* src, __global bits_t* dst, int ou
   int o = rest / n;
   dst[(o * dst_n + dst_off + j * dst_step) * inner + k] = src[(o * src_n + src_off + j * src_step) * inner + k];
 }
+
+// A strided input's contiguous copy (core/strided.hpp): dst[i] = src[offset + Σ c_d strides_d],
+// c the coordinates of element i in dims (rank 4, leading dimensions of 1 with stride 0).
+__kernel void strided_gather(__global const bits_t* src, __global bits_t* dst, int n, int4 dims, int4 strides,
+                             int offset) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  int rest = i;
+  const int c3 = rest % dims.w;
+  rest /= dims.w;
+  const int c2 = rest % dims.z;
+  rest /= dims.z;
+  const int c1 = rest % dims.y;
+  const int c0 = rest / dims.y;
+  dst[i] = src[offset + c0 * strides.x + c1 * strides.y + c2 * strides.z + c3 * strides.w];
+}
