@@ -116,6 +116,16 @@ Support PluginBackend::supports(const OpCall& call) const {
     if (std::find(info_.dtypes.begin(), info_.dtypes.end(), t) == info_.dtypes.end())
       return Support::no("not implemented by plugin " + lib.name() + ": its device has no " +
                          std::string(dtype_name(t)));
+  if (has_strided_input(call) && !lib.strided_inputs()) {
+    // The library's own answer for the op comes first ("exp in f32 only" says more than "no
+    // strides"); where it would run the op, the strided call still never reaches it.
+    OpCall contiguous = call;
+    contiguous.input_layouts.clear();
+    if (Support s = supports(contiguous); !s.ok) return s;
+    return Support::no("plugin " + lib.name() + " takes contiguous inputs only (ABI " +
+                       std::to_string(lib.abi_version()) +
+                       (lib.abi_version() < 5 ? ", before strided inputs" : ", strided_inputs not declared") + ")");
+  }
   const CCall c(call);
   char reason[512] = "";
   std::optional<DeviceError> error;  // made under the lock, where last_error() belongs to this call

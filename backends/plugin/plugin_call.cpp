@@ -67,6 +67,23 @@ CCall::CCall(const OpCall& call)
   call_.attrs = attrs_to_c(call.attrs);
   call_.attrs_text = attrs_text_.c_str();
   call_.case_id = case_id_.c_str();
+  if (!has_strided_input(call)) return;  // input_layouts stays NULL
+  for (std::size_t k = 0; k < call.input_shapes.size(); ++k) {
+    gp_tensor_layout l{};
+    const Shape& s = call.input_shapes[k];
+    if (const StridedLayout* layout = input_layout(call, k)) {
+      l.offset = layout->offset;
+      std::copy(layout->strides.begin(), layout->strides.end(), l.strides);
+    } else {
+      std::int64_t stride = 1;
+      for (int d = s.rank() - 1; d >= 0; --d) {
+        l.strides[d] = stride;
+        stride *= s[d];
+      }
+    }
+    layouts_.push_back(l);
+  }
+  call_.input_layouts = layouts_.data();
 }
 
 }  // namespace gp::plugin

@@ -24,6 +24,7 @@ class CCall {
  private:
   std::string op_, attrs_text_, case_id_;
   std::vector<gp_tensor_desc> inputs_;
+  std::vector<gp_tensor_layout> layouts_;
   gp_op_call call_{};
 };
 

@@ -37,6 +37,8 @@ std::size_t table_size(std::uint32_t v) {
       return offsetof(gp_plugin_api, backward_reads_output);
     case 3:
       return offsetof(gp_plugin_api, math_budgets);
+    case 4:
+      return offsetof(gp_plugin_api, strided_inputs);
     default:
       return sizeof(gp_plugin_api);
   }
@@ -136,6 +138,10 @@ decltype(gp_plugin_api::backward_reads_output) Library::backward_reads_output() 
 
 decltype(gp_plugin_api::math_budgets) Library::math_budgets() const {
   return api_->abi_version >= 4 && api_->struct_size >= table_size(4) ? api_->math_budgets : nullptr;
+}
+
+bool Library::strided_inputs() const {
+  return api_->abi_version >= 5 && api_->struct_size >= table_size(5) && api_->strided_inputs == 1;
 }
 
 std::string Library::name() const {

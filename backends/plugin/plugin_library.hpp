@@ -36,6 +36,7 @@ class Library {
   decltype(gp_plugin_api::arithmetic_probe) arithmetic_probe() const;
   decltype(gp_plugin_api::backward_reads_output) backward_reads_output() const;  // NULL below version 3
   decltype(gp_plugin_api::math_budgets) math_budgets() const;                    // NULL below version 4
+  bool strided_inputs() const;  // declared by a version-5 table: it reads gp_op_call::input_layouts
   const std::string& path() const { return path_; }
   std::string name() const;  // the plugin's own name, or the file name when it gives none
 

@@ -14,7 +14,7 @@
  * later version appends are optional (NULL: the plugin has none).
  *
  * Versioning: GP_PLUGIN_ABI_VERSION changes whenever a struct's layout or a function's meaning
- * changes. A version only appends members to the table, so this host loads versions 1 to 4: a
+ * changes. A version only appends members to the table, so this host loads versions 1 to 5: a
  * version-1 plugin's table ends where version 2's first member begins (its struct_size says so),
  * and the host reads no member past a table's struct_size. Op names are the catalog's names
  * (docs/ops.md), stable across versions; a new catalog op only reaches a plugin as an op name it
@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define GP_PLUGIN_ABI_VERSION 4u
+#define GP_PLUGIN_ABI_VERSION 5u
 #define GP_PLUGIN_ABI_OLDEST 1u /* the oldest version this header's host still loads */
 
 /* Status of every fallible call. */
@@ -89,6 +89,15 @@ typedef struct gp_op_attrs {
   int32_t order, grid;                         /* bspline_basis */
 } gp_op_attrs;
 
+/* How an input lies in its buffer (ABI version 5): element (i0, ..., i_rank-1) of the tensor is
+ * element offset + sum_d i_d * strides[d] of the buffer, which holds offset + sum_d (dims[d] - 1) *
+ * strides[d] + 1 elements; the elements between are not the tensor's (the host fills them with NaN).
+ * A stride may be 0: an expanded dimension whose indices all read one element. docs/strided-inputs.md. */
+typedef struct gp_tensor_layout {
+  int64_t offset;
+  int64_t strides[GP_MAX_RANK];
+} gp_tensor_layout;
+
 /* One call of a catalog op: what forward, vjp and supports receive. Strings and arrays are
  * owned by the host and valid during the call only. */
 typedef struct gp_op_call {
@@ -101,6 +110,11 @@ typedef struct gp_op_call {
   gp_op_attrs attrs;
   const char* attrs_text; /* the attributes the op uses as "key=value,...": "axis=-1,keepdim=1"; "" if none */
   const char* case_id;    /* for messages: "exp(shape=64x128,dtype=f32)" */
+  /* --- version 5 (read it only where struct_size reaches it) ---
+   * NULL when every input is contiguous row-major, as always for a plugin that does not declare
+   * strided_inputs; else one layout per input (a contiguous one with its row-major strides and
+   * offset 0). Outputs, dout and gradients are contiguous. */
+  const gp_tensor_layout* input_layouts;
 } gp_op_call;
 
 /* What a device says about itself. Strings must stay valid while the library is loaded. */
@@ -197,6 +211,13 @@ typedef struct gp_plugin_api {
    * replaces the declared math profile's budget for its function and dtype; the report shows the
    * promise and flags one looser than the profile's (docs/plugins.md, "Declared math budgets"). */
   int32_t (*math_budgets)(int32_t index, const gp_math_budget** out);
+
+  /* --- version 5: optional (0: none) ------------------------------------------------------------
+   * 1: supports, forward and vjp read call->input_layouts, and the host gives this library the
+   * catalog's strided cases (transposed, step-2 and expanded views, docs/strided-inputs.md);
+   * supports refuses, with its reason, a layout an op does not take. 0, or a table of an older
+   * version: the host gives contiguous inputs only, and those cases SKIP. */
+  int32_t strided_inputs;
 } gp_plugin_api;
 
 /* The table of a plugin whose functions carry the names of their slots (device_count,

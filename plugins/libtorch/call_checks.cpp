@@ -2,6 +2,7 @@
 // the host buffers, and the calls the catalog refuses although PyTorch would run them
 // (docs/invalid-calls.md): PyTorch promotes mixed dtypes, and gives NaN or -inf where a
 // reduction over no element has no value; everything else it refuses itself (supports' dry run).
+#include <cstddef>
 #include <stdexcept>
 
 #include "torch_ops.hpp"
@@ -37,6 +38,20 @@ std::vector<int64_t> sizes_of(const gp_tensor_desc& t) { return {t.dims, t.dims 
 at::Tensor wrap(const gp_tensor_desc& t, const void* data) {
   // from_blob never frees nor writes through the pointer unless the caller writes to the tensor.
   return at::from_blob(const_cast<void*>(data), sizes_of(t), at::TensorOptions().dtype(scalar_type(t.dtype)));
+}
+
+at::Tensor wrap_input(const gp_op_call& call, int k, const void* data) {
+  const bool has_layouts = call.struct_size >= offsetof(gp_op_call, input_layouts) + sizeof call.input_layouts;
+  if (!has_layouts || !call.input_layouts) return wrap(call.inputs[k], data);
+  // A strided input is PyTorch's own strided view of the buffer: its kernels read it as they read
+  // a transposed, sliced or expanded tensor of a model, without a copy.
+  const gp_tensor_desc& t = call.inputs[k];
+  const gp_tensor_layout& layout = call.input_layouts[k];
+  const auto options = at::TensorOptions().dtype(scalar_type(t.dtype));
+  const auto* start = static_cast<const char*>(data) +
+                      layout.offset * static_cast<int64_t>(c10::elementSize(options.dtype().toScalarType()));
+  return at::from_blob(const_cast<char*>(start), sizes_of(t),
+                       std::vector<int64_t>(layout.strides, layout.strides + t.rank), options);
 }
 
 // gp_op_attrs has no member for the optimizers' attributes: they arrive in attrs_text only,

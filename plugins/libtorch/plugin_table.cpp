@@ -206,7 +206,7 @@ gp_status download(gp_queue*, const gp_buffer* src, void* dst, int64_t bytes) {
 
 Tensors wrap_inputs(const gp_op_call& call, const gp_buffer* const* inputs) {
   Tensors t;
-  for (int k = 0; k < call.input_count; ++k) t.push_back(wrap(call.inputs[k], inputs[k]->data));
+  for (int k = 0; k < call.input_count; ++k) t.push_back(wrap_input(call, k, inputs[k]->data));
   return t;
 }
 
@@ -266,6 +266,7 @@ GP_PLUGIN_EXPORT const gp_plugin_api* gradparity_plugin(void) {
     gp_plugin_api a = GP_PLUGIN_API_TABLE("libtorch", GP_THREADS_FULL);
     a.backward_reads_output = backward_reads_output;
     a.arithmetic_probe = arithmetic_probe;
+    a.strided_inputs = 1;  // wrap_input: PyTorch's strided views of the buffers
     return a;
   }();
   return &api;

@@ -37,6 +37,8 @@ at::ScalarType scalar_type(gp_dtype dtype);
 std::vector<int64_t> sizes_of(const gp_tensor_desc& t);
 // A tensor over host memory the plugin does not own (rank 0 is a scalar).
 at::Tensor wrap(const gp_tensor_desc& t, const void* data);
+// Input k of the call over its buffer: through its layout where the call has one (ABI 5).
+at::Tensor wrap_input(const gp_op_call& call, int k, const void* data);
 
 // An attribute from attrs_text ("lr=0.05,momentum=0.9,..."), for those gp_op_attrs has no member
 // for (the optimizers'); throws when the call has none of that name.

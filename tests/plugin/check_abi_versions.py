@@ -12,6 +12,10 @@
     undeclared and PASSes with its declared 8 ULP, listed, flagged as looser than the profile (in
     the HTML report too), and named in each check's tolerance; a tighter declaration is not flagged; an unknown function, a
     dtype other than f32/f64 and a negative budget are each one line, exit 2, no report;
+  - a version-5 plugin that declares strided inputs is given the catalog's strided exp cases
+    (docs/strided-inputs.md) and passes them; one built for version 4 SKIPs them saying it takes
+    contiguous inputs only, and passes the rest; one that declares them but reads its buffers as
+    contiguous FAILs each view;
   - a version past this host's is refused in one line naming both (plugin/bad-plugins).
 
 Usage: check_abi_versions.py GRADPARITY PLUGIN_DIR WORK_DIR"""
@@ -80,8 +84,9 @@ r = gp("run", "--backend", f"plugin:{v2}", "--op", "exp", "--dtype", "f32", "--n
 check(r.returncode == 0 and " 0 FAIL" in r.stdout and " PASS" in r.stdout, f"version 2: exp runs and passes: {r.returncode}")
 
 # The cases judged by bounds, which name the profile and the declarations: not exp at IEEE special
-# values, whose exact sets (docs/special-values.md) an exp perturbed everywhere fails at exp(0) = 1.
-BOUNDED = "^(?!.*specials)"
+# values, whose exact sets (docs/special-values.md) an exp perturbed everywhere fails at exp(0) = 1,
+# nor the strided ones, which a plugin before ABI 5 SKIPs (checked below).
+BOUNDED = "^(?!.*(specials|view=))"
 
 v3 = os.path.join(plugins, "abi_v3.so")
 r = gp("list", "backends", "--backend", f"plugin:{v3}", declared="exp")
@@ -111,7 +116,7 @@ check(r.returncode == 0 and "budgets" not in r.stdout, f"version 3: no budgets r
 good = os.path.join(plugins, "good.so")
 promise = "exp:f32:8:0:the test plugin's promise"
 r = gp("list", "backends", "--backend", f"plugin:{good}", budgets=promise + ";log:f32:0.5:0:tight")
-check(r.returncode == 0 and "ABI 4," in r.stdout and "math budgets declared by the device: exp f32 8 ULP (the test "
+check(r.returncode == 0 and "ABI 5," in r.stdout and "math budgets declared by the device: exp f32 8 ULP (the test "
       "plugin's promise); log f32 0.5 ULP (tight)" in r.stdout and "LOOSER than the cpu profile (checks are judged by "
       "the promise): exp f32 8 ULP\n" in r.stdout, f"version 4: budgets listed, exp flagged, log not: {r.stdout[-500:]!r}")
 
@@ -142,6 +147,37 @@ for name, budgets, says in [("v4-unknown", "expp:f32:1:0:x", "a math budget for 
     lines = r.stderr.strip().splitlines()
     check(r.returncode == 2 and len(lines) == 1 and says in lines[0] and not os.path.exists(bad),
           f"version 4: {budgets} is one line, exit 2: {r.returncode} {r.stderr!r}")
+
+
+
+def strided_run(variant, cases):
+    report = os.path.join(work, variant + "-" + cases)
+    r = gp("run", "--backend", f"plugin:{os.path.join(plugins, variant + '.so')}", "--op", "exp", "--dtype", "f32",
+           "--filter", "view=" if cases == "strided" else "^exp\\((?!.*view=)", "--no-progress", "--report-dir", report)
+    checks = json.load(open(os.path.join(report, "parity.json")))["checks"] if os.path.exists(report) else []
+    own = [c for c in checks if c["backend"].startswith("plugin") and c["direction"] == "forward"]
+    return r, own
+
+
+def views(own):
+    return sorted({c["case_id"].split("view=")[1].split(",")[0] for c in own})
+
+
+VIEWS = ["expanded", "step2", "transposed"]
+r, own = strided_run("good", "strided")
+check(r.returncode == 0 and views(own) == VIEWS and all(c["verdict"] == "PASS" for c in own),
+      f"version 5: strided exp passes in every view: {r.returncode} {[(c['case_id'], c['verdict']) for c in own]}")
+r, own = strided_run("abi_v4", "strided")
+says = "plugin test takes contiguous inputs only (ABI 4, before strided inputs)"
+check(r.returncode == 0 and views(own) == VIEWS and all(c["verdict"] == "SKIP" and says in c["reason"] for c in own),
+      f"version 4: strided cases SKIP: {r.returncode} {[(c['verdict'], c['reason']) for c in own]}")
+r, own = strided_run("abi_v4", "contiguous")
+check(r.returncode == 0 and own and all(c["verdict"] == "PASS" for c in own),
+      f"version 4: the contiguous exp cases pass: {r.returncode} {len(own)}")
+r, own = strided_run("ignores_strides", "strided")
+check(r.returncode == 1 and views(own) == VIEWS and all(c["verdict"] == "FAIL" for c in own),
+      f"version 5: reading strided buffers as contiguous FAILs each view: {r.returncode} "
+      f"{[(c['case_id'], c['verdict']) for c in own]}")
 
 if failures:
     print(f"{len(failures)} check(s) failed")

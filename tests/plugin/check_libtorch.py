@@ -33,7 +33,7 @@ ABSENT = {"rms_norm": "PyTorch 1.13 has no RMS normalisation", "bspline_basis": 
 # that explains them.
 FINDINGS = {
     "sixteen_bit_steps": ["div bf16 backward", "div f16 backward", "mul bf16 backward", "mul f16 backward",
-                          "matmul bf16 forward", "matmul bf16 backward", "linear bf16 backward",
+                          "matmul bf16 forward", "matmul bf16 backward", "linear bf16 forward", "linear bf16 backward",
                           "layer_norm bf16 forward", "layer_norm bf16 backward", "mean bf16 forward",
                           "mean f16 forward", "log_softmax bf16 forward", "log_softmax bf16 backward",
                           "cross_entropy bf16 forward", "cross_entropy bf16 backward"],

@@ -10,6 +10,10 @@
  *   GP_TEST_ABI_V3         a plugin built for ABI version 3: its table ends before version 4's
  *                          member; the others declare the math budgets GP_TEST_MATH_BUDGETS lists
  *                          (where set: "function:dtype:ulps:abs:source;..."; up to four)
+ *   GP_TEST_ABI_V4         a plugin built for ABI version 4: its table ends before version 5's
+ *                          member (it sets strided_inputs past its struct_size, which the host must
+ *                          not read); the plain variant declares strided inputs and reads them
+ *   GP_TEST_IGNORES_STRIDES declares strided inputs but reads every input buffer as contiguous
  *   GP_TEST_NO_TABLE       exports its table under a misspelt name, lacking gradparity_plugin
  *   GP_TEST_NULL_FUNCTION  its table has no vjp
  *   GP_TEST_ERROR_RETURN   forward returns GP_ERROR with a message
@@ -130,11 +134,31 @@ static int64_t count(const gp_tensor_desc* t) {
   return n;
 }
 
+/* Element i (row-major) of input k: through its layout where the host gave one. */
+static float input_at(const gp_op_call* c, const gp_buffer* b, int k, int64_t i) {
+  const gp_tensor_desc* t = &c->inputs[k];
+  const gp_tensor_layout* l;
+  int64_t at;
+  int32_t d;
+#ifdef GP_TEST_IGNORES_STRIDES
+  return b->data[i];
+#endif
+  if (c->struct_size < offsetof(gp_op_call, input_layouts) + sizeof c->input_layouts || !c->input_layouts)
+    return b->data[i];
+  l = &c->input_layouts[k];
+  at = l->offset;
+  for (d = t->rank - 1; d >= 0; --d) {
+    at += (i % t->dims[d]) * l->strides[d];
+    i /= t->dims[d];
+  }
+  return b->data[at];
+}
+
 static gp_status forward(gp_queue* q, const gp_op_call* c, const gp_buffer* const* in, gp_buffer* out) {
   int64_t i, n = count(&c->output);
   (void)q;
 #if defined(GP_TEST_ERROR_RETURN)
-  (void)n, (void)i, (void)in, (void)out;
+  (void)n, (void)i, (void)in, (void)out, (void)input_at;
   return fail("injected failure in forward");
 #elif defined(GP_TEST_SEGV) || defined(GP_TEST_HANG)
 #ifdef GP_TEST_SEGV
@@ -142,13 +166,13 @@ static gp_status forward(gp_queue* q, const gp_op_call* c, const gp_buffer* cons
 #else
   while (n == 7) sched_yield();
 #endif
-  for (i = 0; i < n; ++i) out->data[i] = expf(in[0]->data[i]);
+  for (i = 0; i < n; ++i) out->data[i] = expf(input_at(c, in[0], 0, i));
   return GP_OK;
 #elif defined(GP_TEST_RACY)
   {
     static float scratch[1 << 14];
     if (n > (int64_t)(sizeof scratch / sizeof *scratch)) return fail("case too large for the scratch buffer");
-    for (i = 0; i < n; ++i) scratch[i] = expf(in[0]->data[i]);
+    for (i = 0; i < n; ++i) scratch[i] = expf(input_at(c, in[0], 0, i));
     sched_yield(); /* widen the window in which another thread overwrites the scratch */
     for (i = 0; i < n; ++i) out->data[i] = scratch[i];
   }
@@ -158,7 +182,7 @@ static gp_status forward(gp_queue* q, const gp_op_call* c, const gp_buffer* cons
     /* A kernel wrong by a chosen relative error, for the known-failures baseline (--expect). */
     const char* wrong = getenv("GP_TEST_EXP_RELATIVE_ERROR");
     const float scale = 1.0f + (wrong ? (float)atof(wrong) : 0.0f);
-    for (i = 0; i < n; ++i) out->data[i] = expf(in[0]->data[i]) * scale;
+    for (i = 0; i < n; ++i) out->data[i] = expf(input_at(c, in[0], 0, i)) * scale;
   }
   return GP_OK;
 #endif
@@ -234,6 +258,8 @@ GP_PLUGIN_EXPORT uint32_t gradparity_plugin_abi_version(void) {
   return 2;
 #elif defined(GP_TEST_ABI_V3)
   return 3;
+#elif defined(GP_TEST_ABI_V4)
+  return 4;
 #else
   return GP_PLUGIN_ABI_VERSION;
 #endif
@@ -261,12 +287,20 @@ GP_PLUGIN_EXPORT const gp_plugin_api* TABLE(void) {
   api.arithmetic_probe = arithmetic_probe;
   api.backward_reads_output = backward_reads_output;
   api.math_budgets = math_budgets; /* past its struct_size: a host that reads it reads past the table */
+#elif defined(GP_TEST_ABI_V4)
+  api.abi_version = 4;
+  api.struct_size = offsetof(gp_plugin_api, strided_inputs);
+  api.arithmetic_probe = arithmetic_probe;
+  api.backward_reads_output = backward_reads_output;
+  api.math_budgets = math_budgets;
+  api.strided_inputs = 1; /* past its struct_size: a host that reads it reads past the table */
 #else
   api.abi_version = GP_PLUGIN_ABI_VERSION;
   api.struct_size = sizeof api;
   api.arithmetic_probe = arithmetic_probe;
   api.backward_reads_output = backward_reads_output;
   api.math_budgets = math_budgets;
+  api.strided_inputs = 1; /* forward reads its input through input_at */
 #endif
   api.name = "test";
   api.threads = GP_TEST_CONTRACT;
