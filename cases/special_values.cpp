@@ -13,15 +13,13 @@ namespace {
 
 bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
 bool layout(const Case& c) { return op_family(c.decl.op) == OpFamily::layout; }
-bool reduction(const Case& c) {
-  return c.decl.op == OpKind::sum || c.decl.op == OpKind::mean || c.decl.op == OpKind::max;
-}
+bool rows(const Case& c) { return along_special_rows(c.decl.op); }
 
 // Whether the op has a table of special values: the unary, binary (pow apart) and layout families,
-// sum, mean and max; a layout case needs elements to move.
+// the ops along rows; a layout case needs elements to move.
 bool tabled(const Case& c) {
   if (layout(c)) return c.call.output_shape.numel() > 0;
-  return (op_family(c.decl.op) == OpFamily::unary || binary(c) || reduction(c)) && c.decl.op != OpKind::pow;
+  return (op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c)) && c.decl.op != OpKind::pow;
 }
 
 // The value of element i of input `input`.
@@ -29,7 +27,7 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
   const std::size_t k = kSpecialOperands.size();
   if (binary(c)) return input == 0 ? kSpecialOperands[i / k] : kSpecialOperands[i % k];
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
-  if (reduction(c)) return kSpecialRows.at(i / kSpecialRows.size()).at(i % kSpecialRows.size());
+  if (rows(c)) return kSpecialRows.at(i / kSpecialRows.size()).at(i % kSpecialRows.size());
   return kSpecialInputs[i];
 }
 
@@ -37,8 +35,8 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
 Shape special_shape(const Case& base, const Shape& catalog) {
   const std::size_t k = kSpecialOperands.size();
   if (layout(base)) return catalog;
-  const auto rows = static_cast<std::int64_t>(kSpecialRows.size());
-  if (reduction(base)) return Shape{rows, rows};
+  const auto n = static_cast<std::int64_t>(kSpecialRows.size());
+  if (along_special_rows(base.decl.op)) return Shape{n, n};
   return Shape{static_cast<std::int64_t>(binary(base) ? k * k : kSpecialInputs.size())};
 }
 
@@ -46,9 +44,10 @@ Case special_case(const Case& base) {
   Case c;
   c.decl.op = base.decl.op;
   c.decl.attrs = base.decl.attrs;
-  if (reduction(base)) {  // along the rows
+  if (rows(base)) {  // along the rows, with the contract's own softmax (not a staged one)
     c.decl.attrs.axis = -1;
     c.decl.attrs.keepdim = false;
+    c.decl.attrs.staged = Staged::none;
   }
   c.decl.variant = "specials";
   for (const auto& in : base.decl.inputs) c.decl.inputs.push_back({special_shape(base, in.shape), in.domain});
@@ -82,8 +81,8 @@ const std::vector<Case>& special_value_cases() {
     std::map<std::string, std::size_t> at;
     for (const Case& c : all_cases()) {
       if (!tabled(c) || c.given) continue;
-      // A reduction's case has attributes of its own (along the rows): one per op and dtype.
-      const std::string attrs = reduction(c) ? "" : attrs_to_string(c.decl.op, c.decl.attrs);
+      // An op along rows has attributes of its own (the last axis): one case per op and dtype.
+      const std::string attrs = rows(c) ? "" : attrs_to_string(c.decl.op, c.decl.attrs);
       const std::string key = std::string(op_name(c.decl.op)) + "(" + attrs + ")" + std::string(dtype_name(c.dtype));
       const auto [it, fresh] = at.emplace(key, bases.size());
       if (fresh) {
@@ -99,12 +98,29 @@ const std::vector<Case>& special_value_cases() {
   return table;
 }
 
+bool along_special_rows(OpKind op) {
+  switch (op) {
+    case OpKind::sum:
+    case OpKind::mean:
+    case OpKind::max:
+    case OpKind::logsumexp:
+    case OpKind::variance:
+    case OpKind::softmax:
+    case OpKind::log_softmax:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string special_input_text(const Case& c, std::int64_t i, bool output) {
   const auto u = static_cast<std::size_t>(i);
   if (layout(c)) return "element " + std::to_string(i);
   const std::size_t n = kSpecialRows.size();
-  if (reduction(c))
-    return output ? "row " + std::to_string(i) : "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
+  if (rows(c))
+    return output && op_family(c.decl.op) == OpFamily::reduction
+               ? "row " + std::to_string(i)
+               : "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
   if (!binary(c)) return kSpecialNames.at(u);
   const std::size_t k = kSpecialOperands.size();
   return std::string("(") + kSpecialNames.at(u / k) + ", " + kSpecialNames.at(u % k) + ")";

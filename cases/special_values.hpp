@@ -2,8 +2,9 @@
 // catalog cases use and each of its dtypes, cotangent 1: a unary op at NaN, +inf, -inf, +0 and -0
 // (`exp(specials,shape=5,dtype=f32)`); a binary op at every pair of NaN, +inf, -inf, +0, -0, 1
 // and -2 (`mul(specials,shape=49|49,dtype=f32)`); a layout op at the shapes of its largest catalog case,
-// filled with those seven values in turn (`transpose(specials,shape=64x128,dtype=f32)`); sum, mean
-// and max along rows of them (`sum(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32)`).
+// filled with those seven values in turn (`transpose(specials,shape=64x128,dtype=f32)`); sum, mean,
+// max, logsumexp, variance, softmax and log_softmax along rows of them
+// (`sum(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32)`).
 // What a device must give there is not a bound but a set of exact values
 // (harness/check/special_values.hpp).
 #pragma once
@@ -23,7 +24,7 @@ inline constexpr std::array<double, 5> kSpecialInputs = {__builtin_nan(""), __bu
 // A binary op's operands: element i pairs kSpecialOperands[i / 7] with kSpecialOperands[i % 7].
 inline constexpr std::array<double, 7> kSpecialOperands = {
     __builtin_nan(""), __builtin_inf(), -__builtin_inf(), 0.0, -0.0, 1.0, -2.0};
-// sum's, mean's and max's rows (along the last axis): finite values with a tie at the maximum;
+// The rows of the ops along rows (the last axis): finite values with a tie at the maximum;
 // +inf; +inf and -inf; NaN; only -0; only -inf; -inf beside a tied finite maximum; everything.
 inline constexpr std::array<std::array<double, 8>, 8> kSpecialRows = {{
     {1, -2, 0.0, -0.0, 1, 1, -2, 1},
@@ -38,6 +39,9 @@ inline constexpr std::array<std::array<double, 8>, 8> kSpecialRows = {{
 }};
 // Their names, for reports and the table.
 inline constexpr std::array<const char*, 7> kSpecialNames = {"NaN", "+inf", "-inf", "+0", "-0", "1", "-2"};
+
+// sum, mean, max, logsumexp, variance, softmax, log_softmax: their cases run along kSpecialRows.
+bool along_special_rows(OpKind op);
 
 // The table, in catalog order. Built once. pow has none yet: its
 // gradients at special values depend on the formulation (b z / a or b a^(b-1)).

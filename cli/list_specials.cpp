@@ -1,4 +1,4 @@
-// `gradparity list specials`: what every unary, binary and layout op, sum, mean and max must give
+// `gradparity list specials`: what every unary, binary and layout op and the ops along rows must give
 // at IEEE 754's special values, forward and backward, as Markdown (docs/special-values.md is this output; ctest
 // docs/special-values keeps them equal). The sets come from harness/check/special_values.hpp, as the checks take them.
 #include <fmt/core.h>
@@ -48,7 +48,7 @@ void print_unary(const char* title, bool backward) {
   fmt::print("\n");
   Grouped rows;
   for (const Case& c : special_value_cases()) {
-    if (binary(c)) continue;
+    if (op_family(c.decl.op) != OpFamily::unary) continue;
     const SpecialExpectations e = special_expectations(c);
     std::string cells;
     for (const SpecialSet& s : backward ? e.gradients.at(0) : e.forward) cells += " " + s.describe() + " |";
@@ -90,9 +90,26 @@ void print_binary() {
     fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
-// sum, mean and max: the rows, then per op the value each row must give.
-void print_reductions() {
-  fmt::print("\n## sum, mean, max\n\nAlong each row (`axis=-1`) of an 8x8 input:\n\n| row | values |\n|---|---|\n");
+// One grid per row of an op's elements (its output or its gradient): rows down, columns across.
+std::string row_grid(const std::vector<SpecialSet>& sets) {
+  const std::size_t n = kSpecialRows.size();
+  std::string out = "| row |";
+  for (std::size_t j = 0; j < n; ++j) out += " " + std::to_string(j) + " |";
+  out += "\n|---|";
+  for (std::size_t j = 0; j < n; ++j) out += "---|";
+  out += "\n";
+  for (std::size_t r = 0; r < n; ++r) {
+    out += "| " + std::to_string(r) + " |";
+    for (std::size_t j = 0; j < n; ++j) out += " " + sets.at(r * n + j).describe() + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+// The ops along rows: the rows, the value each reduction's row must give, then the element grids
+// of the others (softmax's and log_softmax's values, the gradients but sum's, mean's and max's).
+void print_rows() {
+  fmt::print("\n## Ops along rows\n\nAlong each row (`axis=-1`) of an 8x8 input:\n\n| row | values |\n|---|---|\n");
   for (std::size_t r = 0; r < kSpecialRows.size(); ++r) {
     std::string values;
     for (const double v : kSpecialRows[r]) {
@@ -104,22 +121,33 @@ void print_reductions() {
     fmt::print("| {} | {} |\n", r, values);
   }
   fmt::print(
-      "\nEach gradient element is the cotangent's share: 1 for sum and 1/8 for mean everywhere; for max 1 at "
-      "a unique maximum and 0 elsewhere, and where the maximum ties (k equal maxima) or a NaN is in the row any "
-      "of 0, 1/k and 1 at those elements (NaN too where a NaN is in the row).\n\n| op | dtypes |");
+      "\nsum's, mean's and max's gradient elements are the cotangent's share: 1 for sum and 1/8 for mean "
+      "everywhere; for max 1 at a unique maximum and 0 elsewhere, and where the maximum ties (k equal maxima) or "
+      "a NaN is in the row any of 0, 1/k and 1 at those elements (NaN too where a NaN is in the row). The "
+      "reductions' values:\n\n| op | dtypes |");
   for (std::size_t r = 0; r < kSpecialRows.size(); ++r) fmt::print(" row {} |", r);
   fmt::print("\n|---|---|");
   for (std::size_t r = 0; r < kSpecialRows.size(); ++r) fmt::print("---|");
   fmt::print("\n");
-  Grouped rows;
+  Grouped values, grids;
   for (const Case& c : special_value_cases()) {
-    if (op_family(c.decl.op) != OpFamily::reduction) continue;
-    std::string cells;
-    for (const SpecialSet& s : special_expectations(c).forward) cells += " " + s.describe() + " |";
-    rows.add({std::string(op_name(c.decl.op)), cells}, c.dtype);
+    if (!along_special_rows(c.decl.op)) continue;
+    const SpecialExpectations e = special_expectations(c);
+    const bool reduces = op_family(c.decl.op) == OpFamily::reduction;
+    if (reduces) {
+      std::string cells;
+      for (const SpecialSet& s : e.forward) cells += " " + s.describe() + " |";
+      values.add({op_text(c), cells}, c.dtype);
+    } else {
+      grids.add({op_text(c) + "` value", row_grid(e.forward)}, c.dtype);
+    }
+    const bool linear = c.decl.op == OpKind::sum || c.decl.op == OpKind::mean || c.decl.op == OpKind::max;
+    if (!linear) grids.add({op_text(c) + "` gradient (cotangent 1)", row_grid(e.gradients.at(0))}, c.dtype);
   }
-  for (std::size_t i = 0; i < rows.items.size(); ++i)
-    fmt::print("| `{}` | {} |{}\n", rows.items[i].first, rows.dtypes[i], rows.items[i].second);
+  for (std::size_t i = 0; i < values.items.size(); ++i)
+    fmt::print("| `{}` | {} |{}\n", values.items[i].first, values.dtypes[i], values.items[i].second);
+  for (std::size_t i = 0; i < grids.items.size(); ++i)
+    fmt::print("\n### `{} ({})\n\n{}", grids.items[i].first, grids.dtypes[i], grids.items[i].second);
 }
 
 // The layout ops: their cases; what they must give is the values they move.
@@ -142,7 +170,8 @@ void list_specials() {
       "set its cases use and each dtype, has a case `op(specials,shape=5,dtype=D)` whose input is NaN, +inf, "
       "-inf, +0 and -0; each binary op but pow a case `op(specials,shape=49|49,dtype=D)` at every pair of NaN, "
       "+inf, -inf, +0, -0, 1 and -2; each layout op a case at the shapes of its largest catalog case, filled "
-      "with those seven values in turn; sum, mean and max a case along eight rows of them; the cotangent is 1. "
+      "with those seven values in turn; sum, mean, max, logsumexp, variance, softmax and log_softmax a case along "
+      "eight rows of them; the cotangent is 1. "
       "Every device must give, element by element, one of "
       "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
       "the op's contract (`reference/unary_math.cpp`, `reference/binary.cpp`) with IEEE 754 and C Annex F "
@@ -165,17 +194,25 @@ void list_specials() {
       "(`finite`).\n"
       "- **Ties**: maximum's and minimum's gradients at equal operands (+0 and -0, two equal infinities) "
       "and at a NaN operand take any of 0, half and the whole cotangent: the catalog's split, or the "
-      "input a kernel's comparison selects.\n\n"
+      "input a kernel's comparison selects.\n"
+      "- **Rows**: an op along a row with a NaN gives NaN everywhere (max may pass it over). Beside an infinity, "
+      "logsumexp, softmax, log_softmax and variance are the contract's max-subtracted formulas (and variance's "
+      "two passes) read with IEEE 754 semantics, where they meet inf - inf (a +inf in the row, or nothing but "
+      "-inf; variance beside any infinity): NaN, and the limit as the infinities grow (logsumexp +inf, softmax "
+      "1/k at k equal +inf and 0 beside them, log_softmax -inf beside a +inf, variance +inf, or 0 where "
+      "every entry is the same infinity); elsewhere what the -inf entries give exactly (softmax 0, log_softmax "
+      "-inf, log_softmax's gradient 1), and the other finite values, functions of the row's finite entries, "
+      "are the error model's to judge (`finite`).\n\n"
       "Elsewhere a finite value the dtype cannot hold exactly admits both neighbours (one elementary "
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
       "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: pow's (its gradients "
-      "there depend on the formulation, b z / a or b a^(b - 1)), and those of logsumexp and variance, the row-wise "
-      "ops, matrix products, losses and optimizer steps (an infinity or a NaN in a row).\n");
+      "there depend on the formulation, b z / a or b a^(b - 1)), and those of gumbel_softmax, the norms, matrix "
+      "products, losses and optimizer steps.\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();
-  print_reductions();
+  print_rows();
   print_layout();
 }
 

@@ -19,8 +19,9 @@ namespace gp {
 struct OpCall;
 
 // Element (i0, ..., ir-1) of the logical tensor lies at buffer element offset + Σ i_d·strides[d].
-// A stride may be 0 (an expanded dimension: every index reads one element) and dimensions may
-// alias in no other way the catalog's views make; nothing forbids a layout from overlapping itself.
+// A stride may be 0 (an expanded dimension: every index reads one element). Where a layout makes
+// elements share a place in other ways, the functions below treat them alike: the last element
+// written in row-major order is the one every sharer reads.
 struct StridedLayout {
   std::vector<std::int64_t> strides;  // one per dimension, in elements, each >= 0
   std::int64_t offset = 0;            // of element (0, ..., 0), in elements

@@ -6,6 +6,7 @@
 
 #include "cases/special_values.hpp"
 #include "core/error.hpp"
+#include "harness/check/special_rows.hpp"
 #include "harness/check/text.hpp"
 #include "reference/reference.hpp"
 #include "reference/unary_math.hpp"
@@ -41,20 +42,6 @@ bool zero_sign_defined(OpKind k) {
   }
 }
 
-// v in the dtype: itself where exact, else both neighbours; beyond the range, the infinity.
-void add_value(SpecialSet& s, DType t, Real v) {
-  if (std::isnan(v) || std::isinf(v)) {
-    s.values.push_back(static_cast<double>(v));
-    return;
-  }
-  const double r = round_to(t, static_cast<double>(v));
-  s.values.push_back(r);
-  if (std::isfinite(r) && static_cast<Real>(r) != v) {
-    const double other = r + (static_cast<Real>(r) < v ? 1 : -1) * ulp_of(t, r);
-    s.values.push_back(round_to(t, other));
-  }
-}
-
 // The function at an infinity; where its formula meets an indeterminate form there (NaN: silu's
 // -inf * 0), also its limit, the formula at two huge arguments of that sign when they agree in
 // the dtype (sin has none); and NaN where the function is NaN next to that infinity (C Annex F's
@@ -62,13 +49,13 @@ void add_value(SpecialSet& s, DType t, Real v) {
 template <class Fn>
 void add_at_infinity(SpecialSet& s, const Fn& fn, Real x, DType t) {
   const Real v = fn(x);
-  add_value(s, t, v);
+  s.add(t, v);
   // Far past any argument the catalog's functions saturate at, and not so far that a power of it
   // in their formulas (gelu's x^3) leaves long double's range.
   const Real huge = std::copysign(0x1p1000L, x);
   const Real a = fn(huge), b = fn(huge * 0x1p-100L);
   const bool limit = std::isnan(v) && round_to(t, static_cast<double>(a)) == round_to(t, static_cast<double>(b));
-  if (std::isnan(a) || limit) add_value(s, t, a);
+  if (std::isnan(a) || limit) s.add(t, a);
 }
 
 // The values of the op's constant pieces, where it is defined piecewise (it has kinks): at NaN a
@@ -84,7 +71,7 @@ void add_constant_pieces(SpecialSet& s, const Fn& fn, OpKind op, DType t) {
   for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
     const Real lo = edges[i], hi = edges[i + 1];
     const Real a = i == 0 ? hi - 2 : lo + (hi - lo) / 3, b = i + 2 == edges.size() ? lo + 2 : hi - (hi - lo) / 3;
-    if (fn(a) == fn(b)) add_value(s, t, fn(a));
+    if (fn(a) == fn(b)) s.add(t, fn(a));
   }
 }
 
@@ -98,7 +85,7 @@ SpecialSet set_at(const Case& c, std::size_t i, bool backward) {
   s.any_zero_sign = backward || !zero_sign_defined(c.decl.op);
   if (std::isnan(x)) {
     s.values.push_back(std::numeric_limits<double>::quiet_NaN());
-    add_value(s, c.dtype, fn(x));
+    s.add(c.dtype, fn(x));
     add_constant_pieces(s, fn, c.decl.op, c.dtype);
     return s;
   }
@@ -122,12 +109,12 @@ SpecialSet set_at(const Case& c, std::size_t i, bool backward) {
       // A pole of a backward (or of a composition): the sign of its infinity at a signed zero is
       // the formulation's reading of -0 (rsqrt's -1 / (2 x sqrt x) gives -inf at -0, PyTorch's
       // -rsqrt(x)^3 / 2 gives +inf). IEEE 754 fixes 1 / -0 = -inf.
-      add_value(s, c.dtype, v);
-      add_value(s, c.dtype, -v);
+      s.add(c.dtype, v);
+      s.add(c.dtype, -v);
     } else if (!backward && std::isfinite(v) && static_cast<Real>(round_to(c.dtype, static_cast<double>(v))) != v) {
       s.any_finite = true;  // ln 2 = softplus(0): a library function's rounding, the error model's
     } else {
-      add_value(s, c.dtype, v);
+      s.add(c.dtype, v);
     }
   }
   return s;
@@ -156,7 +143,7 @@ SpecialExpectations layout_expectations(const Case& c) {
   SpecialExpectations e;
   for (const Real v : r.z.v) {
     SpecialSet s;
-    add_value(s, c.dtype, v);
+    s.add(c.dtype, v);
     e.forward.push_back(s);
   }
   for (const ref::RefTensor& g : r.g) {
@@ -164,52 +151,8 @@ SpecialExpectations layout_expectations(const Case& c) {
     for (const Real v : g.v) {
       SpecialSet s;
       s.any_zero_sign = true;
-      add_value(s, c.dtype, v);
+      s.add(c.dtype, v);
       e.gradients.back().push_back(s);
-    }
-  }
-  return e;
-}
-
-// sum, mean and max along rows of special values. A sum of these values is the same in any order
-// (a NaN or both infinities give NaN, one infinity itself, the finite ones are small integers),
-// whatever the zero's sign a kernel's accumulator starts from; mean's divisor 8 is exact. max:
-// NaN or the largest other value where a row has a NaN; its gradient, where the maximum ties or a
-// NaN is in the row, any of 0, 1/k (k maxima) and the whole cotangent.
-SpecialExpectations reduction_expectations(const Case& c) {
-  const HostTensor& x = c.given->inputs.at(0);
-  const std::int64_t n = x.shape().dims().back(), rows = x.numel() / n;
-  SpecialExpectations e;
-  e.gradients.resize(1);
-  for (std::int64_t r = 0; r < rows; ++r) {
-    Real sum = 0, top = -std::numeric_limits<Real>::infinity();
-    bool nan = false;
-    for (std::int64_t j = 0; j < n; ++j) {
-      const Real v = x.get(r * n + j);
-      sum += v;
-      nan = nan || std::isnan(v);
-      if (!std::isnan(v)) top = std::max(top, v);
-    }
-    std::int64_t ties = 0;
-    for (std::int64_t j = 0; j < n; ++j) ties += x.get(r * n + j) == top;
-    SpecialSet f;
-    f.any_zero_sign = true;
-    const Real value = c.decl.op == OpKind::sum ? sum : c.decl.op == OpKind::mean ? sum / Real(n) : top;
-    add_value(f, c.dtype, nan ? std::numeric_limits<Real>::quiet_NaN() : value);
-    if (nan && c.decl.op == OpKind::max) add_value(f, c.dtype, top);
-    e.forward.push_back(f);
-    for (std::int64_t j = 0; j < n; ++j) {
-      SpecialSet d;
-      d.any_zero_sign = true;
-      if (c.decl.op != OpKind::max) {
-        add_value(d, c.dtype, c.decl.op == OpKind::sum ? Real(1) : Real(1) / Real(n));
-      } else if (nan || (ties > 1 && x.get(r * n + j) == top)) {
-        if (nan) d.values.push_back(std::numeric_limits<double>::quiet_NaN());
-        for (const Real share : {Real(0), Real(1) / Real(ties), Real(1)}) add_value(d, c.dtype, share);
-      } else {
-        add_value(d, c.dtype, x.get(r * n + j) == top ? 1 : 0);
-      }
-      e.gradients[0].push_back(d);
     }
   }
   return e;
@@ -231,9 +174,9 @@ SpecialExpectations binary_expectations(const Case& c) {
     SpecialSet f;
     f.any_zero_sign = !ieee;
     if (nan_operand) f.values.push_back(std::numeric_limits<double>::quiet_NaN());
-    add_value(f, c.dtype, z.v[i]);
+    f.add(c.dtype, z.v[i]);
     if (selects(c.decl.op) && nan_operand)  // either operand passed over, as C's fmax and fmin do
-      for (const Real v : {a, b}) add_value(f, c.dtype, v);
+      for (const Real v : {a, b}) f.add(c.dtype, v);
     e.forward.push_back(f);
     for (std::size_t k = 0; k < g.size(); ++k) {
       SpecialSet d;
@@ -241,7 +184,7 @@ SpecialExpectations binary_expectations(const Case& c) {
       if (nan_operand) d.values.push_back(std::numeric_limits<double>::quiet_NaN());
       if (selects(c.decl.op) && (nan_operand || a == b))
         for (const double share : {0.0, 0.5, 1.0}) d.values.push_back(share);
-      add_value(d, c.dtype, g[k].v[i]);
+      d.add(c.dtype, g[k].v[i]);
       e.gradients[k].push_back(d);
     }
   }
@@ -256,6 +199,20 @@ std::string value_text(double v) {
 }
 
 }  // namespace
+
+// Beyond the range, the infinity.
+void SpecialSet::add(DType t, long double v) {
+  if (std::isnan(v) || std::isinf(v)) {
+    values.push_back(static_cast<double>(v));
+    return;
+  }
+  const double r = round_to(t, static_cast<double>(v));
+  values.push_back(r);
+  if (std::isfinite(r) && static_cast<long double>(r) != v) {
+    const double other = r + (static_cast<long double>(r) < v ? 1 : -1) * ulp_of(t, r);
+    values.push_back(round_to(t, other));
+  }
+}
 
 bool SpecialSet::accepts(double got) const {
   if (any_finite && std::isfinite(got)) return true;
@@ -282,7 +239,7 @@ std::string SpecialSet::describe() const {
 SpecialExpectations special_expectations(const Case& c) {
   if (op_family(c.decl.op) == OpFamily::binary) return binary_expectations(c);
   if (op_family(c.decl.op) == OpFamily::layout) return layout_expectations(c);
-  if (op_family(c.decl.op) == OpFamily::reduction) return reduction_expectations(c);
+  if (is_row_case(c)) return row_expectations(c);
   SpecialExpectations e;
   e.gradients.resize(1);
   for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) {

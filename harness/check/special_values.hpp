@@ -34,6 +34,9 @@ struct SpecialSet {
   bool any_finite = false;     // a function value the dtype rounds: the error model's to judge
   bool accepts(double got) const;
   std::string describe() const;  // "{+0, NaN}"
+  // v in the dtype: itself where the dtype holds it, else both neighbours (one rounding); a NaN or
+  // an infinity as it is.
+  void add(DType t, long double v);
 };
 
 struct SpecialExpectations {

@@ -133,6 +133,12 @@ FINDINGS = {
         "pow_scalar(p=3.7,specials,shape=5,dtype=f32) backward",
         "pow_scalar(p=3.7,specials,shape=5,dtype=bf16) backward",
         "max(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32) forward",
+        "softmax(axis=-1,specials,shape=8x8,dtype=f32) forward",
+        "softmax(axis=-1,specials,shape=8x8,dtype=bf16) forward",
+        "log_softmax(axis=-1,specials,shape=8x8,dtype=f32) forward",
+        "log_softmax(axis=-1,specials,shape=8x8,dtype=f32) backward",
+        "log_softmax(axis=-1,specials,shape=8x8,dtype=bf16) forward",
+        "log_softmax(axis=-1,specials,shape=8x8,dtype=bf16) backward",
     ],
     "softmax_bf16_intermediate": [
         "softmax(axis=-1,saturating,shape=16x33,dtype=bf16) forward",

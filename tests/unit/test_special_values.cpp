@@ -167,6 +167,38 @@ TEST(SpecialValues, ReductionsHoldTheirRowsExactly) {
   EXPECT_EQ(checks_of(max, {}, [](HostTensor& g) { g.set(1, 0.25); })[1].verdict, Verdict::fail);  // not a maximum
 }
 
+// Rows 1 (+inf first), 3 (NaN first) and 5 (only -inf) of kSpecialRows, column j of an 8x8 case.
+std::int64_t at(std::int64_t row, std::int64_t column) { return row * 8 + column; }
+
+TEST(SpecialValues, OpsAlongRowsPropagateNaNAndTakeTheFormulaOrItsLimitBesideAnInfinity) {
+  const Case& softmax = f32_special_case(OpKind::softmax);
+  // A NaN passed over: the row's other elements the softmax of the rest (lavapipe's shader, whose
+  // maximum and "equal to the maximum" test both let the NaN through).
+  std::vector<CheckResult> r = checks_of(softmax, [](HostTensor& y) {
+    for (std::int64_t j = 1; j < 8; ++j) y.set(at(3, j), 0.125);
+  });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at row 3, column 1 0.125 where {NaN} is expected"), std::string::npos) << r[0].reason;
+  // Beside a +inf, the max-subtracted formula's NaN and the limit (1 at the infinity, 0 beside it).
+  for (const double v : {std::numeric_limits<double>::quiet_NaN(), 1.0})
+    EXPECT_EQ(checks_of(softmax, [v](HostTensor& y) { y.set(at(1, 0), v); })[0].verdict, Verdict::pass) << v;
+  EXPECT_EQ(checks_of(softmax, [](HostTensor& y) { y.set(at(1, 1), 0.5); })[0].verdict, Verdict::fail);
+  // A row of -inf: NaN or 1/8 each.
+  EXPECT_EQ(checks_of(softmax, [](HostTensor& y) { y.set(at(5, 2), 0.125); })[0].verdict, Verdict::pass);
+  EXPECT_EQ(checks_of(softmax, [](HostTensor& y) { y.set(at(5, 2), 0); })[0].verdict, Verdict::fail);
+  // log_softmax's backward at the +inf: NaN or 1 - 8; oneDNN's -inf fails.
+  const Case& log_softmax = f32_special_case(OpKind::log_softmax);
+  EXPECT_EQ(checks_of(log_softmax, {}, [](HostTensor& g) { g.set(at(1, 0), -7); })[1].verdict, Verdict::pass);
+  r = checks_of(log_softmax, {}, [](HostTensor& g) { g.set(at(1, 0), -std::numeric_limits<double>::infinity()); });
+  EXPECT_EQ(r[1].verdict, Verdict::fail);
+  EXPECT_NE(r[1].reason.find("at row 1, column 0 -inf where {NaN, -7} is expected"), std::string::npos) << r[1].reason;
+  // logsumexp beside a +inf: +inf or NaN, never a finite value; variance beside one: NaN or +inf.
+  const Case& logsumexp = f32_special_case(OpKind::logsumexp);
+  EXPECT_EQ(checks_of(logsumexp, [](HostTensor& y) { y.set(1, 1e30); })[0].verdict, Verdict::fail);
+  const Case& variance = f32_special_case(OpKind::variance);
+  EXPECT_EQ(checks_of(variance, [](HostTensor& y) { y.set(1, 3); })[0].verdict, Verdict::fail);
+}
+
 TEST(SpecialValues, AnElementNeverWrittenFails) {
   const Case& c = special_case("neg(specials,shape=5,dtype=f32)");
   FakeBackend backend;

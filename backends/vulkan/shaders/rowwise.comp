@@ -133,10 +133,12 @@ bool needs_stage3() { return BWD && (OP == GP_OP_layer_norm || OP == GP_OP_rms_n
 // The row's exp(V(j) - m), summed in two parts (stage 1 of every op below the maximum): x, the
 // terms below the maximum; y, how many elements equal it (each term exactly 1). So S = y + x and
 // rest = S - 1 = (y - 1) + x exactly: log S = log1p(rest) and 1 - p at the maximum = rest / S keep
-// their digits in a row its maximum dominates, where S - 1 would cancel.
+// their digits in a row its maximum dominates, where S - 1 would cancel. A NaN compares neither
+// below nor equal: its term is NaN, which the sums carry (a subgroup maximum may pass it over).
 C2 exp_terms(uint j, C m) {
   C v = V(j);
-  return v < m ? C2(m_exp(v - m), K(0.0)) : C2(K(0.0), K(1.0));
+  if (v < m) return C2(m_exp(v - m), K(0.0));
+  return v == m ? C2(K(0.0), K(1.0)) : C2(m_nan(), K(0.0));
 }
 C exp_sum(C2 s1) { return s1.y + s1.x; }
 C exp_rest(C2 s1) { return (s1.y - K(1.0)) + s1.x; }
