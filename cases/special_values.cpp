@@ -14,12 +14,13 @@ namespace {
 bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
 bool layout(const Case& c) { return op_family(c.decl.op) == OpFamily::layout; }
 bool rows(const Case& c) { return along_special_rows(c.decl.op); }
+bool products(const Case& c) { return special_products(c.decl.op); }
 
 // Whether the op has a table of special values: the unary, binary (pow apart) and layout families,
 // the ops along rows; a layout case needs elements to move.
 bool tabled(const Case& c) {
   if (layout(c)) return c.call.output_shape.numel() > 0;
-  return (op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c)) && c.decl.op != OpKind::pow;
+  return (op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c) || products(c)) && c.decl.op != OpKind::pow;
 }
 
 // The value of element i of input `input`.
@@ -27,7 +28,13 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
   const std::size_t k = kSpecialOperands.size();
   if (binary(c)) return input == 0 ? kSpecialOperands[i / k] : kSpecialOperands[i % k];
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
-  if (rows(c)) return kSpecialRows.at(i / kSpecialRows.size()).at(i % kSpecialRows.size());
+  const std::size_t n = kSpecialRows.size();
+  if (rows(c) || (products(c) && input == 0)) return kSpecialRows.at(i / n).at(i % n);
+  // A product's second operand pairs every row of the first with every row: matmul's B holds the
+  // rows as columns, linear's W as rows (x W^T); linear's bias takes the seven values in turn.
+  if (products(c) && c.decl.inputs.at(input).shape.rank() == 1) return kSpecialOperands[i % k];
+  if (products(c))
+    return c.decl.op == OpKind::matmul ? kSpecialRows.at(i % n).at(i / n) : kSpecialRows.at(i / n).at(i % n);
   return kSpecialInputs[i];
 }
 
@@ -37,6 +44,7 @@ Shape special_shape(const Case& base, const Shape& catalog) {
   if (layout(base)) return catalog;
   const auto n = static_cast<std::int64_t>(kSpecialRows.size());
   if (along_special_rows(base.decl.op)) return Shape{n, n};
+  if (special_products(base.decl.op)) return catalog.rank() == 1 ? Shape{n} : Shape{n, n};
   return Shape{static_cast<std::int64_t>(binary(base) ? k * k : kSpecialInputs.size())};
 }
 
@@ -82,7 +90,7 @@ const std::vector<Case>& special_value_cases() {
     for (const Case& c : all_cases()) {
       if (!tabled(c) || c.given) continue;
       // An op along rows has attributes of its own (the last axis): one case per op and dtype.
-      const std::string attrs = rows(c) ? "" : attrs_to_string(c.decl.op, c.decl.attrs);
+      const std::string attrs = rows(c) || products(c) ? "" : attrs_to_string(c.decl.op, c.decl.attrs);
       const std::string key = std::string(op_name(c.decl.op)) + "(" + attrs + ")" + std::string(dtype_name(c.dtype));
       const auto [it, fresh] = at.emplace(key, bases.size());
       if (fresh) {
@@ -97,6 +105,8 @@ const std::vector<Case>& special_value_cases() {
   }();
   return table;
 }
+
+bool special_products(OpKind op) { return op == OpKind::matmul || op == OpKind::linear; }
 
 bool along_special_rows(OpKind op) {
   switch (op) {
@@ -113,10 +123,12 @@ bool along_special_rows(OpKind op) {
   }
 }
 
-std::string special_input_text(const Case& c, std::int64_t i, bool output) {
+std::string special_input_text(const Case& c, std::int64_t i, const Shape& tensor) {
   const auto u = static_cast<std::size_t>(i);
-  if (layout(c)) return "element " + std::to_string(i);
+  const bool output = tensor == c.call.output_shape;
+  if (layout(c) || (products(c) && tensor.rank() == 1)) return "element " + std::to_string(i);
   const std::size_t n = kSpecialRows.size();
+  if (products(c)) return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
   if (rows(c))
     return output && op_family(c.decl.op) == OpFamily::reduction
                ? "row " + std::to_string(i)

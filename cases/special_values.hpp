@@ -4,7 +4,8 @@
 // and -2 (`mul(specials,shape=49|49,dtype=f32)`); a layout op at the shapes of its largest catalog case,
 // filled with those seven values in turn (`transpose(specials,shape=64x128,dtype=f32)`); sum, mean,
 // max, logsumexp, variance, softmax and log_softmax along rows of them
-// (`sum(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32)`).
+// (`sum(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32)`); matmul and linear multiplying those rows
+// (`matmul(specials,shape=8x8|8x8,dtype=f32)`).
 // What a device must give there is not a bound but a set of exact values
 // (harness/check/special_values.hpp).
 #pragma once
@@ -42,13 +43,17 @@ inline constexpr std::array<const char*, 7> kSpecialNames = {"NaN", "+inf", "-in
 
 // sum, mean, max, logsumexp, variance, softmax, log_softmax: their cases run along kSpecialRows.
 bool along_special_rows(OpKind op);
+// matmul and linear: their cases multiply kSpecialRows by itself (8x8 · 8x8; linear's bias the
+// seven values in turn).
+bool special_products(OpKind op);
 
 // The table, in catalog order. Built once. pow has none yet: its
 // gradients at special values depend on the formulation (b z / a or b a^(b-1)).
 const std::vector<Case>& special_value_cases();
 
-// Where element i of a special-values case's output (or of a gradient) is, in words: "-inf",
-// "(NaN, 1)", "element 5", "row 3" ("row 3, column 1" in a reduction's gradient).
-std::string special_input_text(const Case& c, std::int64_t i, bool output);
+// Where element i of a special-values case's output (or of a gradient, of shape `tensor`) is, in
+// words: "-inf", "(NaN, 1)", "element 5", "row 3" ("row 3, column 1" in a reduction's gradient or a
+// product's matrix).
+std::string special_input_text(const Case& c, std::int64_t i, const Shape& tensor);
 
 }  // namespace gp

@@ -1,4 +1,4 @@
-// `gradparity list specials`: what every unary, binary and layout op and the ops along rows must give
+// `gradparity list specials`: what every unary, binary and layout op, the ops along rows and the products must give
 // at IEEE 754's special values, forward and backward, as Markdown (docs/special-values.md is this output; ctest
 // docs/special-values keeps them equal). The sets come from harness/check/special_values.hpp, as the checks take them.
 #include <fmt/core.h>
@@ -98,7 +98,7 @@ std::string row_grid(const std::vector<SpecialSet>& sets) {
   out += "\n|---|";
   for (std::size_t j = 0; j < n; ++j) out += "---|";
   out += "\n";
-  for (std::size_t r = 0; r < n; ++r) {
+  for (std::size_t r = 0; r * n < sets.size(); ++r) {
     out += "| " + std::to_string(r) + " |";
     for (std::size_t j = 0; j < n; ++j) out += " " + sets.at(r * n + j).describe() + " |";
     out += "\n";
@@ -150,6 +150,27 @@ void print_rows() {
     fmt::print("\n### `{} ({})\n\n{}", grids.items[i].first, grids.dtypes[i], grids.items[i].second);
 }
 
+// matmul and linear: the value and each gradient as grids (linear's bias gradient one row).
+void print_products() {
+  fmt::print(
+      "\n## Products\n\nmatmul multiplies the 8x8 rows above by their transpose (element (i, j) pairs row i "
+      "with row j), linear takes them as x and as W (x W^T) and the bias NaN, +inf, -inf, +0, -0, 1, -2, NaN. "
+      "Each element is a sum of products read with IEEE 754 semantics, in any order: NaN where a term is NaN "
+      "(a NaN operand, or an infinity times a zero) or terms of both infinities meet, an infinity where the "
+      "infinite terms have one sign, else the exact sum of small integers.\n");
+  Grouped grids;
+  for (const Case& c : special_value_cases()) {
+    if (!special_products(c.decl.op)) continue;
+    const SpecialExpectations e = special_expectations(c);
+    std::string text = "\nValue:\n\n" + row_grid(e.forward);
+    for (std::size_t k = 0; k < e.gradients.size(); ++k)
+      text += "\nGradient of input " + std::to_string(k) + " (cotangent 1):\n\n" + row_grid(e.gradients[k]);
+    grids.add({op_text(c), text}, c.dtype);
+  }
+  for (std::size_t i = 0; i < grids.items.size(); ++i)
+    fmt::print("\n### `{}` ({})\n{}", grids.items[i].first, grids.dtypes[i], grids.items[i].second);
+}
+
 // The layout ops: their cases; what they must give is the values they move.
 void print_layout() {
   fmt::print(
@@ -171,7 +192,7 @@ void list_specials() {
       "-inf, +0 and -0; each binary op but pow a case `op(specials,shape=49|49,dtype=D)` at every pair of NaN, "
       "+inf, -inf, +0, -0, 1 and -2; each layout op a case at the shapes of its largest catalog case, filled "
       "with those seven values in turn; sum, mean, max, logsumexp, variance, softmax and log_softmax a case along "
-      "eight rows of them; the cotangent is 1. "
+      "eight rows of them; matmul and linear a case multiplying those rows; the cotangent is 1. "
       "Every device must give, element by element, one of "
       "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
       "the op's contract (`reference/unary_math.cpp`, `reference/binary.cpp`) with IEEE 754 and C Annex F "
@@ -207,12 +228,13 @@ void list_specials() {
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
       "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: pow's (its gradients "
-      "there depend on the formulation, b z / a or b a^(b - 1)), and those of gumbel_softmax, the norms, matrix "
-      "products, losses and optimizer steps.\n");
+      "there depend on the formulation, b z / a or b a^(b - 1)), and those of gumbel_softmax, the norms, "
+      "log_matmul_exp, the GRU cell, tt_embedding, bspline_basis, losses and optimizer steps.\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();
   print_rows();
+  print_products();
   print_layout();
 }
 

@@ -25,8 +25,7 @@ std::string got_text(double v) {
 std::string wrong_element(const Case& c, const HostTensor& got, std::int64_t i, const SpecialSet& set) {
   const bool poison = is_poison(got, i);
   if (!poison && set.accepts(got.get(i))) return {};
-  const bool output = got.shape() == c.call.output_shape;
-  return "at " + special_input_text(c, i, output) + " " + (poison ? "never written" : got_text(got.get(i))) +
+  return "at " + special_input_text(c, i, got.shape()) + " " + (poison ? "never written" : got_text(got.get(i))) +
          " where " + set.describe() + " is expected";
 }
 

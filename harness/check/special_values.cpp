@@ -6,6 +6,7 @@
 
 #include "cases/special_values.hpp"
 #include "core/error.hpp"
+#include "harness/check/special_products.hpp"
 #include "harness/check/special_rows.hpp"
 #include "harness/check/text.hpp"
 #include "reference/reference.hpp"
@@ -240,6 +241,7 @@ SpecialExpectations special_expectations(const Case& c) {
   if (op_family(c.decl.op) == OpFamily::binary) return binary_expectations(c);
   if (op_family(c.decl.op) == OpFamily::layout) return layout_expectations(c);
   if (is_row_case(c)) return row_expectations(c);
+  if (is_product_case(c)) return product_expectations(c);
   SpecialExpectations e;
   e.gradients.resize(1);
   for (std::size_t i = 0; i < kSpecialInputs.size(); ++i) {

@@ -199,6 +199,18 @@ TEST(SpecialValues, OpsAlongRowsPropagateNaNAndTakeTheFormulaOrItsLimitBesideAnI
   EXPECT_EQ(checks_of(variance, [](HostTensor& y) { y.set(1, 3); })[0].verdict, Verdict::fail);
 }
 
+TEST(SpecialValues, AProductPropagatesWhatItsTermsGive) {
+  const Case& matmul = f32_special_case(OpKind::matmul);
+  // Row 1 (+inf first) times row 4 (only -0): inf * -0 is NaN; a kernel that skips the products of
+  // a zero operand, as the reference BLAS does, gives 0.
+  std::vector<CheckResult> r = checks_of(matmul, [](HostTensor& y) { y.set(at(1, 4), 0); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at row 1, column 4 +0 where {NaN} is expected"), std::string::npos) << r[0].reason;
+  // Row 0 with itself: 1 + 4 + 0 + 0 + 1 + 1 + 4 + 1 = 12 in any order; one rounding off fails.
+  EXPECT_EQ(checks_of(matmul, [](HostTensor& y) { y.set(at(0, 0), std::nextafter(12.0f, 13.0f)); })[0].verdict,
+            Verdict::fail);
+}
+
 TEST(SpecialValues, AnElementNeverWrittenFails) {
   const Case& c = special_case("neg(specials,shape=5,dtype=f32)");
   FakeBackend backend;
