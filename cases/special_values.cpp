@@ -29,7 +29,10 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
   if (binary(c)) return input == 0 ? kSpecialOperands[i / k] : kSpecialOperands[i % k];
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
   const std::size_t n = kSpecialRows.size();
-  if (rows(c) || (products(c) && input == 0)) return kSpecialRows.at(i / n).at(i % n);
+  if ((rows(c) || products(c)) && input == 0) return kSpecialRows.at(i / n).at(i % n);
+  // The other inputs of an op along rows leave the rows as they are: gumbel_softmax's noise 0, the
+  // norms' weights 1 and layer_norm's bias 0.
+  if (rows(c)) return c.decl.op == OpKind::gumbel_softmax || input == 2 ? 0 : 1;
   // A product's second operand pairs every row of the first with every row: matmul's B holds the
   // rows as columns, linear's W as rows (x W^T); linear's bias takes the seven values in turn.
   if (products(c) && c.decl.inputs.at(input).shape.rank() == 1) return kSpecialOperands[i % k];
@@ -43,8 +46,8 @@ Shape special_shape(const Case& base, const Shape& catalog) {
   const std::size_t k = kSpecialOperands.size();
   if (layout(base)) return catalog;
   const auto n = static_cast<std::int64_t>(kSpecialRows.size());
-  if (along_special_rows(base.decl.op)) return Shape{n, n};
-  if (special_products(base.decl.op)) return catalog.rank() == 1 ? Shape{n} : Shape{n, n};
+  if (along_special_rows(base.decl.op) || special_products(base.decl.op))
+    return catalog.rank() == 1 ? Shape{n} : Shape{n, n};
   return Shape{static_cast<std::int64_t>(binary(base) ? k * k : kSpecialInputs.size())};
 }
 
@@ -117,6 +120,9 @@ bool along_special_rows(OpKind op) {
     case OpKind::variance:
     case OpKind::softmax:
     case OpKind::log_softmax:
+    case OpKind::gumbel_softmax:
+    case OpKind::layer_norm:
+    case OpKind::rms_norm:
       return true;
     default:
       return false;
@@ -128,11 +134,10 @@ std::string special_input_text(const Case& c, std::int64_t i, const Shape& tenso
   const bool output = tensor == c.call.output_shape;
   if (layout(c) || (products(c) && tensor.rank() == 1)) return "element " + std::to_string(i);
   const std::size_t n = kSpecialRows.size();
-  if (products(c)) return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
-  if (rows(c))
-    return output && op_family(c.decl.op) == OpFamily::reduction
-               ? "row " + std::to_string(i)
-               : "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
+  if ((products(c) || rows(c)) && tensor.rank() == 2)
+    return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
+  // A reduction's value per row; a norm's weight or bias gradient per column.
+  if (rows(c)) return (output ? "row " : "column ") + std::to_string(i);
   if (!binary(c)) return kSpecialNames.at(u);
   const std::size_t k = kSpecialOperands.size();
   return std::string("(") + kSpecialNames.at(u / k) + ", " + kSpecialNames.at(u % k) + ")";

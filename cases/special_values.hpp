@@ -3,7 +3,8 @@
 // (`exp(specials,shape=5,dtype=f32)`); a binary op at every pair of NaN, +inf, -inf, +0, -0, 1
 // and -2 (`mul(specials,shape=49|49,dtype=f32)`); a layout op at the shapes of its largest catalog case,
 // filled with those seven values in turn (`transpose(specials,shape=64x128,dtype=f32)`); sum, mean,
-// max, logsumexp, variance, softmax and log_softmax along rows of them
+// max, logsumexp, variance, softmax, log_softmax, gumbel_softmax, layer_norm and rms_norm along rows
+// of them
 // (`sum(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32)`); matmul and linear multiplying those rows
 // (`matmul(specials,shape=8x8|8x8,dtype=f32)`).
 // What a device must give there is not a bound but a set of exact values
@@ -41,7 +42,8 @@ inline constexpr std::array<std::array<double, 8>, 8> kSpecialRows = {{
 // Their names, for reports and the table.
 inline constexpr std::array<const char*, 7> kSpecialNames = {"NaN", "+inf", "-inf", "+0", "-0", "1", "-2"};
 
-// sum, mean, max, logsumexp, variance, softmax, log_softmax: their cases run along kSpecialRows.
+// sum, mean, max, logsumexp, variance, softmax, log_softmax, gumbel_softmax (noise 0), layer_norm
+// and rms_norm (weights 1, bias 0): their cases run along kSpecialRows.
 bool along_special_rows(OpKind op);
 // matmul and linear: their cases multiply kSpecialRows by itself (8x8 · 8x8; linear's bias the
 // seven values in turn).

@@ -191,8 +191,9 @@ void list_specials() {
       "set its cases use and each dtype, has a case `op(specials,shape=5,dtype=D)` whose input is NaN, +inf, "
       "-inf, +0 and -0; each binary op but pow a case `op(specials,shape=49|49,dtype=D)` at every pair of NaN, "
       "+inf, -inf, +0, -0, 1 and -2; each layout op a case at the shapes of its largest catalog case, filled "
-      "with those seven values in turn; sum, mean, max, logsumexp, variance, softmax and log_softmax a case along "
-      "eight rows of them; matmul and linear a case multiplying those rows; the cotangent is 1. "
+      "with those seven values in turn; sum, mean, max, logsumexp, variance, softmax, log_softmax, gumbel_softmax "
+      "(noise 0), layer_norm and rms_norm (weights 1, bias 0) a case along eight rows of them; matmul and linear a "
+      "case multiplying those rows; the cotangent is 1. "
       "Every device must give, element by element, one of "
       "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
       "the op's contract (`reference/unary_math.cpp`, `reference/binary.cpp`) with IEEE 754 and C Annex F "
@@ -223,13 +224,16 @@ void list_specials() {
       "1/k at k equal +inf and 0 beside them, log_softmax -inf beside a +inf, variance +inf, or 0 where "
       "every entry is the same infinity); elsewhere what the -inf entries give exactly (softmax 0, log_softmax "
       "-inf, log_softmax's gradient 1), and the other finite values, functions of the row's finite entries, "
-      "are the error model's to judge (`finite`).\n\n"
+      "are the error model's to judge (`finite`). gumbel_softmax at noise 0 takes softmax's sets. Beside an "
+      "infinity layer_norm's deviations meet inf - inf (NaN or the finite limit), rms_norm divides by an infinite "
+      "root (0 at a finite entry, NaN or the limit at an infinite one); the norms' weight gradients are NaN, as "
+      "rows 3 and 7 are, and layer_norm's bias gradient sums the eight ones: 8.\n\n"
       "Elsewhere a finite value the dtype cannot hold exactly admits both neighbours (one elementary "
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
       "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: pow's (its gradients "
-      "there depend on the formulation, b z / a or b a^(b - 1)), and those of gumbel_softmax, the norms, "
-      "log_matmul_exp, the GRU cell, tt_embedding, bspline_basis, losses and optimizer steps.\n");
+      "there depend on the formulation, b z / a or b a^(b - 1)), and those of log_matmul_exp, the GRU cell, "
+      "tt_embedding, bspline_basis, losses and optimizer steps.\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();

@@ -76,6 +76,24 @@ SpecialSet value_of(const Case& c, const Row& r) {
   return set_of(c.dtype, {kNaN, r.plus == r.n() || r.minus == r.n() ? Real(0) : inf});
 }
 
+// A norm's element j (weights 1, bias 0), or its gradient's. Beside an infinity the mean (or the
+// mean square) is infinite: layer_norm's deviations meet inf - inf, so its value and gradient are
+// NaN or their finite limit; rms_norm divides by an infinite root, so a finite entry's value is 0
+// (its limit too), an infinite one's inf / inf: NaN or the limit, and its gradient NaN or finite.
+// A row of one infinity throughout normalises to 0 in the limit (its deviations vanish), except
+// rms_norm's value, x / |x| = -1 for -inf.
+SpecialSet norm_at(const Case& c, const Row& r, int j, bool gradient) {
+  const Real x = r.x[static_cast<std::size_t>(j)];
+  const DType t = c.dtype;
+  if (r.plus + r.minus == 0) return finite();
+  const bool one_infinity = r.plus == r.n() || r.minus == r.n();
+  if (c.decl.op == OpKind::layer_norm || gradient)
+    return one_infinity && !(c.decl.op == OpKind::rms_norm && gradient) ? set_of(t, {kNaN, 0})
+                                                                        : set_of(t, {kNaN}, true);
+  if (!std::isinf(x)) return set_of(t, {Real(0)});
+  return one_infinity ? set_of(t, {kNaN, x > 0 ? Real(1) : Real(-1)}) : set_of(t, {kNaN}, true);
+}
+
 // Element j of the gradient (cotangent 1), or of softmax's and log_softmax's output.
 SpecialSet element_of(const Case& c, const Row& r, int j, bool gradient) {
   constexpr Real inf = std::numeric_limits<Real>::infinity();
@@ -83,8 +101,11 @@ SpecialSet element_of(const Case& c, const Row& r, int j, bool gradient) {
   const OpKind op = c.decl.op;
   const DType t = c.dtype;
   if (r.nan) return set_of(t, {kNaN});
-  if (op == OpKind::logsumexp || (op == OpKind::softmax && !gradient)) return softmax_at(t, r, j);
-  if (op == OpKind::softmax) {  // y_j (1 - sum y): 0 in the limit and wherever y_j is 0
+  // gumbel_softmax at noise 0 is the softmax of x / tau: the same sets (the gradient's 1 / tau
+  // keeps a NaN and a zero).
+  const bool softmax = op == OpKind::softmax || op == OpKind::gumbel_softmax;
+  if (op == OpKind::logsumexp || (softmax && !gradient)) return softmax_at(t, r, j);
+  if (softmax) {  // y_j (1 - sum y): 0 in the limit and wherever y_j is 0
     if (r.indeterminate()) return set_of(t, {kNaN, 0});
     return std::isinf(x) ? set_of(t, {Real(0)}) : finite();
   }
@@ -99,6 +120,7 @@ SpecialSet element_of(const Case& c, const Row& r, int j, bool gradient) {
     if (r.minus == r.n()) return set_of(t, {kNaN, 0});
     return std::isinf(x) ? set_of(t, {Real(1)}) : finite();
   }
+  if (op == OpKind::layer_norm || op == OpKind::rms_norm) return norm_at(c, r, j, gradient);
   // variance: 2 (x_j - mean) / (n - correction), whose sign in the limit is the infinity's where
   // only one sign of infinity is in the row; with both it has no limit.
   if (r.plus + r.minus == 0) return finite();
@@ -146,6 +168,21 @@ void add_linear_row(const Case& c, const Row& r, SpecialExpectations& e) {
 
 bool is_row_case(const Case& c) { return along_special_rows(c.decl.op); }
 
+// A norm's weight gradient sums g times the normalised row over the rows (NaN where a row is NaN,
+// NaN or finite where one has an infinity); layer_norm's bias gradient sums the cotangent: 8.
+void add_parameter_gradients(const Case& c, const std::vector<Row>& rows, SpecialExpectations& e) {
+  bool nan = false, infinite = false;
+  for (const Row& r : rows) {
+    nan = nan || r.nan;
+    infinite = infinite || r.plus + r.minus > 0;
+  }
+  const SpecialSet weight = nan ? set_of(c.dtype, {kNaN}) : infinite ? set_of(c.dtype, {kNaN}, true) : finite();
+  const auto n = static_cast<std::size_t>(rows.front().n());
+  e.gradients.push_back(std::vector<SpecialSet>(n, weight));
+  if (c.decl.op == OpKind::layer_norm)
+    e.gradients.push_back(std::vector<SpecialSet>(n, set_of(c.dtype, {Real(rows.size())})));
+}
+
 SpecialExpectations row_expectations(const Case& c) {
   SpecialExpectations e;
   e.gradients.resize(1);
@@ -162,6 +199,7 @@ SpecialExpectations row_expectations(const Case& c) {
       e.gradients[0].push_back(element_of(c, r, j, true));
     }
   }
+  if (c.decl.op == OpKind::layer_norm || c.decl.op == OpKind::rms_norm) add_parameter_gradients(c, rows_of(c), e);
   return e;
 }
 

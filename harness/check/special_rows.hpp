@@ -1,13 +1,14 @@
-// What an op along rows must give at IEEE 754's special values (cases/special_values.hpp,
+// What an op along rows (the reductions, softmax, log_softmax, gumbel_softmax at noise 0, layer_norm
+// and rms_norm at weights 1 and bias 0) must give at IEEE 754's special values (cases/special_values.hpp,
 // kSpecialRows; docs/special-values.md), forward and backward with cotangent 1:
 //   sum, mean, max: the sum of these values is the same in any order, max's NaN may be passed
 //     over, and its gradient at a tie or beside a NaN takes any of 0, 1/k and the whole cotangent;
-//   logsumexp, softmax, log_softmax, variance: a row with a NaN gives NaN everywhere; a row with an
-//     infinity, the op's formula read with IEEE 754 semantics on the row as it is (logsumexp's
-//     log(sum of e^x) = +inf beside a +inf), and where that formula meets an indeterminate form
-//     (softmax's inf / inf, log_softmax's inf - inf, variance's inf - inf) NaN and the limit as the
-//     infinities grow; a finite value the row's finite entries decide (softmax of the finite entries
-//     beside a -inf) is the error model's to judge (`finite`), an exact 0, 1 or infinity is required.
+//   the others: a row with a NaN gives NaN everywhere; beside an infinity, where the contract's
+//     max-subtracted formulas (variance's two passes, the norms' mean and deviations) meet
+//     inf - inf, NaN and the limit as the infinities grow (logsumexp +inf, softmax 1/k at k equal
+//     +inf); what a -inf entry gives exactly (softmax 0, log_softmax -inf) and rms_norm's x / inf = 0
+//     are required; a finite value the row's finite entries decide, or a limit reached through exp,
+//     log or a root, is the error model's to judge (`finite`).
 #pragma once
 
 #include "cases/case.hpp"
