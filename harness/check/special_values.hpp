@@ -19,6 +19,7 @@
 // gradients there and at a tie (+0 and -0, two equal infinities) take any of 0, g/2 and g: which
 // input a kernel's comparison selects, or the catalog's split. A layout op's are the values it
 // moves, exactly: a kernel that moves them through arithmetic (x + 0 turns -0 into +0) fails.
+// The ops along rows' sets are special_rows.hpp's, matmul's and linear's special_products.hpp's.
 #pragma once
 
 #include <string>
