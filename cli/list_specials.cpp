@@ -58,52 +58,58 @@ void print_unary(const char* title, bool backward) {
     fmt::print("| `{}` | {} |{}\n", rows.items[i].first, rows.dtypes[i], rows.items[i].second);
 }
 
-// One grid of a binary op: a down, b across.
-std::string grid(const std::vector<SpecialSet>& sets) {
-  const std::size_t k = kSpecialOperands.size();
-  std::string out = "| a \\ b |";
-  for (const char* name : kSpecialNames) out += std::string(" ") + name + " |";
+// A Markdown grid of sets, row-major, with its rows' and columns' labels.
+std::string grid(const std::string& corner, const std::vector<std::string>& rows,
+                 const std::vector<std::string>& columns, const std::vector<SpecialSet>& sets) {
+  std::string out = "| " + corner + " |";
+  for (const std::string& name : columns) out += " " + name + " |";
   out += "\n|---|";
-  for (std::size_t j = 0; j < k; ++j) out += "---|";
+  for (std::size_t j = 0; j < columns.size(); ++j) out += "---|";
   out += "\n";
-  for (std::size_t i = 0; i < k; ++i) {
-    out += std::string("| ") + kSpecialNames.at(i) + " |";
-    for (std::size_t j = 0; j < k; ++j) out += " " + sets.at(i * k + j).describe() + " |";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out += "| " + rows[i] + " |";
+    for (std::size_t j = 0; j < columns.size(); ++j) out += " " + sets.at(i * columns.size() + j).describe() + " |";
     out += "\n";
   }
   return out;
 }
 
-// The binary ops: per op, the grids of its value and of each gradient, the dtypes alike together.
-void print_binary() {
-  fmt::print("\n## Binary ops\n");
+// A binary op's grid: a down, b across.
+std::string operand_grid(const std::vector<SpecialSet>& sets) {
+  const std::vector<std::string> names(kSpecialNames.begin(), kSpecialNames.end());
+  return grid("a \\ b", names, names, sets);
+}
+
+// The grid of an op's elements along the special rows (its output or a gradient): rows down,
+// columns across; a rank-1 tensor (a bias's gradient) one row.
+std::string row_grid(const std::vector<SpecialSet>& sets) {
+  std::vector<std::string> columns, rows;
+  for (std::size_t j = 0; j < kSpecialRows.size(); ++j) columns.push_back(std::to_string(j));
+  for (std::size_t r = 0; r * columns.size() < sets.size(); ++r) rows.push_back(std::to_string(r));
+  return grid("row", rows, columns, sets);
+}
+
+// Per op of the kind `selected` picks, the grids of its value and of each gradient (named by
+// `input_name`), the dtypes alike together.
+void print_value_and_gradients(bool (*selected)(const Case&), std::string (*as_grid)(const std::vector<SpecialSet>&),
+                               std::string (*input_name)(std::size_t)) {
   Grouped ops;
   for (const Case& c : special_value_cases()) {
-    if (!binary(c)) continue;
+    if (!selected(c)) continue;
     const SpecialExpectations e = special_expectations(c);
-    std::string text = "\nValue:\n\n" + grid(e.forward);
+    std::string text = "\nValue:\n\n" + as_grid(e.forward);
     for (std::size_t k = 0; k < e.gradients.size(); ++k)
-      text += "\nGradient of " + std::string(k == 0 ? "a" : "b") + " (cotangent 1):\n\n" + grid(e.gradients[k]);
+      text += "\nGradient of " + input_name(k) + " (cotangent 1):\n\n" + as_grid(e.gradients[k]);
     ops.add({op_text(c), text}, c.dtype);
   }
   for (std::size_t i = 0; i < ops.items.size(); ++i)
     fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
-// One grid per row of an op's elements (its output or its gradient): rows down, columns across.
-std::string row_grid(const std::vector<SpecialSet>& sets) {
-  const std::size_t n = kSpecialRows.size();
-  std::string out = "| row |";
-  for (std::size_t j = 0; j < n; ++j) out += " " + std::to_string(j) + " |";
-  out += "\n|---|";
-  for (std::size_t j = 0; j < n; ++j) out += "---|";
-  out += "\n";
-  for (std::size_t r = 0; r * n < sets.size(); ++r) {
-    out += "| " + std::to_string(r) + " |";
-    for (std::size_t j = 0; j < n; ++j) out += " " + sets.at(r * n + j).describe() + " |";
-    out += "\n";
-  }
-  return out;
+// The binary ops: a's and b's grids.
+void print_binary() {
+  fmt::print("\n## Binary ops\n");
+  print_value_and_gradients(binary, operand_grid, [](std::size_t k) { return std::string(k == 0 ? "a" : "b"); });
 }
 
 // The ops along rows: the rows, the value each reduction's row must give, then the element grids
@@ -158,17 +164,8 @@ void print_products() {
       "Each element is a sum of products read with IEEE 754 semantics, in any order: NaN where a term is NaN "
       "(a NaN operand, or an infinity times a zero) or terms of both infinities meet, an infinity where the "
       "infinite terms have one sign, else the exact sum of small integers.\n");
-  Grouped grids;
-  for (const Case& c : special_value_cases()) {
-    if (!special_products(c.decl.op)) continue;
-    const SpecialExpectations e = special_expectations(c);
-    std::string text = "\nValue:\n\n" + row_grid(e.forward);
-    for (std::size_t k = 0; k < e.gradients.size(); ++k)
-      text += "\nGradient of input " + std::to_string(k) + " (cotangent 1):\n\n" + row_grid(e.gradients[k]);
-    grids.add({op_text(c), text}, c.dtype);
-  }
-  for (std::size_t i = 0; i < grids.items.size(); ++i)
-    fmt::print("\n### `{}` ({})\n{}", grids.items[i].first, grids.dtypes[i], grids.items[i].second);
+  print_value_and_gradients([](const Case& c) { return special_products(c.decl.op); }, row_grid,
+                            [](std::size_t k) { return "input " + std::to_string(k); });
 }
 
 // The layout ops: their cases; what they must give is the values they move.
