@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "harness/check/other_readings.hpp"
 #include "harness/check/rng.hpp"
 #include "harness/check/text.hpp"
 
@@ -108,11 +109,7 @@ double distance_to_kinks(const Case& c, int k, double x) {
 }
 
 bool on_unjudged_kink(const Case& c, int k, double x) {
-  if (distance_to_kinks(c, k, x) != 0) return false;
-  // A unary op's domain keeps away from the op's own kinks only (Domain::away_from_kinks).
-  const bool judged_op = k == 0 && op_family(c.decl.op) == OpFamily::unary && !op_is_straight_through(c.decl.op);
-  const auto own = op_kinks(c.decl.op);
-  return !(judged_op && std::find(own.begin(), own.end(), x) != own.end());
+  return distance_to_kinks(c, k, x) == 0 && !(k == 0 && kinks_have_stated_readings(c.decl.op));
 }
 
 double NoiseSum::bound() const { return std::min(sum_abs, 6 * std::sqrt(sum_sq)); }

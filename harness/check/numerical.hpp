@@ -65,9 +65,9 @@ void fold_judgement(const FdJudgement& j, std::int64_t index, Metrics& m, Verdic
 // catalog's kinks of the op (input 0), those its domain keeps away from, the half-integers of a
 // half_integer_free domain, the hardtanh gate's -1, 0 and 1; infinity where none.
 double distance_to_kinks(const Case& c, int k, double x);
-// Whether x sits exactly on one of those points where no check states which gradients are
-// acceptable: a unary op's own kinks are not among them (harness/check/other_readings.hpp accepts
-// either one-sided derivative there); a B-spline's knots, half-integers and gates are.
+// Whether x sits exactly on one of those points where no check states which values and gradients
+// are acceptable: a unary op's and a B-spline's input 0 has none (harness/check/other_readings.hpp
+// accepts either one-sided reading on its kinks, steps and knots).
 bool on_unjudged_kink(const Case& c, int k, double x);
 
 // A perturbation direction for input `k` of a case: Gaussian components clipped to [-3, 3],
