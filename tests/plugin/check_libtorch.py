@@ -79,10 +79,15 @@ def main():
                 check(ran[(op, dtype, direction)] > 0, f"no {op} {dtype} {direction} check ran")
     check(refusals > 0, "no call the catalog refuses was asked")
     # On the kinks (tests/pinned/on_the_kinks.json) PyTorch's hardswish takes the one-sided slopes
-    # the contract does not (-0.5 at -3, 1.5 at 3): accepted, and said so.
+    # the contract does not (-0.5 at -3, 1.5 at 3): accepted, and said so. At maximum's and
+    # minimum's ties it splits the cotangent, as the contract does.
     kinks_file = os.path.join(a.source_dir, "tests", "pinned", "on_the_kinks.json")
-    _, on_kinks = run_plugin(os.path.join(prefix, "bin", "gradparity"), plugin, ["hardswish", "relu", "abs", "leaky_relu"],
+    _, on_kinks = run_plugin(os.path.join(prefix, "bin", "gradparity"), plugin,
+                             ["hardswish", "relu", "abs", "leaky_relu", "maximum", "minimum"],
                              os.path.join(a.work, "kinks"), ["--cases-file", kinks_file, "--filter", "file="])
+    ties = [c for c in on_kinks if c["op"] in ("maximum", "minimum") and c["direction"] == "backward"]
+    check(len(ties) == 4 and all("tie(s)" in c["reason"] and " 0 took" in c["reason"] for c in ties),
+          f"ties: {[(c['case_id'], c['verdict'], c['reason']) for c in ties]}")
     hardswish = [c for c in on_kinks if c["op"] == "hardswish" and c["direction"] == "backward"]
     check(hardswish and all(c["verdict"] == "PASS" and "4 took the one the catalog's contract does not" in c["reason"]
                             for c in hardswish), f"hardswish on its kinks: {[(c['verdict'], c['reason']) for c in hardswish]}")

@@ -61,8 +61,9 @@ C partial_derivative(uint op, uint which, C a, C b) {
     case GP_OP_mul: return da ? b : a;
     case GP_OP_div: return da ? K(1.0) / b : -(a / b) / b;  // b b would underflow for a tiny b
     case GP_OP_pow: return da ? b * m_pow(a, b - K(1.0)) : m_pow(a, b) * m_log(a);
-    case GP_OP_maximum: return (da ? a > b : b > a) ? K(1.0) : K(0.0);
-    case GP_OP_minimum: return (da ? a < b : b < a) ? K(1.0) : K(0.0);
+    // The input f selected takes the cotangent: at a tie (or a NaN) the second, never neither.
+    case GP_OP_maximum: return (da == (a > b)) ? K(1.0) : K(0.0);
+    case GP_OP_minimum: return (da == (a < b)) ? K(1.0) : K(0.0);
   }
   return K(0.0);
 }
