@@ -12,21 +12,26 @@ namespace gp {
 namespace {
 
 bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
+// The ops whose cases pair two operands: the binary ops, mse_loss and bce_with_logits.
+bool pairs(const Case& c) { return binary(c) || c.decl.op == OpKind::mse_loss || c.decl.op == OpKind::bce_with_logits; }
 bool layout(const Case& c) { return op_family(c.decl.op) == OpFamily::layout; }
 bool rows(const Case& c) { return along_special_rows(c.decl.op); }
 bool products(const Case& c) { return special_products(c.decl.op); }
 
-// Whether the op has a table of special values: the unary, binary (pow apart) and layout families,
-// the ops along rows; a layout case needs elements to move.
+// Whether the op has a table of special values: the unary, binary and layout families, the ops
+// along rows, the products and the pointwise ops; a layout case needs elements to move.
 bool tabled(const Case& c) {
   if (layout(c)) return c.call.output_shape.numel() > 0;
-  return (op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c) || products(c)) && c.decl.op != OpKind::pow;
+  return op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c) || products(c) || special_pointwise(c.decl.op);
 }
 
 // The value of element i of input `input`.
 double special_value(const Case& c, std::size_t input, std::size_t i) {
   const std::size_t k = kSpecialOperands.size();
-  if (binary(c)) return input == 0 ? kSpecialOperands[i / k] : kSpecialOperands[i % k];
+  if (pairs(c)) {
+    const std::span<const double> second = special_second_operands(c.decl.op);
+    return input == 0 ? kSpecialOperands[i / second.size()] : second[i % second.size()];
+  }
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
   const std::size_t n = kSpecialRows.size();
   if ((rows(c) || products(c)) && input == 0) return kSpecialRows.at(i / n).at(i % n);
@@ -48,7 +53,8 @@ Shape special_shape(const Case& base, const Shape& catalog) {
   const auto n = static_cast<std::int64_t>(kSpecialRows.size());
   if (along_special_rows(base.decl.op) || special_products(base.decl.op))
     return catalog.rank() == 1 ? Shape{n} : Shape{n, n};
-  return Shape{static_cast<std::int64_t>(binary(base) ? k * k : kSpecialInputs.size())};
+  const std::size_t paired = k * special_second_operands(base.decl.op).size();
+  return Shape{static_cast<std::int64_t>(pairs(base) ? paired : kSpecialInputs.size())};
 }
 
 Case special_case(const Case& base) {
@@ -111,6 +117,15 @@ const std::vector<Case>& special_value_cases() {
 
 bool special_products(OpKind op) { return op == OpKind::matmul || op == OpKind::linear; }
 
+bool special_pointwise(OpKind op) {
+  return op == OpKind::pow || op == OpKind::bspline_basis || op == OpKind::mse_loss || op == OpKind::bce_with_logits;
+}
+
+std::span<const double> special_second_operands(OpKind op) {
+  if (op == OpKind::bce_with_logits) return kSpecialProbabilities;
+  return kSpecialOperands;
+}
+
 bool along_special_rows(OpKind op) {
   switch (op) {
     case OpKind::sum:
@@ -138,9 +153,17 @@ std::string special_input_text(const Case& c, std::int64_t i, const Shape& tenso
     return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
   // A reduction's value per row; a norm's weight or bias gradient per column.
   if (rows(c)) return (output ? "row " : "column ") + std::to_string(i);
-  if (!binary(c)) return kSpecialNames.at(u);
-  const std::size_t k = kSpecialOperands.size();
-  return std::string("(") + kSpecialNames.at(u / k) + ", " + kSpecialNames.at(u % k) + ")";
+  if (pairs(c) && tensor.numel() == 1) return "the loss";
+  // A row of B-spline bases: its input, then the basis.
+  if (tensor.rank() == 2) {
+    const auto bases = static_cast<std::size_t>(tensor[1]);
+    return std::string(kSpecialNames.at(u / bases)) + ", basis " + std::to_string(u % bases);
+  }
+  if (!pairs(c)) return kSpecialNames.at(u);
+  const bool probability = c.decl.op == OpKind::bce_with_logits;
+  const std::size_t k = special_second_operands(c.decl.op).size();
+  return std::string("(") + kSpecialNames.at(u / k) + ", " +
+         (probability ? kSpecialProbabilityNames.at(u % k) : kSpecialNames.at(u % k)) + ")";
 }
 
 }  // namespace gp

@@ -6,12 +6,14 @@
 // max, logsumexp, variance, softmax, log_softmax, gumbel_softmax, layer_norm and rms_norm along rows
 // of them
 // (`sum(axis=-1,keepdim=0,specials,shape=8x8,dtype=f32)`); matmul and linear multiplying those rows
-// (`matmul(specials,shape=8x8|8x8,dtype=f32)`).
+// (`matmul(specials,shape=8x8|8x8,dtype=f32)`); pow, mse_loss and bce_with_logits at pairs as the
+// binary ops, bspline_basis at the unary ops' inputs.
 // What a device must give there is not a bound but a set of exact values
 // (harness/check/special_values.hpp).
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,9 @@ inline constexpr std::array<std::array<double, 8>, 8> kSpecialRows = {{
 }};
 // Their names, for reports and the table.
 inline constexpr std::array<const char*, 7> kSpecialNames = {"NaN", "+inf", "-inf", "+0", "-0", "1", "-2"};
+// bce_with_logits' target, a probability, pairs with those operands at NaN, +0, -0, 1 and 0.5.
+inline constexpr std::array<double, 5> kSpecialProbabilities = {__builtin_nan(""), 0.0, -0.0, 1.0, 0.5};
+inline constexpr std::array<const char*, 5> kSpecialProbabilityNames = {"NaN", "+0", "-0", "1", "0.5"};
 
 // sum, mean, max, logsumexp, variance, softmax, log_softmax, gumbel_softmax (noise 0), layer_norm
 // and rms_norm (weights 1, bias 0): their cases run along kSpecialRows.
@@ -48,9 +53,15 @@ bool along_special_rows(OpKind op);
 // matmul and linear: their cases multiply kSpecialRows by itself (8x8 · 8x8; linear's bias the
 // seven values in turn).
 bool special_products(OpKind op);
+// pow, bspline_basis, mse_loss and bce_with_logits: sets element by element from the contract at
+// the element's operands (harness/check/special_pointwise.hpp); pow, mse_loss and bce_with_logits
+// pair their operands as the binary ops do (bce_with_logits' target kSpecialProbabilities),
+// bspline_basis takes kSpecialInputs.
+bool special_pointwise(OpKind op);
+// The operands input 1 of a paired op takes: kSpecialOperands, or bce_with_logits' probabilities.
+std::span<const double> special_second_operands(OpKind op);
 
-// The table, in catalog order. Built once. pow has none yet: its
-// gradients at special values depend on the formulation (b z / a or b a^(b-1)).
+// The table, in catalog order. Built once.
 const std::vector<Case>& special_value_cases();
 
 // Where element i of a special-values case's output (or of a gradient, of shape `tensor`) is, in

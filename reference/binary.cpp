@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "reference/binary_math.hpp"
 #include "reference/internal.hpp"
 
 namespace gp::ref::detail {
@@ -111,3 +112,16 @@ std::vector<BasicRefTensor<R>> binary_vjp(const OpCall& call, const std::vector<
 GP_REF_INSTANTIATE(binary)
 
 }  // namespace gp::ref::detail
+
+namespace gp::ref {
+
+BinaryPartials binary_partials(OpKind op, Real a, Real b) {
+  for (const auto& m : detail::table<Real>()) {
+    if (m.kind != op) continue;
+    const Real z = m.f(a, b);
+    return {z, m.fa(a, b), m.fb(a, b), m.fa_of_z(a, b, z), m.fb_of_z(a, b, z)};
+  }
+  throw Error(std::string(op_name(op)) + " is not a binary op");
+}
+
+}  // namespace gp::ref

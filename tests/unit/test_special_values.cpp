@@ -247,5 +247,46 @@ TEST(SpecialValues, AnElementNeverWrittenFails) {
   EXPECT_NE(r[0].reason.find("at NaN never written"), std::string::npos) << r[0].reason;
 }
 
+// pow, bspline_basis and the losses, element by element: C Annex F's pow (x^0 = 1, 1^y = 1 and
+// pow(-2, inf) = inf, which the Vulkan shader's e^(y ln x) gave as NaN), NaN where an operand is
+// NaN besides the contract's value, an infinite pole's sign free at a zero base, a B-spline row of
+// zeros outside the grid, a loss's gradient NaN where x - y is inf - inf.
+TEST(SpecialValues, PointwiseOpsHoldAnnexFAndTheirStatedForms) {
+  constexpr std::int64_t k = 7, nan = 0, plus_inf = 1, plus_zero = 3, one = 5, minus_two = 6;
+  const Case& pow = special_case("pow(specials,shape=49|49,dtype=f32)");
+  const double nan_value = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  std::vector<CheckResult> r = checks_of(pow, [=](HostTensor& y) { y.set(plus_inf * k + plus_zero, nan_value); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at (+inf, +0) NaN where {finite} is expected"), std::string::npos) << r[0].reason;
+  r = checks_of(pow, [=](HostTensor& y) { y.set(minus_two * k + plus_inf, nan_value); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail) << "pow(-2, inf) is +inf";
+  for (const double v : {1.0, nan_value})  // pow(1, NaN): Annex F's 1, or e^(NaN ln 1)
+    EXPECT_EQ(checks_of(pow, [=](HostTensor& y) { y.set(one * k + nan, v); })[0].verdict, Verdict::pass) << v;
+  for (const double v : {inf, -inf})  // d/da a^-2 at +0: -2 a^-3, a pole
+    EXPECT_EQ(checks_of(pow, {}, [=](HostTensor& g) { g.set(plus_zero * k + minus_two, v); })[1].verdict, Verdict::pass)
+        << v;
+  EXPECT_EQ(checks_of(pow, {}, [=](HostTensor& g) { g.set(plus_inf * k + plus_zero, nan_value); })[1].verdict,
+            Verdict::fail)
+      << "d/da a^0 is 0 at a = +inf";
+
+  const Case& spline = f32_special_case(OpKind::bspline_basis);
+  const std::int64_t bases = spline.call.output_shape[1];
+  for (const double v : {0.0, nan_value})
+    EXPECT_EQ(checks_of(spline, [=](HostTensor& y) { y.set(nan * bases, v); })[0].verdict, Verdict::pass) << v;
+  r = checks_of(spline, [=](HostTensor& y) { y.set(plus_inf * bases + 1, 1.0); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at +inf, basis 1 1 where {0} is expected"), std::string::npos) << r[0].reason;
+
+  const Case& mse = f32_special_case(OpKind::mse_loss);
+  EXPECT_EQ(checks_of(mse, [](HostTensor& y) { y.set(0, 0.0); })[0].verdict, Verdict::fail) << "a NaN pair";
+  EXPECT_EQ(checks_of(mse, {}, [](HostTensor& g) { g.set(plus_inf * k + plus_inf, 0.0); })[1].verdict, Verdict::fail)
+      << "inf - inf";
+  const Case& bce = f32_special_case(OpKind::bce_with_logits);
+  constexpr std::int64_t probabilities = 5, probability_one = 3;
+  r = checks_of(bce, {}, [=](HostTensor& g) { g.set(plus_inf * probabilities + probability_one, nan_value); });
+  EXPECT_EQ(r[1].verdict, Verdict::fail);
+  EXPECT_NE(r[1].reason.find("at (+inf, 1) NaN where {0} is expected"), std::string::npos) << r[1].reason;
+}
+
 }  // namespace
 }  // namespace gp

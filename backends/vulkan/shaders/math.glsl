@@ -193,10 +193,20 @@ C m_sin_quadrant(C x, int q_extra) {
   return k >= 2 ? -v : v;
 }
 
-// x^y = e^(y ln x); a negative x with a finite integral y through |x| (C Annex F: pow(-inf, 2) =
-// +inf). An infinite y has no parity: e^(y ln x) gives NaN there, as before.
+// x^y = e^(y ln x), with C Annex F's values where that form has none or the wrong one: x^0 = 1
+// and 1^y = 1 (a NaN operand included; e^(0 ln x) is NaN at x = 0, +inf and NaN), an infinite y
+// by |x| against 1 (pow(-2, inf) = +inf, pow(0.5, inf) = +0), -inf to a non-integral y by y's
+// sign; a negative x with a finite integral y through |x| (pow(-inf, 2) = +inf).
 C m_pow(C x, C y) {
-  if (x < K(0.0) && y == floor(y) && !isinf(y)) {
+  if (y == K(0.0) || x == K(1.0)) return K(1.0);
+  if (isnan(x) || isnan(y)) return x + y;
+  const C inf = -log_of_nonpositive(K(0.0));
+  if (isinf(y)) {
+    if (abs(x) == K(1.0)) return K(1.0);
+    return (abs(x) > K(1.0)) == (y > K(0.0)) ? inf : K(0.0);
+  }
+  if (isinf(x) && x < K(0.0) && y != floor(y)) return y > K(0.0) ? inf : K(0.0);
+  if (x < K(0.0) && y == floor(y)) {
     C m = m_exp(y * m_log(-x));
     return y - K(2.0) * floor(y * K(0.5)) == K(0.0) ? m : -m;
   }
