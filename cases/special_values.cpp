@@ -1,5 +1,7 @@
 #include "cases/special_values.hpp"
 
+#include <array>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -17,12 +19,18 @@ bool pairs(const Case& c) { return binary(c) || c.decl.op == OpKind::mse_loss ||
 bool layout(const Case& c) { return op_family(c.decl.op) == OpFamily::layout; }
 bool rows(const Case& c) { return along_special_rows(c.decl.op); }
 bool products(const Case& c) { return special_products(c.decl.op); }
+bool optimizer(const Case& c) { return op_family(c.decl.op) == OpFamily::optimizer; }
+// The ops whose input 0 holds kSpecialRows.
+bool rowed(const Case& c) {
+  return rows(c) || products(c) || c.decl.op == OpKind::cross_entropy || c.decl.op == OpKind::log_matmul_exp;
+}
 
 // Whether the op has a table of special values: the unary, binary and layout families, the ops
 // along rows, the products and the pointwise ops; a layout case needs elements to move.
 bool tabled(const Case& c) {
   if (layout(c)) return c.call.output_shape.numel() > 0;
-  return op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c) || products(c) || special_pointwise(c.decl.op);
+  return op_family(c.decl.op) == OpFamily::unary || binary(c) || rows(c) || products(c) ||
+         special_pointwise(c.decl.op) || special_composite(c.decl.op);
 }
 
 // The value of element i of input `input`.
@@ -33,8 +41,16 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
     return input == 0 ? kSpecialOperands[i / second.size()] : second[i % second.size()];
   }
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
+  if (optimizer(c)) {
+    const double ordinary = kOptimizerOrdinary.at(input), v = kSpecialOperands[i % k];
+    // A second moment has no negative values (outside adamw's definition): those stay ordinary.
+    const bool undefined = std::signbit(v) && v != 0 && c.decl.inputs.at(input).domain.lo >= 0;
+    return i / k == input && !undefined ? v : ordinary;
+  }
   const std::size_t n = kSpecialRows.size();
-  if ((rows(c) || products(c)) && input == 0) return kSpecialRows.at(i / n).at(i % n);
+  if (rowed(c) && input == 0) return kSpecialRows.at(i / n).at(i % n);
+  if (c.decl.op == OpKind::cross_entropy) return kSpecialTargets.at(i);
+  if (c.decl.op == OpKind::log_matmul_exp) return kSpecialRows.at(i % n).at(i / n);  // as matmul's B
   // The other inputs of an op along rows leave the rows as they are: gumbel_softmax's noise 0, the
   // norms' weights 1 and layer_norm's bias 0.
   if (rows(c)) return c.decl.op == OpKind::gumbel_softmax || input == 2 ? 0 : 1;
@@ -51,8 +67,8 @@ Shape special_shape(const Case& base, const Shape& catalog) {
   const std::size_t k = kSpecialOperands.size();
   if (layout(base)) return catalog;
   const auto n = static_cast<std::int64_t>(kSpecialRows.size());
-  if (along_special_rows(base.decl.op) || special_products(base.decl.op))
-    return catalog.rank() == 1 ? Shape{n} : Shape{n, n};
+  if (rowed(base)) return catalog.rank() == 1 ? Shape{n} : Shape{n, n};
+  if (optimizer(base)) return Shape{static_cast<std::int64_t>(k * base.decl.inputs.size())};
   const std::size_t paired = k * special_second_operands(base.decl.op).size();
   return Shape{static_cast<std::int64_t>(pairs(base) ? paired : kSpecialInputs.size())};
 }
@@ -78,7 +94,7 @@ Case special_case(const Case& base) {
   HostTensor g(c.dtype, c.call.output_shape);
   for (std::int64_t i = 0; i < g.numel(); ++i) g.set(i, 1);
   for (std::size_t input = 0; input < shapes.size(); ++input) {
-    HostTensor x(c.dtype, shapes[input]);
+    HostTensor x(c.call.input_dtypes[input], shapes[input]);
     for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, special_value(c, input, static_cast<std::size_t>(i)));
     given.inputs.push_back(std::move(x));
   }
@@ -99,7 +115,7 @@ const std::vector<Case>& special_value_cases() {
     for (const Case& c : all_cases()) {
       if (!tabled(c) || c.given) continue;
       // An op along rows has attributes of its own (the last axis): one case per op and dtype.
-      const std::string attrs = rows(c) || products(c) ? "" : attrs_to_string(c.decl.op, c.decl.attrs);
+      const std::string attrs = rowed(c) ? "" : attrs_to_string(c.decl.op, c.decl.attrs);
       const std::string key = std::string(op_name(c.decl.op)) + "(" + attrs + ")" + std::string(dtype_name(c.dtype));
       const auto [it, fresh] = at.emplace(key, bases.size());
       if (fresh) {
@@ -116,6 +132,10 @@ const std::vector<Case>& special_value_cases() {
 }
 
 bool special_products(OpKind op) { return op == OpKind::matmul || op == OpKind::linear; }
+
+bool special_composite(OpKind op) {
+  return op == OpKind::cross_entropy || op == OpKind::log_matmul_exp || op_family(op) == OpFamily::optimizer;
+}
 
 bool special_pointwise(OpKind op) {
   return op == OpKind::pow || op == OpKind::bspline_basis || op == OpKind::mse_loss || op == OpKind::bce_with_logits;
@@ -148,9 +168,18 @@ std::string special_input_text(const Case& c, std::int64_t i, const Shape& tenso
   const auto u = static_cast<std::size_t>(i);
   const bool output = tensor == c.call.output_shape;
   if (layout(c) || (products(c) && tensor.rank() == 1)) return "element " + std::to_string(i);
+  if (optimizer(c)) {  // an output row at one input's special value
+    static constexpr std::array<const char*, 4> sgd = {"parameter", "gradient", "buffer", ""},
+                                                adamw = {"parameter", "gradient", "m", "v"};
+    const auto& names = c.decl.op == OpKind::sgd_step ? sgd : adamw;
+    const std::size_t k = kSpecialOperands.size(), n = static_cast<std::size_t>(tensor[1]);
+    const std::size_t row = u / n, e = u % n;
+    return std::string("new ") + names.at(row == 0 ? 0 : row + 1) + " at " + names.at(e / k) + " " +
+           kSpecialNames.at(e % k);
+  }
+  if (c.decl.op == OpKind::cross_entropy && tensor.numel() == 1) return "the loss";
   const std::size_t n = kSpecialRows.size();
-  if ((products(c) || rows(c)) && tensor.rank() == 2)
-    return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
+  if (rowed(c) && tensor.rank() == 2) return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
   // A reduction's value per row; a norm's weight or bias gradient per column.
   if (rows(c)) return (output ? "row " : "column ") + std::to_string(i);
   if (pairs(c) && tensor.numel() == 1) return "the loss";

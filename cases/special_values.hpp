@@ -60,6 +60,17 @@ bool special_products(OpKind op);
 bool special_pointwise(OpKind op);
 // The operands input 1 of a paired op takes: kSpecialOperands, or bce_with_logits' probabilities.
 std::span<const double> special_second_operands(OpKind op);
+// cross_entropy (logits the rows, a target per row: kSpecialTargets), log_matmul_exp (the rows by
+// their transpose, as matmul) and the optimizer steps (each input in turn takes the seven values,
+// the others kOptimizerOrdinary): sets from the contract, or its limit where it meets an
+// indeterminate form (harness/check/special_composite.hpp).
+bool special_composite(OpKind op);
+// cross_entropy's target per row of kSpecialRows: a +inf, a -inf beside a +inf, the NaN row's 0,
+// the -0 row, the -inf row, a -inf beside a finite maximum, a finite entry.
+inline constexpr std::array<double, 8> kSpecialTargets = {0, 0, 1, 3, 4, 5, 0, 3};
+// An optimizer step's inputs (parameter, gradient, momentum buffer or m, v) where another takes a
+// special value.
+inline constexpr std::array<double, 4> kOptimizerOrdinary = {1, 0.5, 0.25, 0.25};
 
 // The table, in catalog order. Built once.
 const std::vector<Case>& special_value_cases();

@@ -189,6 +189,49 @@ void print_pointwise() {
       [](std::size_t k) { return std::string(k == 0 ? "x" : "the target"); });
 }
 
+// An optimizer step's output: per new parameter or state row, the input at a special value down and
+// that value across.
+std::string optimizer_grid(const std::vector<SpecialSet>& sets) {
+  const std::vector<std::string> values(kSpecialNames.begin(), kSpecialNames.end());
+  // adamw's output: 3 rows (parameter, m, v) of 4 inputs x 7 values; sgd's 2 rows (parameter, buffer) of 3.
+  const bool adamw = sets.size() == 3 * 4 * values.size();
+  const std::size_t inputs = adamw ? 4 : 3, per_row = inputs * values.size(), rows = sets.size() / per_row;
+  const std::vector<std::string> input_names = adamw ? std::vector<std::string>{"parameter", "gradient", "m", "v"}
+                                                     : std::vector<std::string>{"parameter", "gradient", "buffer"};
+  std::string out;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const std::string row_name = r == 0 ? "parameter" : input_names.at(r + 1);
+    out += (r ? "\n" : "") + std::string("New ") + row_name + ":\n\n" +
+           grid("input \\ value", input_names, values,
+                std::vector<SpecialSet>(sets.begin() + static_cast<std::ptrdiff_t>(r * per_row),
+                                        sets.begin() + static_cast<std::ptrdiff_t>((r + 1) * per_row)));
+  }
+  return out;
+}
+
+// cross_entropy's loss one cell, its gradient and log_matmul_exp's grids along the rows.
+std::string composite_grid(const std::vector<SpecialSet>& sets) {
+  return sets.size() == 1 ? grid("", {"loss"}, {"value"}, sets) : row_grid(sets);
+}
+
+void print_composite() {
+  fmt::print(
+      "\n## cross_entropy, log_matmul_exp and the optimizer steps\n\ncross_entropy takes the 8x8 rows above "
+      "as logits with the targets 0, 0, 1, 3, 4, 5, 0, 3 (a +inf, a -inf beside a +inf, the NaN row's 0, "
+      "the -0 row, the -inf row, a -inf beside a finite maximum, a finite entry); log_matmul_exp multiplies "
+      "the rows by their transpose as matmul does; an optimizer step takes each input in turn at the seven "
+      "values, the others at 1 (parameter), 0.5 (gradient), 0.25 (buffer, m, v), adamw's v never negative. Each "
+      "element is the contract's value read with IEEE 754 semantics; where the element reads an infinity NaN "
+      "too (a formulation may meet inf - inf where the contract's does not), and where the contract is NaN "
+      "the limit as the infinities grow, when one exists; a finite nonzero value is the error model's "
+      "(`finite`).\n");
+  print_value_and_gradients(
+      [](const Case& c) { return c.decl.op == OpKind::cross_entropy || c.decl.op == OpKind::log_matmul_exp; },
+      composite_grid, [](std::size_t k) { return k == 0 ? std::string("input 0") : std::string("input 1"); });
+  print_value_and_gradients([](const Case& c) { return op_family(c.decl.op) == OpFamily::optimizer; }, optimizer_grid,
+                            [](std::size_t) { return std::string(); });
+}
+
 // matmul and linear: the value and each gradient as grids (linear's bias gradient one row).
 void print_products() {
   fmt::print(
@@ -223,7 +266,9 @@ void list_specials() {
       "+inf, -inf, +0, -0, 1 and -2; each layout op a case at the shapes of its largest catalog case, filled "
       "with those seven values in turn; sum, mean, max, logsumexp, variance, softmax, log_softmax, gumbel_softmax "
       "(noise 0), layer_norm and rms_norm (weights 1, bias 0) a case along eight rows of them; matmul and linear a "
-      "case multiplying those rows; bspline_basis, mse_loss and bce_with_logits cases of their own (below); the "
+      "case multiplying those rows; bspline_basis, mse_loss, bce_with_logits, cross_entropy, log_matmul_exp and the "
+      "optimizer steps cases "
+      "of their own (below); the "
       "cotangent is 1. "
       "Every device must give, element by element, one of "
       "the values listed (`gradparity run --filter specials`). Not a bound: a set of exact values, read from "
@@ -269,13 +314,14 @@ void list_specials() {
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
       "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: log_matmul_exp, the GRU "
-      "cell, tt_embedding, cross_entropy and the optimizer steps.\n");
+      "cell and tt_embedding.\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();
   print_rows();
   print_products();
   print_pointwise();
+  print_composite();
   print_layout();
 }
 

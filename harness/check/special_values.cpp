@@ -6,6 +6,7 @@
 
 #include "cases/special_values.hpp"
 #include "core/error.hpp"
+#include "harness/check/special_composite.hpp"
 #include "harness/check/special_pointwise.hpp"
 #include "harness/check/special_products.hpp"
 #include "harness/check/special_rows.hpp"
@@ -240,6 +241,7 @@ std::string SpecialSet::describe() const {
 
 SpecialExpectations special_expectations(const Case& c) {
   if (is_pointwise_case(c)) return pointwise_expectations(c);
+  if (is_composite_case(c)) return composite_expectations(c);
   if (op_family(c.decl.op) == OpFamily::binary) return binary_expectations(c);
   if (op_family(c.decl.op) == OpFamily::layout) return layout_expectations(c);
   if (is_row_case(c)) return row_expectations(c);

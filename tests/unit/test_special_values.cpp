@@ -288,5 +288,42 @@ TEST(SpecialValues, PointwiseOpsHoldAnnexFAndTheirStatedForms) {
   EXPECT_NE(r[1].reason.find("at (+inf, 1) NaN where {0} is expected"), std::string::npos) << r[1].reason;
 }
 
+// cross_entropy, log_matmul_exp and the optimizer steps: NaN only where the element reads a NaN or
+// an infinity, the contract's NaN or its limit where it meets an indeterminate form, and a
+// forward-only step's unread input left alone.
+TEST(SpecialValues, CompositeOpsTakeTheContractOrItsLimitAndNaNOnlyBesideASpecial) {
+  constexpr std::int64_t n = 8;
+  const double nan_value = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const Case& ce = f32_special_case(OpKind::cross_entropy);
+  EXPECT_EQ(checks_of(ce, {}, [=](HostTensor& g) { g.set(0 * n + 2, nan_value); })[1].verdict, Verdict::fail)
+      << "row 0 is finite";
+  EXPECT_EQ(checks_of(ce, {}, [=](HostTensor& g) { g.set(1 * n + 2, nan_value); })[1].verdict, Verdict::pass)
+      << "row 1 holds +inf: x - max meets inf - inf";
+  EXPECT_EQ(checks_of(ce, {}, [=](HostTensor& g) { g.set(3 * n + 2, 0.0); })[1].verdict, Verdict::fail)
+      << "row 3 holds a NaN";
+  const Case& lme = f32_special_case(OpKind::log_matmul_exp);
+  // (1, 2): a term +inf + +inf, the sum +inf; (0, 5): every term -inf, the contract's
+  // max-subtracted sum NaN (-inf - -inf), its limit -inf.
+  for (const double v : {nan_value, inf})
+    EXPECT_EQ(checks_of(lme, [=](HostTensor& y) { y.set(1 * n + 2, v); })[0].verdict, Verdict::pass) << v;
+  EXPECT_EQ(checks_of(lme, [=](HostTensor& y) { y.set(1 * n + 2, 1e30); })[0].verdict, Verdict::fail);
+  for (const double v : {nan_value, -inf})
+    EXPECT_EQ(checks_of(lme, [=](HostTensor& y) { y.set(0 * n + 5, v); })[0].verdict, Verdict::pass) << v;
+  EXPECT_EQ(checks_of(lme, [=](HostTensor& y) { y.set(0 * n + 5, -1e30); })[0].verdict, Verdict::fail);
+  std::vector<CheckResult> r = checks_of(lme, [=](HostTensor& y) { y.set(0 * n + 4, nan_value); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at row 0, column 4 NaN where {finite} is expected"), std::string::npos) << r[0].reason;
+  // sgd without momentum reads no buffer: a NaN buffer leaves the new parameter finite.
+  const Case& sgd = f32_special_case(OpKind::sgd_step);
+  ASSERT_EQ(sgd.call.attrs.momentum, 0);
+  constexpr std::int64_t values = 7, buffer = 2, gradient = 1;
+  r = checks_of(sgd, [=](HostTensor& y) { y.set(buffer * values + 0, nan_value); });
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at new parameter at buffer NaN NaN where {finite} is expected"), std::string::npos)
+      << r[0].reason;
+  EXPECT_EQ(checks_of(sgd, [=](HostTensor& y) { y.set(gradient * values + 0, 0.5); })[0].verdict, Verdict::fail)
+      << "a NaN gradient's step";
+}
+
 }  // namespace
 }  // namespace gp
