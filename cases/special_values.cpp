@@ -33,14 +33,44 @@ bool tabled(const Case& c) {
          special_pointwise(c.decl.op) || special_composite(c.decl.op);
 }
 
+// The GRU cell's element i of input `input`: x's row i < 7 and h's row i - 7 at the seven values,
+// the other rows and the weights and biases ordinary values of the catalog's magnitudes.
+double gru_special_value(std::size_t input, std::size_t i) {
+  const std::size_t k = kSpecialOperands.size();
+  static constexpr std::array<std::array<double, 3>, 4> weights = {
+      {{0.5, -0.25, 0.75}, {0.25, 0.5, -0.5}, {0.125, -0.25, 0.375}, {-0.125, 0.25, 0.0625}}};
+  if (input == 0) return i < k ? kSpecialOperands[i] : 0.5;
+  if (input == 1) return i >= k ? kSpecialOperands[i - k] : -0.25;
+  return weights.at(input - 2).at(i);
+}
+
+// tt_embedding's: id k takes slice k % 7 of core k / 7 and slice 7 of the others; slices 0-6 of
+// each core hold the seven values at their first element, 0.5 elsewhere.
+double tt_special_value(const Case& c, std::size_t input, std::size_t i) {
+  const std::size_t k = kSpecialOperands.size();
+  if (input == 0) {
+    const TtGeometry g = tt_geometry(c.call);
+    std::array<std::int64_t, 3> digit = {7, 7, 7};
+    digit.at(i / k) = static_cast<std::int64_t>(i % k);
+    return static_cast<double>((digit[0] * g.v2 + digit[1]) * g.v3 + digit[2]);
+  }
+  const Shape& core = c.call.input_shapes.at(input);
+  const auto slice = static_cast<std::size_t>(core.numel() / core[0]);
+  return i / slice < k && i % slice == 0 ? kSpecialOperands[i / slice] : 0.5;
+}
+
 // The value of element i of input `input`.
 double special_value(const Case& c, std::size_t input, std::size_t i) {
   const std::size_t k = kSpecialOperands.size();
+  if (c.decl.op == OpKind::gru_cell) return gru_special_value(input, i);
+  if (c.decl.op == OpKind::tt_embedding) return tt_special_value(c, input, i);
   if (pairs(c)) {
     const std::span<const double> second = special_second_operands(c.decl.op);
     return input == 0 ? kSpecialOperands[i / second.size()] : second[i % second.size()];
   }
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
+  if (c.decl.op == OpKind::gru_cell) return gru_special_value(input, i);
+  if (c.decl.op == OpKind::tt_embedding) return tt_special_value(c, input, i);
   if (optimizer(c)) {
     const double ordinary = kOptimizerOrdinary.at(input), v = kSpecialOperands[i % k];
     // A second moment has no negative values (outside adamw's definition): those stay ordinary.
@@ -63,7 +93,12 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
 }
 
 // The input's shape: a reduction's rows, a layout op's catalog shape, the elementwise list.
-Shape special_shape(const Case& base, const Shape& catalog) {
+Shape special_shape(const Case& base, std::size_t input) {
+  const Shape& catalog = base.decl.inputs.at(input).shape;
+  const auto specials = static_cast<std::int64_t>(kSpecialOperands.size());
+  // The GRU cell: a hidden unit and an input feature, x's rows then h's at the seven values.
+  if (base.decl.op == OpKind::gru_cell) return input < 2 ? Shape{2 * specials, 1} : input < 4 ? Shape{3, 1} : Shape{3};
+  if (base.decl.op == OpKind::tt_embedding) return input == 0 ? Shape{3 * specials} : catalog;
   const std::size_t k = kSpecialOperands.size();
   if (layout(base)) return catalog;
   const auto n = static_cast<std::int64_t>(kSpecialRows.size());
@@ -83,7 +118,8 @@ Case special_case(const Case& base) {
     c.decl.attrs.staged = Staged::none;
   }
   c.decl.variant = "specials";
-  for (const auto& in : base.decl.inputs) c.decl.inputs.push_back({special_shape(base, in.shape), in.domain});
+  for (std::size_t k = 0; k < base.decl.inputs.size(); ++k)
+    c.decl.inputs.push_back({special_shape(base, k), base.decl.inputs[k].domain});
   c.decl.dtypes = {base.dtype};
   c.dtype = base.dtype;
   c.id = make_case_id(c.decl, c.dtype);
@@ -134,7 +170,8 @@ const std::vector<Case>& special_value_cases() {
 bool special_products(OpKind op) { return op == OpKind::matmul || op == OpKind::linear; }
 
 bool special_composite(OpKind op) {
-  return op == OpKind::cross_entropy || op == OpKind::log_matmul_exp || op_family(op) == OpFamily::optimizer;
+  return op == OpKind::cross_entropy || op == OpKind::log_matmul_exp || op == OpKind::gru_cell ||
+         op == OpKind::tt_embedding || op_family(op) == OpFamily::optimizer;
 }
 
 bool special_pointwise(OpKind op) {
@@ -178,6 +215,18 @@ std::string special_input_text(const Case& c, std::int64_t i, const Shape& tenso
            kSpecialNames.at(e % k);
   }
   if (c.decl.op == OpKind::cross_entropy && tensor.numel() == 1) return "the loss";
+  const std::size_t specials = kSpecialOperands.size();
+  if (c.decl.op == OpKind::gru_cell) {  // a row of x's, h's, h' and their gradients; a weight's element
+    if (tensor.rank() != 2 || tensor[0] != static_cast<std::int64_t>(2 * specials))
+      return "element " + std::to_string(i);
+    return std::string(u < specials ? "x " : "h ") + kSpecialNames.at(u % specials);
+  }
+  if (c.decl.op == OpKind::tt_embedding) {  // an output row's id, by the core slice it reads at a special value
+    if (!output) return "element " + std::to_string(i);
+    const auto dim = static_cast<std::size_t>(tensor[1]), id = u / dim;
+    return "core " + std::to_string(id / specials + 1) + " at " + kSpecialNames.at(id % specials) + ", column " +
+           std::to_string(u % dim);
+  }
   const std::size_t n = kSpecialRows.size();
   if (rowed(c) && tensor.rank() == 2) return "row " + std::to_string(u / n) + ", column " + std::to_string(u % n);
   // A reduction's value per row; a norm's weight or bias gradient per column.

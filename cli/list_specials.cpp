@@ -232,6 +232,83 @@ void print_composite() {
                             [](std::size_t) { return std::string(); });
 }
 
+// The distinct sets of a run of elements, each with how many elements take it: "{finite} (63), {NaN} (1)".
+std::string distinct_sets(std::vector<SpecialSet>::const_iterator first, std::vector<SpecialSet>::const_iterator last) {
+  std::vector<std::pair<std::string, int>> seen;
+  for (auto it = first; it != last; ++it) {
+    const std::string d = it->describe();
+    auto at = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == d; });
+    if (at == seen.end()) {
+      seen.emplace_back(d, 1);
+    } else {
+      ++at->second;
+    }
+  }
+  std::string out;
+  for (const auto& [d, n] : seen) out += (out.empty() ? "" : ", ") + d + " (" + std::to_string(n) + ")";
+  return out;
+}
+
+// A tensor's elements grouped by its first axis (a GRU batch row, a tt_embedding id or core slice),
+// each group's distinct sets in one cell.
+std::string grouped_table(const std::string& corner, const std::vector<std::string>& groups,
+                          const std::vector<SpecialSet>& sets) {
+  std::string out = "| " + corner + " | sets |\n|---|---|\n";
+  const std::size_t per = sets.size() / groups.size();
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    out += "| " + groups[g] + " | " +
+           distinct_sets(sets.begin() + static_cast<std::ptrdiff_t>(g * per),
+                         sets.begin() + static_cast<std::ptrdiff_t>((g + 1) * per)) +
+           " |\n";
+  return out;
+}
+
+// The GRU cell at x's rows then h's at the seven values, and tt_embedding's ids reading a special
+// core slice: each tensor by its first axis.
+void print_recurrent_and_tensor_train() {
+  fmt::print(
+      "\n## gru_cell and tt_embedding\n\nThe GRU cell (one input feature, one hidden unit) at 14 batch rows: x "
+      "at the seven values in rows 0-6 (h -0.25 there), h at them in rows 7-13 (x 0.5 there); the weights and "
+      "biases ordinary values (W_ih 0.5, -0.25, 0.75; W_hh 0.25, 0.5, -0.5; b_ih 0.125, -0.25, 0.375; b_hh -0.125, "
+      "0.25, 0.0625). tt_embedding at 21 ids: id 7c + s reads slice s of core c + 1, whose first element holds "
+      "the s-th value (all other elements 0.5), and slice 7 of the other cores. Sets as for the ops above "
+      "(the contract, NaN beside an infinity, the limit where the contract is NaN); each row lists the sets "
+      "its elements take, with how many take each.\n");
+  const std::size_t k = kSpecialOperands.size();
+  Grouped ops;
+  for (const Case& c : special_value_cases()) {
+    if (c.decl.op != OpKind::gru_cell && c.decl.op != OpKind::tt_embedding) continue;
+    const SpecialExpectations e = special_expectations(c);
+    std::vector<std::string> rows;
+    std::string text;
+    if (c.decl.op == OpKind::gru_cell) {
+      for (const char* input : {"x ", "h "})
+        for (const char* v : kSpecialNames) rows.push_back(input + std::string(v));
+      text = "\nh':\n\n" + grouped_table("row", rows, e.forward);
+      const char* names[] = {"x", "h", "W_ih", "W_hh", "b_ih", "b_hh"};
+      for (std::size_t g = 0; g < e.gradients.size(); ++g)
+        text += "\nGradient of " + std::string(names[g]) + " (cotangent 1):\n\n" +
+                (g < 2 ? grouped_table("row", rows, e.gradients[g])
+                       : grouped_table("gate row", {"r", "z", "n"}, e.gradients[g]));
+    } else {
+      for (std::size_t core = 1; core <= 3; ++core)
+        for (const char* v : kSpecialNames) rows.push_back("core " + std::to_string(core) + " at " + v);
+      text = "\nValue:\n\n" + grouped_table("id", rows, e.forward);
+      for (std::size_t g = 0; g < e.gradients.size(); ++g) {
+        std::vector<std::string> slices;
+        for (std::size_t slice = 0; slice < 8; ++slice)
+          slices.push_back(slice < k ? "slice " + std::to_string(slice) + " (" + kSpecialNames.at(slice) + ")"
+                                     : "slice 7");
+        text += "\nGradient of core " + std::to_string(g + 1) + " (cotangent 1):\n\n" +
+                grouped_table("slice", slices, e.gradients[g]);
+      }
+    }
+    ops.add({op_text(c), text}, c.dtype);
+  }
+  for (std::size_t i = 0; i < ops.items.size(); ++i)
+    fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
+}
+
 // matmul and linear: the value and each gradient as grids (linear's bias gradient one row).
 void print_products() {
   fmt::print(
@@ -313,8 +390,7 @@ void list_specials() {
       "Elsewhere a finite value the dtype cannot hold exactly admits both neighbours (one elementary "
       "rounding: alpha times the cotangent), shown to nine digits; an infinity admits only itself; `0` is a "
       "zero of either sign. Subnormal inputs are judged by the error model instead, a device that may flush "
-      "reading them as zeros (`docs/error-model.md`, \"On a kink\"). Not tabled yet: log_matmul_exp, the GRU "
-      "cell and tt_embedding.\n");
+      "reading them as zeros (`docs/error-model.md`, \"On a kink\").\n");
   print_unary("Unary ops, forward", false);
   print_unary("Unary ops, backward (cotangent 1)", true);
   print_binary();
@@ -322,6 +398,7 @@ void list_specials() {
   print_products();
   print_pointwise();
   print_composite();
+  print_recurrent_and_tensor_train();
   print_layout();
 }
 

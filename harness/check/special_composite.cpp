@@ -38,6 +38,31 @@ bool any_infinite(const HostTensor& t, std::int64_t first, std::int64_t count, s
   return false;
 }
 
+// tt_embedding: an output row reads its id's three core slices; a core-gradient element the slices
+// of every id that uses its slice.
+bool tt_reads_infinity(const Case& c, std::size_t tensor, std::int64_t i) {
+  const std::vector<HostTensor>& in = c.given->inputs;
+  const TtGeometry g = tt_geometry(c.call);
+  auto slice_of = [&](std::size_t core, std::int64_t id) {
+    const TtGeometry::Digits d = g.digits(id);
+    return core == 1 ? d.i1 : core == 2 ? d.i2 : d.i3;
+  };
+  auto id_reads_infinity = [&](std::int64_t id) {
+    for (std::size_t core = 1; core <= 3; ++core) {
+      const std::int64_t size = in[core].numel() / in[core].shape()[0];
+      if (any_infinite(in[core], slice_of(core, id) * size, size)) return true;
+    }
+    return false;
+  };
+  if (tensor == 0) return id_reads_infinity(static_cast<std::int64_t>(in[0].get(i / g.dim())));
+  const std::int64_t slice = i / (in[tensor].numel() / in[tensor].shape()[0]);
+  for (std::int64_t b = 0; b < g.batch; ++b) {
+    const auto id = static_cast<std::int64_t>(in[0].get(b));
+    if (slice_of(tensor, id) == slice && id_reads_infinity(id)) return true;
+  }
+  return false;
+}
+
 // Whether element i of the output (`tensor` 0) or of a gradient reads an infinite operand: a row
 // of cross_entropy's logits (its loss all of them); log_matmul_exp's row of A and column of B (a
 // gradient, every sum over both); an optimizer's element of every input.
@@ -50,6 +75,11 @@ bool reads_infinity(const Case& c, std::size_t tensor, std::int64_t i) {
     case OpKind::log_matmul_exp:
       if (tensor == 0) return any_infinite(in[0], i / n * n, n) || any_infinite(in[1], i % n, n, n);
       return any_infinite(in[0], 0, n * n) || any_infinite(in[1], 0, n * n);
+    case OpKind::gru_cell:  // a batch row's x and h; a weight's or bias's gradient every row
+      return tensor <= 2 ? std::isinf(in[0].get(i)) || std::isinf(in[1].get(i))
+                         : any_infinite(in[0], 0, in[0].numel()) || any_infinite(in[1], 0, in[1].numel());
+    case OpKind::tt_embedding:
+      return tt_reads_infinity(c, tensor, i);
     default: {
       const std::int64_t e = i % in[0].numel();
       for (const HostTensor& t : in)
@@ -70,16 +100,16 @@ SpecialSet limit_or_contract_set(DType t, Real v, const std::array<Real, 3>& sta
     const double limit = round_to(t, static_cast<double>(stand_ins[0]));
     bool agree = !std::isnan(limit);
     for (const Real w : stand_ins) agree = agree && round_to(t, static_cast<double>(w)) == limit;
-    if (agree) s.add(t, stand_ins[0]);
+    // A limit that is itself finite and nonzero is the error model's too.
+    if (agree && std::isfinite(limit) && limit != 0) {
+      s.any_finite = true;
+    } else if (agree) {
+      s.add(t, stand_ins[0]);
+    }
   } else if (std::isfinite(v) && v != 0) {
     s.any_finite = true;
   } else {
     s.add(t, v);
-  }
-  // A limit that is itself finite and nonzero: the error model's too.
-  if (s.values.size() > 1 && std::isfinite(s.values.back()) && s.values.back() != 0) {
-    s.values.pop_back();
-    s.any_finite = true;
   }
   return s;
 }

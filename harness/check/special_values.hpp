@@ -42,7 +42,7 @@ struct SpecialSet {
 
 struct SpecialExpectations {
   std::vector<SpecialSet> forward;                 // per element
-  std::vector<std::vector<SpecialSet>> gradients;  // per input, per element (cotangent 1)
+  std::vector<std::vector<SpecialSet>> gradients;  // per differentiable input, per element (cotangent 1)
 };
 
 // The sets of a special-values case (cases/special_values.hpp).

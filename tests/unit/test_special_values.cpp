@@ -323,6 +323,19 @@ TEST(SpecialValues, CompositeOpsTakeTheContractOrItsLimitAndNaNOnlyBesideASpecia
       << r[0].reason;
   EXPECT_EQ(checks_of(sgd, [=](HostTensor& y) { y.set(gradient * values + 0, 0.5); })[0].verdict, Verdict::fail)
       << "a NaN gradient's step";
+  // The GRU cell at h = +inf (row 8): h' = z h + ... is +inf (or NaN), never finite; at h = +0 finite.
+  const Case& gru = f32_special_case(OpKind::gru_cell);
+  EXPECT_EQ(checks_of(gru, [](HostTensor& y) { y.set(values + 1, 1.0); })[0].verdict, Verdict::fail);
+  EXPECT_EQ(checks_of(gru, [=](HostTensor& y) { y.set(values + 3, nan_value); })[0].verdict, Verdict::fail);
+  // tt_embedding's id 3 reads core 1 at +0: every element finite, NaN fails (the first input, the
+  // ids, takes no gradient: the cores' gradient checks follow it).
+  const Case& tt = f32_special_case(OpKind::tt_embedding);
+  const std::int64_t dim = tt.call.output_shape[1];
+  r = checks_of(tt, [=](HostTensor& y) { y.set(3 * dim, nan_value); });
+  EXPECT_EQ(r.size(), 4u);
+  EXPECT_EQ(r[0].verdict, Verdict::fail);
+  EXPECT_NE(r[0].reason.find("at core 1 at +0, column 0 NaN where {finite} is expected"), std::string::npos)
+      << r[0].reason;
 }
 
 }  // namespace
