@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 
+#include "core/error.hpp"
 #include "reference/binary_math.hpp"
 #include "reference/internal.hpp"
 
