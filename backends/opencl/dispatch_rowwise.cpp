@@ -65,8 +65,8 @@ LineStats long_line_stats(ClQueue& q, const ClBuffer& x, const AxisSplit& sp, Op
   const auto count = static_cast<std::size_t>(lines);
   LineStats st{q.scratch(count), q.int_scratch(count), q.scratch(count)};
   const bool by_max = k == OpKind::max || k == OpKind::logsumexp;
-  // The backward of sum, mean and max reads no statistic of the line.
-  if (!forward && (k == OpKind::sum || k == OpKind::mean || k == OpKind::max)) return st;
+  // The backward of sum and mean reads no statistic of the line; max's its first maximum's index.
+  if (!forward && (k == OpKind::sum || k == OpKind::mean)) return st;
   cl::Buffer part_v = q.scratch(count * static_cast<std::size_t>(chunks));
   cl::Buffer part_i = q.int_scratch(count * static_cast<std::size_t>(chunks));
   auto phase = [&](int stat, const cl::Buffer& out) {
@@ -91,8 +91,8 @@ void backward_long_lines(ClQueue& q, const OpCall& call, const ClBuffer& x, cons
                          const ClBuffer& dout, ClBuffer& dx) {
   const LineStats st = long_line_stats(q, x, sp, call.kind, false);
   const std::int64_t total = sp.outer * sp.n * sp.inner;
-  q.run_elementwise("reduce_bwd_long", total, x, out, dout, dx, st.s1, st.s2, LongArg{total}, LongArg{sp.n},
-                    LongArg{sp.inner}, call.attrs.correction, reduction_mode(call.kind));
+  q.run_elementwise("reduce_bwd_long", total, x, out, dout, dx, st.s1, st.s1_index, st.s2, LongArg{total},
+                    LongArg{sp.n}, LongArg{sp.inner}, call.attrs.correction, reduction_mode(call.kind));
 }
 
 // softmax and log_softmax over long lines (rowwise.cl, "softmax and log_softmax over a long

@@ -127,6 +127,83 @@ ref::RefTensor one_selection(const ReadingContext& at, const Readings& r, const 
   return mine[best];
 }
 
+// A max reduction's rows whose maximum ties (two or more equal entries, no NaN), each as the flat
+// positions of its tied maxima in order.
+std::vector<std::vector<std::size_t>> tied_maxima(const ReadingContext& at) {
+  const ref::RefTensor& x = at.data.ref_inputs[0];
+  const AxisSplit s = split_at_axis(x.shape, at.data.call.attrs.axis);
+  std::vector<std::vector<std::size_t>> rows;
+  for (std::int64_t o = 0; o < s.outer; ++o)
+    for (std::int64_t i = 0; i < s.inner; ++i) {
+      auto flat = [&](std::int64_t j) { return static_cast<std::size_t>((o * s.n + j) * s.inner + i); };
+      long double top = -kInf;
+      bool nan = false;
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        nan = nan || std::isnan(x.v[flat(j)]);
+        top = std::max(top, x.v[flat(j)]);
+      }
+      std::vector<std::size_t> tied;
+      for (std::int64_t j = 0; j < s.n; ++j)
+        if (x.v[flat(j)] == top) tied.push_back(flat(j));
+      if (!nan && tied.size() > 1) rows.push_back(std::move(tied));
+    }
+  return rows;
+}
+
+// At a max reduction's tied maxima a kernel may give the cotangent to any one of them (its own
+// comparison: slot s selects each row's s-th) or split it evenly (PyTorch's amax): per row, the
+// reading whose worst element is nearest what the device gave. The contract gives it to the first.
+ref::RefTensor one_reading_per_row(const ReadingContext& at, const std::vector<std::vector<std::size_t>>& rows,
+                                   const ref::RefTensor& contract, const HostTensor& got) {
+  std::size_t most = 0;
+  for (const auto& row : rows) most = std::max(most, row.size());
+  std::vector<ref::RefTensor> readings = {contract};
+  for (std::size_t slot = 0; slot < most; ++slot) {
+    std::vector<ref::RefTensor> moved = at.data.ref_inputs;
+    for (const auto& row : rows)
+      if (slot < row.size()) moved[0].v[row[slot]] = std::nextafter(moved[0].v[row[slot]], kInf);
+    readings.push_back(ref::bounded_tensor(at.data.call, moved, at.data.ref_cotangent, 0, at.math, at.flush));
+  }
+  ref::RefTensor split = contract;  // the first tied maximum holds the row's cotangent
+  const long double unit = at.c.dtype == DType::f64 ? 0x1p-53L : 0x1p-24L;  // one rounding of g / k
+  for (const auto& row : rows)
+    for (const std::size_t e : row) {
+      const auto k = static_cast<long double>(row.size());
+      split.v[e] = contract.v[row.front()] / k;
+      split.err[e] = contract.err[row.front()];
+      split.err[e].det = split.err[e].det / k + std::fabs(split.v[e]) * unit;
+    }
+  readings.push_back(std::move(split));
+  const ref::RefTensor& x = at.data.ref_inputs[0];
+  const AxisSplit s = split_at_axis(x.shape, at.data.call.attrs.axis);
+  ref::RefTensor expected = contract;
+  for (const auto& row : rows) {
+    // The whole row: its other entries take 0 in every reading, and must.
+    const std::size_t first = row.front(), inner = static_cast<std::size_t>(s.inner);
+    const std::size_t start = first - (first / inner % static_cast<std::size_t>(s.n)) * inner;
+    std::size_t best = 0;
+    double best_distance = std::numeric_limits<double>::infinity();
+    for (std::size_t r = 0; r < readings.size(); ++r) {
+      double worst = 0;
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        const std::size_t e = start + static_cast<std::size_t>(j) * inner;
+        worst = std::max(worst,
+                         distance(at.tol, readings[r].err[e], readings[r].v[e], got.get(static_cast<std::int64_t>(e))));
+      }
+      if (worst < best_distance) {
+        best_distance = worst;
+        best = r;
+      }
+    }
+    for (std::int64_t j = 0; j < s.n; ++j) {
+      const std::size_t e = start + static_cast<std::size_t>(j) * inner;
+      expected.v[e] = readings[best].v[e];
+      expected.err[e] = readings[best].err[e];
+    }
+  }
+  return expected;
+}
+
 }  // namespace
 
 std::string OtherReadings::describe() const {
@@ -141,6 +218,10 @@ std::string OtherReadings::describe() const {
         " subnormal input(s) the device may read as zero (it may flush), judged against the value there too");
   if (ties > 0)
     parts.push_back(std::to_string(ties) + " tie(s) of the two inputs, judged against either input selected");
+  if (tied_rows > 0)
+    parts.push_back(std::to_string(tied_rows) +
+                    " row(s) whose maximum ties, judged against any one tied maximum selected or the cotangent split "
+                    "evenly");
   parts.push_back(std::to_string(other_side) + " took the one the catalog's contract does not");
   std::string s;
   for (const std::string& p : parts) s += (s.empty() ? "" : "; ") + p;
@@ -150,6 +231,14 @@ std::string OtherReadings::describe() const {
 std::optional<OtherReadings> judge_other_readings(const ReadingContext& at, const ref::RefTensor& contract,
                                                   const HostTensor& got, int tensor) {
   const OpKind op = at.c.decl.op;
+  if (op == OpKind::max && tensor == 0 && contract.err.size() == contract.v.size()) {
+    const std::vector<std::vector<std::size_t>> rows = tied_maxima(at);
+    if (rows.empty()) return std::nullopt;
+    OtherReadings j{.expected = one_reading_per_row(at, rows, contract, got),
+                    .tied_rows = static_cast<std::int64_t>(rows.size())};
+    for (std::size_t e = 0; e < contract.v.size(); ++e) j.other_side += j.expected.v[e] != contract.v[e] ? 1 : 0;
+    return j;
+  }
   const bool ties = (op == OpKind::maximum || op == OpKind::minimum) && tensor >= 0;
   if ((tensor > 0 && !ties) || (!ties && !kinks_have_stated_readings(op)) || contract.err.size() != contract.v.size())
     return std::nullopt;
@@ -163,7 +252,8 @@ std::optional<OtherReadings> judge_other_readings(const ReadingContext& at, cons
   std::vector<ref::RefTensor> at_slot;
   for (const std::vector<ref::RefTensor>& moved : r.slots)
     at_slot.push_back(ref::bounded_tensor(at.data.call, moved, at.data.ref_cotangent, tensor, at.math, at.flush));
-  OtherReadings j{contract, r.on_kinks, r.subnormal, r.ties, 0, tensor < 0};
+  OtherReadings j{
+      .expected = contract, .on_kinks = r.on_kinks, .subnormal = r.subnormal, .ties = r.ties, .forward = tensor < 0};
   if (ties) {
     j.expected = one_selection(at, r, contract, at_slot, got, tensor);
     for (std::size_t e = 0; e < contract.v.size(); ++e) j.other_side += j.expected.v[e] != contract.v[e] ? 1 : 0;

@@ -19,8 +19,10 @@
 //    (docs/error-model.md, "Range"): NVIDIA's Vulkan driver then takes relu's and abs's
 //    derivatives at 0 and gives log's -inf, found by hunt. The forward and the backward may take
 //    the value at that zero (and, where 0 is a kink, either one-sided derivative there).
-// Catalog cases keep away from all of them; cases files and hunt put inputs on them. A max
-// reduction's tied maxima state no such set yet (its contract gives the first the cotangent).
+//  - A max reduction's row whose maximum ties: a kernel may give the row's cotangent to any one
+//    tied maximum (the contract gives it to the first) or split it evenly (PyTorch's amax); each
+//    row is judged under one of those readings, so a cotangent given to two fails.
+// Catalog cases keep away from all of them; cases files and hunt put inputs on them.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +39,7 @@ struct OtherReadings {
   std::int64_t on_kinks = 0;    // input elements exactly on a kink, a step or a knot (above)
   std::int64_t subnormal = 0;   // elements whose subnormal input the device may read as zero
   std::int64_t ties = 0;        // maximum's and minimum's output elements whose inputs tie
+  std::int64_t tied_rows = 0;   // a max reduction's rows whose maximum ties
   std::int64_t other_side = 0;  // output elements judged against a value the contract at the given input does not give
   bool forward = false;         // the forward's output (else a gradient)
 

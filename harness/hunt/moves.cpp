@@ -46,33 +46,6 @@ double moved(Move move, double x, const std::vector<double>& points, DType t, Rn
   return x;
 }
 
-// Rows of `t` along `axis`: `outer` x `n` elements `inner` apart.
-bool rows_have_unique_max(const HostTensor& t, int axis) {
-  const Shape& s = t.shape();
-  if (s.rank() == 0) return true;
-  const int a = s.axis(axis);
-  std::int64_t outer = 1, inner = 1;
-  for (int i = 0; i < a; ++i) outer *= s[i];
-  for (int i = a + 1; i < s.rank(); ++i) inner *= s[i];
-  const std::int64_t n = s[a];
-  for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t in = 0; in < inner; ++in) {
-      double best = -std::numeric_limits<double>::infinity();
-      int ties = 0;
-      for (std::int64_t j = 0; j < n; ++j) {
-        const double v = t.get((o * n + j) * inner + in);
-        if (v > best) {
-          best = v;
-          ties = 1;
-        } else if (v == best) {
-          ++ties;
-        }
-      }
-      if (ties > 1) return false;
-    }
-  return true;
-}
-
 }  // namespace
 
 std::vector<double> points_of_interest(const Case& c, int k) {
@@ -125,7 +98,6 @@ bool keeps_structure(const Case& c, const std::vector<HostTensor>& inputs) {
     const bool non_negative = d.lo >= 0;
     for (std::int64_t i = 0; i < t.numel(); ++i)
       if (on_unjudged_kink(c, k, t.get(i)) || (non_negative && t.get(i) < 0)) return false;
-    if (d.kind == Domain::Kind::unique_row_max && !rows_have_unique_max(t, c.decl.attrs.axis)) return false;
   }
   return true;
 }

@@ -31,10 +31,9 @@ std::vector<int> movable_inputs(const Case& c);
 std::vector<HostTensor> apply_move(const Case& c, const std::vector<HostTensor>& inputs, Move move, Rng& rng);
 
 // Whether inputs keep what the catalog's checks of the op assume of every sample: no element
-// exactly at a kink where no check states the readings a kernel may take there (every kink of
-// today's catalog has them: harness/check/other_readings.hpp), one maximum per row where the domain
-// draws one (max's contract gives a tie's cotangent to the first, which hunt does not judge), no
-// negative value where the domain has none (adamw's second moment).
+// exactly at a kink where no check states the readings a kernel may take there (every kink, tie
+// and tied maximum of today's catalog has them: harness/check/other_readings.hpp), no negative
+// value where the domain has none (adamw's second moment).
 bool keeps_structure(const Case& c, const std::vector<HostTensor>& inputs);
 
 }  // namespace gp

@@ -7,9 +7,10 @@
 //   mean: (0 + dout) / n by binary_div against a one-element n (exact in f32 for n < 2^24): one
 //         IEEE division, so dout/n correctly rounded, half an ULP from the reference's dy/n.
 //         (eltwise_linear with alpha 1/n would round twice: 1/n, then the product.)
-//   max:  [x == out] · dout, out and dout broadcast: the maximum is an element of x, compared
-//         exactly. A tied maximum would give each copy the gradient, where the catalog gives the
-//         first; its max cases have a unique row maximum (0.05 above the runner-up).
+//   max:  [x == out] · (dout / k), out and dout broadcast, k = the row's sum of [x == out] by a
+//         reduction_sum: the maximum is an element of x, compared exactly, and k tied maxima
+//         share the cotangent evenly (one of the readings the catalog accepts at a tie,
+//         docs/error-model.md "On a kink"; each copy took the whole cotangent before).
 // A row of one element is its own sum, mean and maximum; oneDNN's reduction refuses dims that
 // reduce nothing ("could not create a reduction descriptor"), so a reorder copies it.
 // logsumexp and variance are catalog reductions oneDNN has no primitive for: they SKIP saying so.
@@ -82,7 +83,19 @@ void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
   if (op_is(c, "max")) {
     run_binary(e, algorithm::binary_eq, as_f32(e, wrap(e, full_desc, e.inputs[0]), x32),
                as_f32(e, wrap(e, row_desc, out), out32), full.mem);
-    run_binary(e, algorithm::binary_mul, full.mem, g, full.mem);
+    if (split_dims(c)[1] > 1) {  // a row of one element is its own maximum: k = 1
+      F32Scratch share(e, reduced_dims(c));
+      const dnnl::reduction::desc count(algorithm::reduction_sum, full.mem.get_desc(), share.mem.get_desc(), 0.f, 0.f);
+      dnnl::reduction({count, e.engine}).execute(e.stream, {{DNNL_ARG_SRC, full.mem}, {DNNL_ARG_DST, share.mem}});
+      // No entry equals a maximum oneDNN reports below the row's (-FLT_MAX for a row of -inf, its
+      // special-values finding): k = 0 there, kept at 1 so that the gradient stays 0, not 0 / 0.
+      const F32Scratch one(e, memory::dims(split_dims(c).size(), 1), 1.f);
+      run_binary(e, algorithm::binary_max, share.mem, one.mem, share.mem);
+      run_binary(e, algorithm::binary_div, g, share.mem, share.mem);
+      run_binary(e, algorithm::binary_mul, full.mem, share.mem, full.mem);
+    } else {
+      run_binary(e, algorithm::binary_mul, full.mem, g, full.mem);
+    }
   } else {
     run_binary(e, algorithm::binary_add, full.mem, g, full.mem);
     if (op_is(c, "mean")) {

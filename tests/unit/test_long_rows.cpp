@@ -82,6 +82,36 @@ TEST_P(LongRows, SumOfSixMillionOnesCountsEveryOne) {
   expect_close(r.grads[0], grad, 0, "max gradient");
 }
 
+// Rows of 70,001 elements, 3 apart, whose maximum ties three times (in the first, second and last
+// chunks): each row's cotangent goes to one tied maximum or is split evenly (the stated readings,
+// harness/check/other_readings.hpp), never given to each (the OpenCL and Vulkan kernels did).
+TEST_P(LongRows, TiedMaximaShareTheRowsCotangent) {
+  const std::int64_t O = 2, N = 70'001, I = 3;
+  const Shape s{O, N, I};
+  auto tied = [](std::int64_t j) { return j == 5 || j == 35'000 || j == N - 1; };
+  const HostTensor x = filled(DType::f32, s, [&](std::int64_t e) { return tied(e / I % N) ? 4.0 : wavy(e); });
+  OpAttrs a;
+  a.axis = 1;
+  const HostTensor g =
+      filled(DType::f32, Shape{O, I}, [](std::int64_t r) { return 1.0 + 0.25 * static_cast<double>(r); });
+  const auto r = run(*backend_, call(OpKind::max, DType::f32, {s}, a), {x}, &g);
+  for (std::int64_t o = 0; o < O; ++o)
+    for (std::int64_t i = 0; i < I; ++i) {
+      const double gv = g.get(o * I + i);
+      double total = 0;
+      for (std::int64_t j = 0; j < N; ++j) {
+        const double d = r.grads[0].get((o * N + j) * I + i);
+        total += d;
+        if (!tied(j)) {
+          ASSERT_EQ(d, 0) << "row " << o * I + i << " element " << j;
+        } else {
+          EXPECT_TRUE(d == 0 || d == gv || std::abs(d - gv / 3) <= 1e-6 * gv) << d;
+        }
+      }
+      EXPECT_NEAR(total, gv, 1e-6 * gv) << "row " << o * I + i;
+    }
+}
+
 // Rows of 70,001 elements (three chunks, the last one partial) that are 3 apart: axis 1 of
 // [2, 70001, 3], every statistic's forward and backward.
 TEST_P(LongRows, SplitStridedRowsMatchWholeRowFormulas) {

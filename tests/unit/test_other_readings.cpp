@@ -313,5 +313,52 @@ TEST(StepsAndKnots, ACotangentGivenToBothTiedInputsFails) {
   EXPECT_EQ(failed, 2);
 }
 
+// A max reduction over axis 0 of a 3x4 input whose columns tie (two, two and three maxima, one
+// unique), on a fake giving each column's cotangent by `rule` to the tied maxima.
+enum class TieRule { first, last, split, every };
+CheckResult max_backward_with(TieRule rule) {
+  const std::vector<double> x = {2, 5, 3, 1, 2, 1, 3, 4, 1, 5, 3, 2};
+  GivenValues given;
+  given.inputs.push_back(vector_of(DType::f32, x));
+  given.inputs.front() = HostTensor(DType::f32, Shape{3, 4});
+  for (std::size_t i = 0; i < x.size(); ++i) given.inputs.front().set(static_cast<std::int64_t>(i), x[i]);
+  const Case c = case_with_values(*find_case("max(axis=0,keepdim=0,shape=16x33,dtype=f32)"), std::move(given));
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  ON_CALL(queue, backward)
+      .WillByDefault(Invoke([&](const OpCall&, auto in, const DeviceBuffer&, const DeviceBuffer& dout, auto grads) {
+        const HostTensor& xs = host(*in[0]);
+        for (std::int64_t col = 0; col < 4; ++col) {
+          double top = xs.get(col);
+          for (std::int64_t r = 1; r < 3; ++r) top = std::max(top, xs.get(r * 4 + col));
+          std::vector<std::int64_t> tied;
+          for (std::int64_t r = 0; r < 3; ++r) {
+            host(*grads[0]).set(r * 4 + col, 0);
+            if (xs.get(r * 4 + col) == top) tied.push_back(r * 4 + col);
+          }
+          const double g = host(dout).get(col), k = static_cast<double>(tied.size());
+          for (std::size_t t = 0; t < tied.size(); ++t) {
+            const bool takes = rule == TieRule::every || rule == TieRule::split || (rule == TieRule::first && t == 0) ||
+                               (rule == TieRule::last && t + 1 == tied.size());
+            if (takes) host(*grads[0]).set(tied[t], round_to(DType::f32, rule == TieRule::split ? g / k : g));
+          }
+        }
+      }));
+  const ReferenceData data = prepare_reference(c, 1);
+  for (CheckResult& r : check_on_backend(c, {"fake", &backend, &queue}, data, {1}))
+    if (r.direction == Direction::backward) return r;
+  throw Error("no backward check");
+}
+
+TEST(StepsAndKnots, ARowsTiedMaximaMayTakeAnyOneOrAnEvenSplit) {
+  for (const TieRule rule : {TieRule::first, TieRule::last, TieRule::split}) {
+    const CheckResult r = max_backward_with(rule);
+    EXPECT_EQ(r.verdict, Verdict::pass) << static_cast<int>(rule) << ": " << r.reason;
+    EXPECT_NE(r.reason.find("3 row(s) whose maximum ties"), std::string::npos) << r.reason;
+  }
+  const CheckResult every = max_backward_with(TieRule::every);
+  EXPECT_EQ(every.verdict, Verdict::fail) << every.reason;
+}
+
 }  // namespace
 }  // namespace gp

@@ -87,9 +87,19 @@ inline void reduce_line_bwd(__global const store_t* x, __global const store_t* y
     real scale = R(2) * gv / (real)(n - correction);
     for (int j = lid; j < n; j += GP_WG) STORE(dx, base + j * inner, scale * (LOAD(x, base + j * inner) - mean));
   } else if (mode == RED_MAX) {
-    // The domain guarantees a unique maximum; y holds it exactly (max does not round).
-    real m = LOAD(y, line);
-    for (int j = lid; j < n; j += GP_WG) STORE(dx, base + j * inner, LOAD(x, base + j * inner) == m ? gv : R(0));
+    // The first maximum takes the cotangent, as the contract's: at a tie (outside the catalog's
+    // domain) every tied maximum took it, k times the cotangent in all.
+    real m = -INFINITY;
+    int am = 0;
+    for (int j = lid; j < n; j += GP_WG) {
+      const real v = LOAD(x, base + j * inner);
+      if (v > m) {
+        m = v;
+        am = j;
+      }
+    }
+    am = wg_argmax(m, am, sv, si);
+    for (int j = lid; j < n; j += GP_WG) STORE(dx, base + j * inner, j == am ? gv : R(0));
   } else {
     real v = mode == RED_MEAN ? gv / (real)n : gv;
     for (int j = lid; j < n; j += GP_WG) STORE(dx, base + j * inner, v);
@@ -225,8 +235,8 @@ __kernel void reduce_finish(__global const real* s1, __global const real* s2, __
 
 // One work item per element of x: element (o, j, i) of line o * inner + i.
 __kernel void reduce_bwd_long(__global const store_t* x, __global const store_t* y, __global const store_t* g,
-                              __global store_t* dx, __global const real* s1, __global const real* s2, long total,
-                              long n, long inner, int correction, int mode) {
+                              __global store_t* dx, __global const real* s1, __global const int* s1_index,
+                              __global const real* s2, long total, long n, long inner, int correction, int mode) {
   const long e = get_global_id(0);
   if (e >= total) return;
   const long line = long_line_of(e, n, inner);
@@ -239,7 +249,7 @@ __kernel void reduce_bwd_long(__global const store_t* x, __global const store_t*
     const real scale = R(2) * gv / (real)(n - correction);
     v = scale * (LOAD(x, e) - s1[line] / (real)n);
   } else if (mode == RED_MAX) {
-    v = LOAD(x, e) == LOAD(y, line) ? gv : R(0);
+    v = e / inner % n == s1_index[line] ? gv : R(0);  // the first maximum (STAT_ARGMAX)
   } else {
     v = mode == RED_MEAN ? gv / (real)n : gv;
   }

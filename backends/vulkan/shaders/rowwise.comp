@@ -108,7 +108,7 @@ bool needs_stage1() {
     case GP_OP_mean:
     case GP_OP_mse_loss:
     case GP_OP_bce_with_logits: return !BWD;
-    case GP_OP_max: return false;
+    case GP_OP_max: return BWD;  // how many entries equal the maximum
   }
   return true;
 }
@@ -164,6 +164,7 @@ C2 stage1(uint j, C m) {
       return C2(d * d, K(0.0));
     }
     case GP_OP_bce_with_logits: return C2(bce_term(TO_C(x_[j]), TO_C(w_[j])), K(0.0));
+    case GP_OP_max: return C2(X(j) == TO_C(y_[row]) ? K(1.0) : K(0.0), K(0.0));
   }
   return C2(K(0.0));
 }
@@ -264,8 +265,8 @@ void backward_writes(C m, C2 s1, C2 s2, C s3) {
       for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(gv);
       return;
     }
-    case GP_OP_max: {  // the maximum is unique by construction: the gradient goes to it
-      C ymax = TO_C(y_[row]), gv = TO_C(g_[row]);
+    case GP_OP_max: {  // tied maxima (outside the catalog's domain) share the cotangent evenly
+      C ymax = TO_C(y_[row]), gv = TO_C(g_[row]) / s1.x;
       for (uint j = begin + lid; j < end; j += WG) dx_[at(j)] = FROM_C(X(j) == ymax ? gv : K(0.0));
       return;
     }
