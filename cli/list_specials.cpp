@@ -194,8 +194,9 @@ void print_pointwise() {
 std::string optimizer_grid(const std::vector<SpecialSet>& sets) {
   const std::vector<std::string> values(kSpecialNames.begin(), kSpecialNames.end());
   // adamw's output: 3 rows (parameter, m, v) of 4 inputs x 7 values; sgd's 2 rows (parameter, buffer) of 3.
-  const bool adamw = sets.size() == 3 * 4 * values.size();
-  const std::size_t inputs = adamw ? 4 : 3, per_row = inputs * values.size(), rows = sets.size() / per_row;
+  constexpr std::size_t kAdamwRows = 3, kAdamwInputs = 4;
+  const bool adamw = sets.size() == kAdamwRows * kAdamwInputs * values.size();
+  const std::size_t inputs = adamw ? kAdamwInputs : 3, per_row = inputs * values.size(), rows = sets.size() / per_row;
   const std::vector<std::string> input_names = adamw ? std::vector<std::string>{"parameter", "gradient", "m", "v"}
                                                      : std::vector<std::string>{"parameter", "gradient", "buffer"};
   std::string out;

@@ -120,6 +120,7 @@ bool is_composite_case(const Case& c) { return special_composite(c.decl.op); }
 
 SpecialExpectations composite_expectations(const Case& c) {
   std::vector<ref::RefTensor> in;
+  in.reserve(c.given->inputs.size());
   for (const HostTensor& t : c.given->inputs) in.push_back(ref::RefTensor::from_host(t));
   const std::vector<std::vector<Real>> contract = contract_at(c, in);
   // Beyond every finite value of the dtypes at either ratio (2^1100 > f64's largest), and not so far

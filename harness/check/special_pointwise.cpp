@@ -70,6 +70,7 @@ SpecialExpectations pow_sets(const Case& c) {
 SpecialExpectations contract_sets(const Case& c) {
   const std::vector<HostTensor>& given = c.given->inputs;
   std::vector<ref::RefTensor> in;
+  in.reserve(given.size());
   for (const HostTensor& t : given) in.push_back(ref::RefTensor::from_host(t));
   const ref::RefTensor z = ref::forward(c.call, in);
   const std::vector<ref::RefTensor> g = ref::vjp(c.call, in, z, ref::RefTensor::from_host(*c.given->cotangent));
