@@ -20,10 +20,25 @@ inline real f_reciprocal(real x, real P, real A) { return R(1) / x; }
 inline real d_reciprocal(real x, real y, real g, real P, real A) { return -g / (x * x); }
 inline real f_abs(real x, real P, real A) { return fabs(x); }
 inline real d_abs(real x, real y, real g, real P, real A) { return sign(x) * g; }
-inline real f_exp(real x, real P, real A) { return exp(x); }
-inline real d_exp(real x, real y, real g, real P, real A) { return g * exp(x); }
-inline real f_expm1(real x, real P, real A) { return expm1(x); }
-inline real d_expm1(real x, real y, real g, real P, real A) { return g * exp(x); }
+// exp up to the largest finite value: PoCL 3.1's f64 exp returns +inf from x = 709.78 on, 4,309
+// spacings below DBL_MAX (hunt, docs/hunt.md). Past 709 the argument is reduced by 1023 ln 2 as
+// Cody and Waite do (1023 ln2_hi is exact in 42 bits, x - 1023 ln2_hi exact by Sterbenz's lemma,
+// r - 1023 ln2_lo one rounding of an r below 0.71) and exp(r) scaled by 2^1023 exactly.
+#if defined(GP_STORE_F64)
+inline real exp_to_the_top(real x) {
+  if (!(x > 709.0)) return exp(x);
+  const real r = (x - 1023.0 * 0x1.62e42feep-1) - 1023.0 * 0x1.a39ef35793c76p-33;
+  return ldexp(exp(r), 1023);
+}
+#else
+inline real exp_to_the_top(real x) { return exp(x); }
+#endif
+
+inline real f_exp(real x, real P, real A) { return exp_to_the_top(x); }
+inline real d_exp(real x, real y, real g, real P, real A) { return g * exp_to_the_top(x); }
+// Past 709 expm1 is exp: the 1 is below half a spacing of the result.
+inline real f_expm1(real x, real P, real A) { return x > R(709) ? exp_to_the_top(x) : expm1(x); }
+inline real d_expm1(real x, real y, real g, real P, real A) { return g * exp_to_the_top(x); }
 inline real f_log(real x, real P, real A) { return log(x); }
 inline real d_log(real x, real y, real g, real P, real A) { return g / x; }
 inline real f_log1p(real x, real P, real A) { return log1p(x); }
