@@ -69,8 +69,6 @@ double special_value(const Case& c, std::size_t input, std::size_t i) {
     return input == 0 ? kSpecialOperands[i / second.size()] : second[i % second.size()];
   }
   if (layout(c)) return kSpecialOperands[(i + 3 * input) % k];
-  if (c.decl.op == OpKind::gru_cell) return gru_special_value(input, i);
-  if (c.decl.op == OpKind::tt_embedding) return tt_special_value(c, input, i);
   if (optimizer(c)) {
     const double ordinary = kOptimizerOrdinary.at(input), v = kSpecialOperands[i % k];
     // A second moment has no negative values (outside adamw's definition): those stay ordinary.

@@ -1,7 +1,7 @@
-// `gradparity list specials`: what every unary, binary and layout op, the ops along rows, the products, bspline_basis
-// and the losses must give at IEEE 754's special values, forward and backward, as Markdown (docs/special-values.md is
-// this output; ctest docs/special-values keeps them equal). The sets come from harness/check/special_values.hpp, as the
-// checks take them.
+// `gradparity list specials`: what every op must give at IEEE 754's special values, forward and backward, as
+// Markdown (docs/special-values.md is this output; ctest docs/special-values keeps them equal): the page, the unary,
+// binary and layout ops, the ops along rows and the products here, the other ops in list_specials_other.cpp. The
+// sets come from harness/check/special_values.hpp, as the checks take them.
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -11,34 +11,72 @@
 
 #include "cases/special_values.hpp"
 #include "cli/commands.hpp"
+#include "cli/list_specials_tables.hpp"
 #include "harness/check/special_values.hpp"
 
-namespace gp::cli {
+namespace gp::cli::specials {
 
-namespace {
-
-// The op and its attributes: the case id without its variant, shape and dtype.
 std::string op_text(const Case& c) {
   const std::string attrs = attrs_to_string(c.decl.op, c.decl.attrs);
   return std::string(op_name(c.decl.op)) + (attrs.empty() ? "" : "(" + attrs + ")");
 }
 
-bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
-
-// Groups of text by a key, in first-seen order, with the dtypes that gave each.
-struct Grouped {
-  std::vector<std::pair<std::string, std::string>> items;  // (key, text)
-  std::vector<std::string> dtypes;
-  void add(std::pair<std::string, std::string> item, DType t) {
-    auto at = std::find(items.begin(), items.end(), item);
-    if (at == items.end()) {
-      items.push_back(std::move(item));
-      dtypes.emplace_back(dtype_name(t));
-    } else {
-      dtypes[static_cast<std::size_t>(at - items.begin())] += ", " + std::string(dtype_name(t));
-    }
+void Grouped::add(std::pair<std::string, std::string> item, DType t) {
+  auto at = std::find(items.begin(), items.end(), item);
+  if (at == items.end()) {
+    items.push_back(std::move(item));
+    dtypes.emplace_back(dtype_name(t));
+  } else {
+    dtypes[static_cast<std::size_t>(at - items.begin())] += ", " + std::string(dtype_name(t));
   }
-};
+}
+
+std::string grid(const std::string& corner, const std::vector<std::string>& rows,
+                 const std::vector<std::string>& columns, const std::vector<SpecialSet>& sets) {
+  std::string out = "| " + corner + " |";
+  for (const std::string& name : columns) out += " " + name + " |";
+  out += "\n|---|";
+  for (std::size_t j = 0; j < columns.size(); ++j) out += "---|";
+  out += "\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    out += "| " + rows[i] + " |";
+    for (std::size_t j = 0; j < columns.size(); ++j) out += " " + sets.at(i * columns.size() + j).describe() + " |";
+    out += "\n";
+  }
+  return out;
+}
+
+std::string row_grid(const std::vector<SpecialSet>& sets) {
+  std::vector<std::string> columns, rows;
+  for (std::size_t j = 0; j < kSpecialRows.size(); ++j) columns.push_back(std::to_string(j));
+  for (std::size_t r = 0; r * columns.size() < sets.size(); ++r) rows.push_back(std::to_string(r));
+  return grid("row", rows, columns, sets);
+}
+
+void print_value_and_gradients(bool (*selected)(const Case&), std::string (*as_grid)(const std::vector<SpecialSet>&),
+                               std::string (*input_name)(std::size_t)) {
+  Grouped ops;
+  for (const Case& c : special_value_cases()) {
+    if (!selected(c)) continue;
+    const SpecialExpectations e = special_expectations(c);
+    std::string text = "\nValue:\n\n" + as_grid(e.forward);
+    for (std::size_t k = 0; k < e.gradients.size(); ++k)
+      text += "\nGradient of " + input_name(k) + " (cotangent 1):\n\n" + as_grid(e.gradients[k]);
+    ops.add({op_text(c), text}, c.dtype);
+  }
+  for (std::size_t i = 0; i < ops.items.size(); ++i)
+    fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
+}
+
+}  // namespace gp::cli::specials
+
+namespace gp::cli {
+
+namespace {
+
+using namespace specials;
+
+bool binary(const Case& c) { return op_family(c.decl.op) == OpFamily::binary; }
 
 // The unary ops: one row per op and attribute set, the dtypes whose sets read alike together.
 void print_unary(const char* title, bool backward) {
@@ -59,52 +97,10 @@ void print_unary(const char* title, bool backward) {
     fmt::print("| `{}` | {} |{}\n", rows.items[i].first, rows.dtypes[i], rows.items[i].second);
 }
 
-// A Markdown grid of sets, row-major, with its rows' and columns' labels.
-std::string grid(const std::string& corner, const std::vector<std::string>& rows,
-                 const std::vector<std::string>& columns, const std::vector<SpecialSet>& sets) {
-  std::string out = "| " + corner + " |";
-  for (const std::string& name : columns) out += " " + name + " |";
-  out += "\n|---|";
-  for (std::size_t j = 0; j < columns.size(); ++j) out += "---|";
-  out += "\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    out += "| " + rows[i] + " |";
-    for (std::size_t j = 0; j < columns.size(); ++j) out += " " + sets.at(i * columns.size() + j).describe() + " |";
-    out += "\n";
-  }
-  return out;
-}
-
 // A binary op's grid: a down, b across.
 std::string operand_grid(const std::vector<SpecialSet>& sets) {
   const std::vector<std::string> names(kSpecialNames.begin(), kSpecialNames.end());
   return grid("a \\ b", names, names, sets);
-}
-
-// The grid of an op's elements along the special rows (its output or a gradient): rows down,
-// columns across; a rank-1 tensor (a bias's gradient) one row.
-std::string row_grid(const std::vector<SpecialSet>& sets) {
-  std::vector<std::string> columns, rows;
-  for (std::size_t j = 0; j < kSpecialRows.size(); ++j) columns.push_back(std::to_string(j));
-  for (std::size_t r = 0; r * columns.size() < sets.size(); ++r) rows.push_back(std::to_string(r));
-  return grid("row", rows, columns, sets);
-}
-
-// Per op of the kind `selected` picks, the grids of its value and of each gradient (named by
-// `input_name`), the dtypes alike together.
-void print_value_and_gradients(bool (*selected)(const Case&), std::string (*as_grid)(const std::vector<SpecialSet>&),
-                               std::string (*input_name)(std::size_t)) {
-  Grouped ops;
-  for (const Case& c : special_value_cases()) {
-    if (!selected(c)) continue;
-    const SpecialExpectations e = special_expectations(c);
-    std::string text = "\nValue:\n\n" + as_grid(e.forward);
-    for (std::size_t k = 0; k < e.gradients.size(); ++k)
-      text += "\nGradient of " + input_name(k) + " (cotangent 1):\n\n" + as_grid(e.gradients[k]);
-    ops.add({op_text(c), text}, c.dtype);
-  }
-  for (std::size_t i = 0; i < ops.items.size(); ++i)
-    fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
 // The binary ops: a's and b's grids.
@@ -155,159 +151,6 @@ void print_rows() {
     fmt::print("| `{}` | {} |{}\n", values.items[i].first, values.dtypes[i], values.items[i].second);
   for (std::size_t i = 0; i < grids.items.size(); ++i)
     fmt::print("\n### `{} ({})\n\n{}", grids.items[i].first, grids.dtypes[i], grids.items[i].second);
-}
-
-// bspline_basis: a row of bases per input (NaN, +inf, -inf, +0, -0 down), and its gradient.
-std::string spline_grid(const std::vector<SpecialSet>& sets) {
-  std::vector<std::string> rows(kSpecialNames.begin(), kSpecialNames.begin() + kSpecialInputs.size()), columns;
-  for (std::size_t j = 0; j * rows.size() < sets.size(); ++j) columns.push_back(std::to_string(j));
-  if (columns.size() == 1) return grid("x", rows, {"gradient"}, sets);
-  return grid("x \\ basis", rows, columns, sets);
-}
-
-// A loss's grid: x down, the target across (bce_with_logits' a probability); its value one cell.
-std::string loss_grid(const std::vector<SpecialSet>& sets) {
-  const std::vector<std::string> x(kSpecialNames.begin(), kSpecialNames.end());
-  if (sets.size() == 1) return grid("", {"loss"}, {"value"}, sets);
-  const bool probabilities = sets.size() == x.size() * kSpecialProbabilities.size();
-  std::vector<std::string> target(kSpecialNames.begin(), kSpecialNames.end());
-  if (probabilities) target.assign(kSpecialProbabilityNames.begin(), kSpecialProbabilityNames.end());
-  return grid("x \\ target", x, target, sets);
-}
-
-void print_pointwise() {
-  fmt::print(
-      "\n## bspline_basis and the losses\n\nbspline_basis at NaN, +inf, -inf, +0 and -0 (each a row of bases); "
-      "mse_loss at every pair of the seven values (x, target), bce_with_logits at x among them and a target "
-      "among NaN, +0, -0, 1 and 0.5. Each element is the contract's value at the operands it reads, NaN too "
-      "where one of them is NaN (a row of bases outside the grid, NaN included, is zeros); a finite nonzero "
-      "value is the error model's (`finite`). A loss's value reads every pair, a NaN among them.\n");
-  print_value_and_gradients([](const Case& c) { return c.decl.op == OpKind::bspline_basis; }, spline_grid,
-                            [](std::size_t) { return std::string("x"); });
-  print_value_and_gradients(
-      [](const Case& c) { return special_pointwise(c.decl.op) && op_family(c.decl.op) == OpFamily::loss; }, loss_grid,
-      [](std::size_t k) { return std::string(k == 0 ? "x" : "the target"); });
-}
-
-// An optimizer step's output: per new parameter or state row, the input at a special value down and
-// that value across.
-std::string optimizer_grid(const std::vector<SpecialSet>& sets) {
-  const std::vector<std::string> values(kSpecialNames.begin(), kSpecialNames.end());
-  // adamw's output: 3 rows (parameter, m, v) of 4 inputs x 7 values; sgd's 2 rows (parameter, buffer) of 3.
-  constexpr std::size_t kAdamwRows = 3, kAdamwInputs = 4;
-  const bool adamw = sets.size() == kAdamwRows * kAdamwInputs * values.size();
-  const std::size_t inputs = adamw ? kAdamwInputs : 3, per_row = inputs * values.size(), rows = sets.size() / per_row;
-  const std::vector<std::string> input_names = adamw ? std::vector<std::string>{"parameter", "gradient", "m", "v"}
-                                                     : std::vector<std::string>{"parameter", "gradient", "buffer"};
-  std::string out;
-  for (std::size_t r = 0; r < rows; ++r) {
-    const std::string row_name = r == 0 ? "parameter" : input_names.at(r + 1);
-    out += (r ? "\n" : "") + std::string("New ") + row_name + ":\n\n" +
-           grid("input \\ value", input_names, values,
-                std::vector<SpecialSet>(sets.begin() + static_cast<std::ptrdiff_t>(r * per_row),
-                                        sets.begin() + static_cast<std::ptrdiff_t>((r + 1) * per_row)));
-  }
-  return out;
-}
-
-// cross_entropy's loss one cell, its gradient and log_matmul_exp's grids along the rows.
-std::string composite_grid(const std::vector<SpecialSet>& sets) {
-  return sets.size() == 1 ? grid("", {"loss"}, {"value"}, sets) : row_grid(sets);
-}
-
-void print_composite() {
-  fmt::print(
-      "\n## cross_entropy, log_matmul_exp and the optimizer steps\n\ncross_entropy takes the 8x8 rows above "
-      "as logits with the targets 0, 0, 1, 3, 4, 5, 0, 3 (a +inf, a -inf beside a +inf, the NaN row's 0, "
-      "the -0 row, the -inf row, a -inf beside a finite maximum, a finite entry); log_matmul_exp multiplies "
-      "the rows by their transpose as matmul does; an optimizer step takes each input in turn at the seven "
-      "values, the others at 1 (parameter), 0.5 (gradient), 0.25 (buffer, m, v), adamw's v never negative. Each "
-      "element is the contract's value read with IEEE 754 semantics; where the element reads an infinity NaN "
-      "too (a formulation may meet inf - inf where the contract's does not), and where the contract is NaN "
-      "the limit as the infinities grow, when one exists; a finite nonzero value is the error model's "
-      "(`finite`).\n");
-  print_value_and_gradients(
-      [](const Case& c) { return c.decl.op == OpKind::cross_entropy || c.decl.op == OpKind::log_matmul_exp; },
-      composite_grid, [](std::size_t k) { return k == 0 ? std::string("input 0") : std::string("input 1"); });
-  print_value_and_gradients([](const Case& c) { return op_family(c.decl.op) == OpFamily::optimizer; }, optimizer_grid,
-                            [](std::size_t) { return std::string(); });
-}
-
-// The distinct sets of a run of elements, each with how many elements take it: "{finite} (63), {NaN} (1)".
-std::string distinct_sets(std::vector<SpecialSet>::const_iterator first, std::vector<SpecialSet>::const_iterator last) {
-  std::vector<std::pair<std::string, int>> seen;
-  for (auto it = first; it != last; ++it) {
-    const std::string d = it->describe();
-    auto at = std::find_if(seen.begin(), seen.end(), [&](const auto& p) { return p.first == d; });
-    if (at == seen.end()) {
-      seen.emplace_back(d, 1);
-    } else {
-      ++at->second;
-    }
-  }
-  std::string out;
-  for (const auto& [d, n] : seen) out += (out.empty() ? "" : ", ") + d + " (" + std::to_string(n) + ")";
-  return out;
-}
-
-// A tensor's elements grouped by its first axis (a GRU batch row, a tt_embedding id or core slice),
-// each group's distinct sets in one cell.
-std::string grouped_table(const std::string& corner, const std::vector<std::string>& groups,
-                          const std::vector<SpecialSet>& sets) {
-  std::string out = "| " + corner + " | sets |\n|---|---|\n";
-  const std::size_t per = sets.size() / groups.size();
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    out += "| " + groups[g] + " | " +
-           distinct_sets(sets.begin() + static_cast<std::ptrdiff_t>(g * per),
-                         sets.begin() + static_cast<std::ptrdiff_t>((g + 1) * per)) +
-           " |\n";
-  return out;
-}
-
-// The GRU cell at x's rows then h's at the seven values, and tt_embedding's ids reading a special
-// core slice: each tensor by its first axis.
-void print_recurrent_and_tensor_train() {
-  fmt::print(
-      "\n## gru_cell and tt_embedding\n\nThe GRU cell (one input feature, one hidden unit) at 14 batch rows: x "
-      "at the seven values in rows 0-6 (h -0.25 there), h at them in rows 7-13 (x 0.5 there); the weights and "
-      "biases ordinary values (W_ih 0.5, -0.25, 0.75; W_hh 0.25, 0.5, -0.5; b_ih 0.125, -0.25, 0.375; b_hh -0.125, "
-      "0.25, 0.0625). tt_embedding at 21 ids: id 7c + s reads slice s of core c + 1, whose first element holds "
-      "the s-th value (all other elements 0.5), and slice 7 of the other cores. Sets as for the ops above "
-      "(the contract, NaN beside an infinity, the limit where the contract is NaN); each row lists the sets "
-      "its elements take, with how many take each.\n");
-  const std::size_t k = kSpecialOperands.size();
-  Grouped ops;
-  for (const Case& c : special_value_cases()) {
-    if (c.decl.op != OpKind::gru_cell && c.decl.op != OpKind::tt_embedding) continue;
-    const SpecialExpectations e = special_expectations(c);
-    std::vector<std::string> rows;
-    std::string text;
-    if (c.decl.op == OpKind::gru_cell) {
-      for (const char* input : {"x ", "h "})
-        for (const char* v : kSpecialNames) rows.push_back(input + std::string(v));
-      text = "\nh':\n\n" + grouped_table("row", rows, e.forward);
-      const char* names[] = {"x", "h", "W_ih", "W_hh", "b_ih", "b_hh"};
-      for (std::size_t g = 0; g < e.gradients.size(); ++g)
-        text += "\nGradient of " + std::string(names[g]) + " (cotangent 1):\n\n" +
-                (g < 2 ? grouped_table("row", rows, e.gradients[g])
-                       : grouped_table("gate row", {"r", "z", "n"}, e.gradients[g]));
-    } else {
-      for (std::size_t core = 1; core <= 3; ++core)
-        for (const char* v : kSpecialNames) rows.push_back("core " + std::to_string(core) + " at " + v);
-      text = "\nValue:\n\n" + grouped_table("id", rows, e.forward);
-      for (std::size_t g = 0; g < e.gradients.size(); ++g) {
-        std::vector<std::string> slices;
-        for (std::size_t slice = 0; slice < 8; ++slice)
-          slices.push_back(slice < k ? "slice " + std::to_string(slice) + " (" + kSpecialNames.at(slice) + ")"
-                                     : "slice 7");
-        text += "\nGradient of core " + std::to_string(g + 1) + " (cotangent 1):\n\n" +
-                grouped_table("slice", slices, e.gradients[g]);
-      }
-    }
-    ops.add({op_text(c), text}, c.dtype);
-  }
-  for (std::size_t i = 0; i < ops.items.size(); ++i)
-    fmt::print("\n### `{}` ({})\n{}", ops.items[i].first, ops.dtypes[i], ops.items[i].second);
 }
 
 // matmul and linear: the value and each gradient as grids (linear's bias gradient one row).
