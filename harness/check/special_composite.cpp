@@ -65,7 +65,8 @@ bool tt_reads_infinity(const Case& c, std::size_t tensor, std::int64_t i) {
 
 // Whether element i of the output (`tensor` 0) or of a gradient reads an infinite operand: a row
 // of cross_entropy's logits (its loss all of them); log_matmul_exp's row of A and column of B (a
-// gradient, every sum over both); an optimizer's element of every input.
+// gradient, every sum over both); the GRU cell's batch row (a weight's or bias's gradient, every
+// row); tt_embedding's core slices (above); an optimizer's element of every input.
 bool reads_infinity(const Case& c, std::size_t tensor, std::int64_t i) {
   const std::vector<HostTensor>& in = c.given->inputs;
   const auto n = static_cast<std::int64_t>(kSpecialRows.size());

@@ -1,7 +1,7 @@
-// What cross_entropy, log_matmul_exp and the optimizer steps must give at IEEE 754's special values
-// (cases/special_values.hpp, special_composite; docs/special-values.md), forward and, where the op
-// has one, backward with cotangent 1. Each element: the contract's value there in long double,
-// read with IEEE 754 semantics, where
+// What cross_entropy, log_matmul_exp, the GRU cell, tt_embedding and the optimizer steps must give
+// at IEEE 754's special values (cases/special_values.hpp, special_composite; docs/special-values.md),
+// forward and, where the op has one, backward with cotangent 1. Each element: the contract's value there in long
+// double, read with IEEE 754 semantics, where
 //   - the element reads an infinite operand: NaN too (a formulation may meet inf - inf, as a
 //     row's maximum subtracted, inf * 0 or inf / inf where the contract's does not);
 //   - the contract meets an indeterminate form (NaN from inf - inf, inf * 0 or inf / inf while no
