@@ -8,6 +8,7 @@
 #include "harness/check/other_readings.hpp"
 #include "harness/check/rng.hpp"
 #include "harness/check/text.hpp"
+#include "harness/check/tied_maxima.hpp"
 
 namespace gp {
 
@@ -112,27 +113,6 @@ bool on_unjudged_kink(const Case& c, int k, double x) {
   return distance_to_kinks(c, k, x) == 0 && !(k == 0 && kinks_have_stated_readings(c.decl.op));
 }
 
-namespace {
-
-// A max row's tied maxima stay where they are: a step moving them apart would measure one
-// one-sided slope (the tie is where the gradient is a set: harness/check/other_readings.hpp).
-void hold_tied_maxima(const Case& c, const std::vector<double>& x, std::vector<double>& delta) {
-  const AxisSplit s = split_at_axis(c.call.input_shapes.at(0), c.decl.attrs.axis);
-  for (std::int64_t o = 0; o < s.outer; ++o)
-    for (std::int64_t i = 0; i < s.inner; ++i) {
-      auto flat = [&](std::int64_t j) { return static_cast<std::size_t>((o * s.n + j) * s.inner + i); };
-      double top = -std::numeric_limits<double>::infinity();
-      int count = 0;
-      for (std::int64_t j = 0; j < s.n; ++j) top = std::max(top, x[flat(j)]);
-      for (std::int64_t j = 0; j < s.n; ++j) count += x[flat(j)] == top ? 1 : 0;
-      if (count > 1)
-        for (std::int64_t j = 0; j < s.n; ++j)
-          if (x[flat(j)] == top) delta[flat(j)] = 0;
-    }
-}
-
-}  // namespace
-
 double NoiseSum::bound() const { return std::min(sum_abs, 6 * std::sqrt(sum_sq)); }
 
 double fd_step(double u) { return std::min(2 * std::cbrt(u), 0.25); }
@@ -160,7 +140,11 @@ std::vector<double> fd_direction(const Case& c, int k, const std::vector<double>
     limit = std::max(limit, 0.0);
     delta[j] = std::clamp(step, -limit, limit);
   }
-  if (c.given && c.decl.op == OpKind::max) hold_tied_maxima(c, x, delta);
+  // A max row's tied maxima stay where they are: a step moving them apart would measure one
+  // one-sided slope (the tie is where the gradient is a set: harness/check/other_readings.hpp).
+  if (c.given && c.decl.op == OpKind::max)
+    for (const auto& row : tied_maxima(c.call.input_shapes.at(0), c.decl.attrs.axis, x))
+      for (const std::size_t e : row) delta[e] = 0;
   // A step of a strided input moves the elements its view shares together: a kernel reads them
   // from one place.
   if (const StridedLayout* layout = input_layout(c.call, static_cast<std::size_t>(k)))

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/check/numerical.hpp"
+#include "harness/check/tied_maxima.hpp"
 
 namespace gp {
 
@@ -127,29 +128,6 @@ ref::RefTensor one_selection(const ReadingContext& at, const Readings& r, const 
   return mine[best];
 }
 
-// A max reduction's rows whose maximum ties (two or more equal entries, no NaN), each as the flat
-// positions of its tied maxima in order.
-std::vector<std::vector<std::size_t>> tied_maxima(const ReadingContext& at) {
-  const ref::RefTensor& x = at.data.ref_inputs[0];
-  const AxisSplit s = split_at_axis(x.shape, at.data.call.attrs.axis);
-  std::vector<std::vector<std::size_t>> rows;
-  for (std::int64_t o = 0; o < s.outer; ++o)
-    for (std::int64_t i = 0; i < s.inner; ++i) {
-      auto flat = [&](std::int64_t j) { return static_cast<std::size_t>((o * s.n + j) * s.inner + i); };
-      long double top = -kInf;
-      bool nan = false;
-      for (std::int64_t j = 0; j < s.n; ++j) {
-        nan = nan || std::isnan(x.v[flat(j)]);
-        top = std::max(top, x.v[flat(j)]);
-      }
-      std::vector<std::size_t> tied;
-      for (std::int64_t j = 0; j < s.n; ++j)
-        if (x.v[flat(j)] == top) tied.push_back(flat(j));
-      if (!nan && tied.size() > 1) rows.push_back(std::move(tied));
-    }
-  return rows;
-}
-
 // At a max reduction's tied maxima a kernel may give the cotangent to any one of them (its own
 // comparison: slot s selects each row's s-th) or split it evenly (PyTorch's amax): per row, the
 // reading whose worst element is nearest what the device gave. The contract gives it to the first.
@@ -232,7 +210,8 @@ std::optional<OtherReadings> judge_other_readings(const ReadingContext& at, cons
                                                   const HostTensor& got, int tensor) {
   const OpKind op = at.c.decl.op;
   if (op == OpKind::max && tensor == 0 && contract.err.size() == contract.v.size()) {
-    const std::vector<std::vector<std::size_t>> rows = tied_maxima(at);
+    const std::vector<std::vector<std::size_t>> rows =
+        tied_maxima(at.data.ref_inputs[0].shape, at.data.call.attrs.axis, at.data.ref_inputs[0].v);
     if (rows.empty()) return std::nullopt;
     OtherReadings j{.expected = one_reading_per_row(at, rows, contract, got),
                     .tied_rows = static_cast<std::int64_t>(rows.size())};

@@ -101,16 +101,9 @@ SpecialSet limit_or_contract_set(DType t, Real v, const std::array<Real, 3>& sta
     const double limit = round_to(t, static_cast<double>(stand_ins[0]));
     bool agree = !std::isnan(limit);
     for (const Real w : stand_ins) agree = agree && round_to(t, static_cast<double>(w)) == limit;
-    // A limit that is itself finite and nonzero is the error model's too.
-    if (agree && std::isfinite(limit) && limit != 0) {
-      s.any_finite = true;
-    } else if (agree) {
-      s.add(t, stand_ins[0]);
-    }
-  } else if (std::isfinite(v) && v != 0) {
-    s.any_finite = true;
+    if (agree) s.add_exact_or_finite(t, stand_ins[0]);  // a finite nonzero limit the error model's too
   } else {
-    s.add(t, v);
+    s.add_exact_or_finite(t, v);
   }
   return s;
 }

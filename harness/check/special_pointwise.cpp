@@ -19,13 +19,7 @@ SpecialSet element_set(DType t, bool nan_operand, std::initializer_list<Real> va
   SpecialSet s;
   s.any_zero_sign = true;
   if (nan_operand) s.values.push_back(kNaN);
-  for (const Real v : values) {
-    if (std::isfinite(v) && v != 0) {
-      s.any_finite = true;
-    } else {
-      s.add(t, v);
-    }
-  }
+  for (const Real v : values) s.add_exact_or_finite(t, v);
   return s;
 }
 

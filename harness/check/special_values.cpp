@@ -217,6 +217,15 @@ void SpecialSet::add(DType t, long double v) {
   }
 }
 
+void SpecialSet::add_exact_or_finite(DType t, long double v) {
+  const double r = std::isnan(v) ? static_cast<double>(v) : round_to(t, static_cast<double>(v));
+  if (std::isfinite(r) && r != 0) {
+    any_finite = true;
+  } else {
+    add(t, v);
+  }
+}
+
 bool SpecialSet::accepts(double got) const {
   if (any_finite && std::isfinite(got)) return true;
   for (const double v : values) {

@@ -38,6 +38,9 @@ struct SpecialSet {
   // v in the dtype: itself where the dtype holds it, else both neighbours (one rounding); a NaN or
   // an infinity as it is.
   void add(DType t, long double v);
+  // v where the dtype holds it as a zero or an infinity (NaN as NaN); a finite nonzero value in
+  // the dtype is the error model's (any_finite): its checks at ordinary inputs cover it.
+  void add_exact_or_finite(DType t, long double v);
 };
 
 struct SpecialExpectations {
