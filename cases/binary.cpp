@@ -1,5 +1,7 @@
 // Binary elementwise ops: same-shape cases at every elementwise shape, and the broadcast
 // patterns of docs/ops.md ([B,N] o [N] is a bias add: its gradient is a batch sum).
+#include <algorithm>
+
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -58,14 +60,28 @@ void declare_binary_cases(CaseList& list) {
       list.add(std::move(c));
     }
   }
-  // The large tier: two inputs of 10^8 elements (grids past 65,535 work groups in one dimension).
-  for (const auto& b : decls) {
-    if (b.op != OpKind::add && b.op != OpKind::mul) continue;
+  // The large tier: two inputs of 10^8 elements (grids past 65,535 work groups in one dimension),
+  // and broadcast inputs whose gradients sum long lines: a transformer's bias add (a column sum of
+  // 2,048 rows), a per-feature scale over 2^20 rows, a per-row divisor over rows of 65,536.
+  struct LargeBinary {
+    OpKind op;
+    Shape x, y;
+    std::vector<DType> dtypes;
+  };
+  const std::vector<LargeBinary> large = {
+      {OpKind::add, Shape{100'000'000}, Shape{100'000'000}, {DType::f32}},
+      {OpKind::mul, Shape{100'000'000}, Shape{100'000'000}, {DType::f32}},
+      {OpKind::add, Shape{2048, 4096}, Shape{4096}, {DType::f32, DType::f16}},
+      {OpKind::mul, Shape{1 << 20, 8}, Shape{8}, {DType::f32}},
+      {OpKind::div, Shape{64, 65536}, Shape{64, 1}, {DType::f32}},
+  };
+  for (const LargeBinary& l : large) {
+    const auto decl = std::find_if(decls.begin(), decls.end(), [&](const BinaryDecl& b) { return b.op == l.op; });
     CaseDecl c;
-    c.op = b.op;
+    c.op = l.op;
     c.tier = Tier::large;
-    c.inputs = {{Shape{100'000'000}, b.x}, {Shape{100'000'000}, b.y}};
-    c.dtypes = {DType::f32};
+    c.inputs = {{l.x, decl->x}, {l.y, decl->y}};
+    c.dtypes = l.dtypes;
     list.add(std::move(c));
   }
 }

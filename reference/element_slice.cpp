@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "reference/broadcast_slice.hpp"
 
 namespace gp::ref {
 
@@ -13,15 +14,16 @@ namespace {
   throw Error(std::string(op_name(call.kind)) + " (" + call.case_id + "): " + why);
 }
 
-// An elementwise call (the unary ops, the binary ones with no input broadcast): element i reads
-// element i of each input and of the cotangent, so the gather of any elements is their slice.
-bool elementwise_call(const OpCall& call) {
+bool binary_call(const OpCall& call) { return op_family(call.kind) == OpFamily::binary; }
+
+// Whether element i of `tensor` (kOutputTensor or an input's gradient) is computed from output
+// element i alone: every element of a unary op, a binary op's output and the gradient of an input
+// that is not broadcast. Any set of such elements is one slice, the op over their gather.
+bool pointwise_tensor(const OpCall& call, int tensor) {
   const OpFamily f = op_family(call.kind);
   if (f == OpFamily::unary) return true;
   if (f != OpFamily::binary) return false;
-  for (const Shape& s : call.input_shapes)
-    if (s != call.output_shape) return false;
-  return true;
+  return tensor == kOutputTensor || !broadcast_input(call, tensor);
 }
 
 ElementSlice gathered_elements(const OpCall& call, const std::vector<std::int64_t>& index) {
@@ -29,7 +31,8 @@ ElementSlice gathered_elements(const OpCall& call, const std::vector<std::int64_
   const Shape shape{static_cast<std::int64_t>(index.size())};
   s.call =
       make_call(call.kind, call.attrs, call.dtype, std::vector<Shape>(call.input_shapes.size(), shape), call.case_id);
-  s.inputs.assign(call.input_shapes.size(), index);
+  for (int k = 0; k < static_cast<int>(call.input_shapes.size()); ++k)
+    s.inputs.push_back(input_elements(call, k, index));
   s.cotangent = index;
   return s;
 }
@@ -211,8 +214,8 @@ void require_element(const OpCall& call, int tensor, std::int64_t index) {
 
 bool has_element_slices(const OpCall& call) {
   const OpKind op = call.kind;
-  return op == OpKind::matmul || op == OpKind::linear || elementwise_call(call) || axis_op(op) || norm_op(op) ||
-         whole_call_op(op);
+  return op == OpKind::matmul || op == OpKind::linear || op_family(op) == OpFamily::unary || binary_call(call) ||
+         axis_op(op) || norm_op(op) || whole_call_op(op);
 }
 
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
@@ -223,11 +226,11 @@ SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index) {
   return {index, 0};  // an element of its own
 }
 
-bool has_elementwise_slices(const OpCall& call) { return elementwise_call(call); }
+bool has_elementwise_slices(const OpCall& call, int tensor) { return pointwise_tensor(call, tensor); }
 
-ElementSlice elementwise_slice(const OpCall& call, const std::vector<std::int64_t>& index) {
-  if (!elementwise_call(call)) refuse(call, "is not elementwise");
-  for (std::int64_t i : index) require_element(call, kOutputTensor, i);
+ElementSlice elementwise_slice(const OpCall& call, int tensor, const std::vector<std::int64_t>& index) {
+  if (!pointwise_tensor(call, tensor)) refuse(call, "tensor " + std::to_string(tensor) + " is not elementwise");
+  for (std::int64_t i : index) require_element(call, tensor, i);
   return gathered_elements(call, index);
 }
 
@@ -237,6 +240,7 @@ ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index) {
   if (axis_op(call.kind)) return axis_slice(call, tensor, index);
   if (norm_op(call.kind)) return norm_slice(call, tensor, index);
   if (whole_call_op(call.kind)) return whole_call_slice(call, index);
+  if (!pointwise_tensor(call, tensor)) return broadcast_gradient_slice(call, tensor, index);
   return gathered_elements(call, {index});
 }
 

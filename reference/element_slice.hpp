@@ -31,8 +31,9 @@ struct SliceKey {
 };
 
 // Whether the call has a slicing rule (a large case without one cannot be checked): matmul and
-// linear, the unary ops and the binary ones without a broadcast input, the reductions and
-// softmax / log_softmax over one axis, layer_norm and rms_norm, the losses.
+// linear, the unary and binary ops (a broadcast input's gradient element: the op over the output
+// elements that read it), the reductions and softmax / log_softmax over one axis, layer_norm and
+// rms_norm, the losses.
 bool has_element_slices(const OpCall& call);
 // The key of element `index` of `tensor`, without gathering anything.
 SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index);
@@ -40,11 +41,11 @@ SliceKey slice_key(const OpCall& call, int tensor, std::int64_t index);
 // Throws gp::Error for an op without a rule or an index outside the tensor.
 ElementSlice element_slice(const OpCall& call, int tensor, std::int64_t index);
 
-// The elementwise calls (the unary ops, the binary ones without a broadcast input): every element
-// is computed from the same element of each input alone, so any set of elements has one slice,
-// the op over their gather, element k of it at position k.
-bool has_elementwise_slices(const OpCall& call);
-// That slice of the elements `index` (of the output or the gradient: the same gather).
-ElementSlice elementwise_slice(const OpCall& call, const std::vector<std::int64_t>& index);
+// The elementwise tensors (every tensor of a unary op; a binary op's output and the gradient of
+// an input that is not broadcast): element i is computed from output element i alone, so any set
+// of elements has one slice, the op over their gather, element k of it at position k.
+bool has_elementwise_slices(const OpCall& call, int tensor);
+// That slice of the elements `index` of `tensor`.
+ElementSlice elementwise_slice(const OpCall& call, int tensor, const std::vector<std::int64_t>& index);
 
 }  // namespace gp::ref

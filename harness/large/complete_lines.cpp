@@ -25,7 +25,7 @@ LineReference line_blocks(const OpCall& call, int tensor, std::int64_t numel) {
   std::iota(b.order.begin(), b.order.end(), std::int64_t{0});
   const auto n = static_cast<std::size_t>(numel);
   const auto block = static_cast<std::size_t>(kCompleteBlockElements);
-  if (ref::has_elementwise_slices(call)) {  // every element is its own line: any block is whole lines
+  if (ref::has_elementwise_slices(call, tensor)) {  // every element is its own line: any block is whole lines
     for (std::size_t at = 0; at < n; at += block) b.starts.push_back(at);
     b.starts.push_back(n);
     return b;

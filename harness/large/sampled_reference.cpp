@@ -34,8 +34,9 @@ ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::
                               const MathProfile* profile, bool flush) {
   // Elementwise calls: one evaluation over the gather of every sampled element, not one call per
   // element.
-  if (ref::has_elementwise_slices(source.call) && !index.empty()) {
-    ref::RefTensor t = evaluate_slice(source, ref::elementwise_slice(source.call, index), tensor, profile, flush);
+  if (ref::has_elementwise_slices(source.call, tensor) && !index.empty()) {
+    ref::RefTensor t =
+        evaluate_slice(source, ref::elementwise_slice(source.call, tensor, index), tensor, profile, flush);
     t.shape = Shape{static_cast<std::int64_t>(index.size())};
     return t;
   }

@@ -20,6 +20,7 @@
 #include "harness/large/sampled_reference.hpp"
 #include "harness/large/sampled_subject.hpp"
 #include "harness/run/subjects.hpp"
+#include "reference/element_slice.hpp"
 #include "support/fake_backend.hpp"
 #include "support/lookup.hpp"
 
@@ -57,27 +58,21 @@ void expect_same(const ref::RefTensor& whole, const ref::RefTensor& sliced, cons
 }
 
 TEST(LargeTier, EverySlicedElementIsTheWholeEvaluationsBitForBit) {
-  for (const char* id : {"matmul(shape=16x33|33x9,dtype=f32)",
-                         "matmul(shape=4x16x7|4x7x9,dtype=bf16)",
-                         "matmul(shape=2x1x33|2x33x1,dtype=f64)",
-                         "linear(shape=16x33|9x33|9,dtype=f32)",
-                         "linear(shape=7x1|5x1|5,dtype=f16)",
-                         "exp(shape=16x33,dtype=f32)",
-                         "tanh(shape=64x128,dtype=bf16)",
-                         "sum(axis=0,keepdim=0,shape=16x33,dtype=bf16)",
-                         "mean(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
-                         "max(axis=-1,keepdim=0,shape=16x33,dtype=f32)",
-                         "logsumexp(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
-                         "variance(axis=-1,keepdim=0,correction=1,shape=16x33,dtype=f64)",
-                         "softmax(axis=0,shape=16x33,dtype=f32)",
-                         "softmax(axis=-1,staged=storage,shape=64x128,dtype=bf16)",
-                         "log_softmax(axis=-1,saturating,shape=16x33,dtype=bf16)",
-                         "layer_norm(eps=1e-05,shape=4x7x9|9|9,dtype=bf16)",
-                         "rms_norm(eps=1e-05,shape=16x33|33,dtype=f32)",
-                         "cross_entropy(shape=7x33|7,dtype=f32)",
-                         "mse_loss(reduction=mean,shape=16x33|16x33,dtype=f64)",
-                         "mul(shape=16x33|16x33,dtype=bf16)",
-                         "div(shape=64x128|64x128,dtype=f32)"}) {
+  for (const char* id :
+       {"matmul(shape=16x33|33x9,dtype=f32)", "matmul(shape=4x16x7|4x7x9,dtype=bf16)",
+        "matmul(shape=2x1x33|2x33x1,dtype=f64)", "linear(shape=16x33|9x33|9,dtype=f32)",
+        "linear(shape=7x1|5x1|5,dtype=f16)", "exp(shape=16x33,dtype=f32)", "tanh(shape=64x128,dtype=bf16)",
+        "sum(axis=0,keepdim=0,shape=16x33,dtype=bf16)", "mean(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
+        "max(axis=-1,keepdim=0,shape=16x33,dtype=f32)", "logsumexp(axis=1,keepdim=1,shape=4x7x9,dtype=f32)",
+        "variance(axis=-1,keepdim=0,correction=1,shape=16x33,dtype=f64)", "softmax(axis=0,shape=16x33,dtype=f32)",
+        "softmax(axis=-1,staged=storage,shape=64x128,dtype=bf16)",
+        "log_softmax(axis=-1,saturating,shape=16x33,dtype=bf16)", "layer_norm(eps=1e-05,shape=4x7x9|9|9,dtype=bf16)",
+        "rms_norm(eps=1e-05,shape=16x33|33,dtype=f32)", "cross_entropy(shape=7x33|7,dtype=f32)",
+        "mse_loss(reduction=mean,shape=16x33|16x33,dtype=f64)", "mul(shape=16x33|16x33,dtype=bf16)",
+        "div(shape=64x128|64x128,dtype=f32)",
+        // broadcast inputs: a gradient element sums the output elements that read it
+        "add(shape=16x33|33,dtype=f32)", "div(shape=16x1|1x33,dtype=f64)", "pow(shape=64x128|128,dtype=bf16)",
+        "sub(shape=scalar|16x33,dtype=f16)", "maximum(shape=16x1|1x33,dtype=f32)"}) {
     const Case& c = case_named(id);
     const ReferenceData data = prepare_reference(c, 3);
     for (const MathProfile* profile : {static_cast<const MathProfile*>(&kFourUlps), &correctly_rounded_profile()}) {
@@ -444,8 +439,12 @@ TEST(LargeTier, ScaleSelectsTheTiers) {
     EXPECT_NO_THROW(SampledSubject{c}) << c.id;  // every large case's op has element slices
   }
   // A broadcast input's gradient sums over the other dimensions: not an elementwise slice.
-  EXPECT_FALSE(ref::has_element_slices(case_named("add(shape=16x33|33,dtype=f32)").call));
-  EXPECT_TRUE(ref::has_element_slices(case_named("add(shape=16x33|16x33,dtype=f32)").call));
+  const OpCall& bias_add = case_named("add(shape=16x33|33,dtype=f32)").call;
+  EXPECT_TRUE(ref::has_element_slices(bias_add));
+  EXPECT_TRUE(ref::has_elementwise_slices(bias_add, ref::kOutputTensor));
+  EXPECT_TRUE(ref::has_elementwise_slices(bias_add, 0));
+  EXPECT_FALSE(ref::has_elementwise_slices(bias_add, 1));
+  EXPECT_EQ(ref::element_slice(bias_add, 1, 5).cotangent.size(), 16U);
 }
 
 }  // namespace
