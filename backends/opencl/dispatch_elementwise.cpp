@@ -1,5 +1,7 @@
 // Unary and binary elementwise ops: host-side geometry and launches of the kernels instantiated
 // in unary.cl / binary.cl.
+#include <algorithm>
+
 #include "backends/opencl/detail.hpp"
 
 namespace gp::opencl {
@@ -53,9 +55,41 @@ void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
                          int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
 }
 
+// How a broadcast input's gradient is summed (kernels/binary.cl): tiles of 32 consecutive
+// elements where the innermost dim is kept (their terms are consecutive output elements), else a
+// group per element; a sum too long for about kTargetGroups groups is split into chunks of at
+// least kLeastChunk terms, added up in order by a second pass.
+struct BcastReduction {
+  const char* kernel;
+  std::int64_t chunks, chunk_terms, groups;
+};
+BcastReduction bcast_reduction(const BroadcastPlan& p, const Shape& input) {
+  constexpr std::int64_t kColumns = 32, kTargetGroups = 1024, kLeastChunk = 4 * kWorkGroup;
+  const cl_int4 in_dims = padded_dims(input);
+  const bool columns = in_dims.s[3] == p.out_dims[3] && p.out_dims[3] > 1;
+  const std::int64_t in_numel = input.numel(), terms = in_numel == 0 ? 0 : p.numel / in_numel;
+  const std::int64_t units = columns ? (in_numel + kColumns - 1) / kColumns : in_numel;
+  const std::int64_t most = std::max<std::int64_t>((terms + kLeastChunk - 1) / kLeastChunk, 1);
+  const std::int64_t wanted =
+      std::clamp<std::int64_t>((kTargetGroups + units - 1) / std::max<std::int64_t>(units, 1), 1, most);
+  const std::int64_t chunk_terms = std::max<std::int64_t>((terms + wanted - 1) / wanted, 1);
+  const std::int64_t chunks = std::max<std::int64_t>((terms + chunk_terms - 1) / chunk_terms, 1);
+  return {columns ? "bcast_reduce_columns" : "bcast_reduce", chunks, chunk_terms, units * chunks};
+}
+
+void reduce_broadcast_gradient(ClQueue& q, const BroadcastPlan& p, const Shape& input, const cl::Buffer& partial,
+                               ClBuffer& g) {
+  const BcastReduction r = bcast_reduction(p, input);
+  const std::int64_t in_numel = input.numel();
+  const cl::Buffer sums = r.chunks > 1 ? q.scratch(static_cast<std::size_t>(r.chunks * in_numel)) : partial;
+  q.run_per_group(r.kernel, r.groups, partial, g, sums, int4_of(p.out_dims), padded_dims(input), in_numel, r.chunks,
+                  r.chunk_terms);
+  if (r.chunks > 1) q.run_elementwise("bcast_sum_chunks", in_numel, sums, g, in_numel, r.chunks);
+}
+
 // Both gradients at once in the storage type when neither input is broadcast; else both partial
 // gradients at output size in `real`, then each either converted (input not broadcast) or
-// summed over its broadcast dims by a work-group reduction.
+// summed over its broadcast dims (reduce_broadcast_gradient).
 void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
   if (grads[0] && grads[1] && call.input_shapes[0].numel() == p.numel && call.input_shapes[1].numel() == p.numel) {
@@ -75,8 +109,7 @@ void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& 
     if (in_numel == p.numel)
       q.run_elementwise("cast_real", in_numel, partial[k], g, in_numel, RealArg{1.0});
     else
-      q.run_per_group("bcast_reduce", in_numel, partial[k], g, int4_of(p.out_dims), padded_dims(call.input_shapes[k]),
-                      in_numel);
+      reduce_broadcast_gradient(q, p, call.input_shapes[k], partial[k], g);
   }
 }
 

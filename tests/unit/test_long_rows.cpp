@@ -5,7 +5,7 @@
 // formulas in double on the host are the reference, within 1e-12 of the largest expected value:
 // sums of 70,001 f64 terms in any order err far less, and a chunk lost or counted twice moves a
 // row's sum by a third. Each backend's first device, with validation on; ctest runs the program
-// again with the GPU kernel modes (tests/CMakeLists.txt).
+// again with the GPU kernel modes (tests/CMakeLists.txt). Broadcast gradients of 70,001 terms too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -210,6 +210,30 @@ TEST_P(LongRows, SplitRowsOfLossesAndNorms) {
   expect_close(rl.grads[0], dx, 1e-12, "layer_norm dx");
   expect_close(rl.grads[1], dw, 1e-12, "layer_norm dw");
   expect_close(rl.grads[2], db, 1e-12, "layer_norm db");
+}
+
+// Broadcast inputs whose gradients sum 70,001 terms each: a per-feature scale (the innermost dim
+// kept: OpenCL's column tiles) and a per-row divisor (the innermost dim summed), each long sum
+// split into chunks by the OpenCL backend and added up by a second pass.
+TEST_P(LongRows, BroadcastGradientsSumEveryTermOnce) {
+  const std::int64_t N = 70'001, F = 3;
+  const HostTensor x = filled(DType::f64, {N, F}, wavy), scale = filled(DType::f64, {F}, wavy);
+  const HostTensor g = filled(DType::f64, {N, F}, [](std::int64_t i) { return wavy(i + 11) - 1.5; });
+  std::vector<double> dscale(F, 0.0);
+  for (std::int64_t r = 0; r < N; ++r)
+    for (std::int64_t f = 0; f < F; ++f) dscale[f] += g.get(r * F + f) * x.get(r * F + f);
+  auto rm = run(*backend_, call(OpKind::mul, DType::f64, {{N, F}, {F}}), {x, scale}, &g);
+  expect_close(rm.grads[1], dscale, 1e-12, "mul's broadcast gradient");
+
+  const HostTensor rows = filled(DType::f64, {F, N}, wavy), divisor = filled(DType::f64, {F, 1}, wavy);
+  const HostTensor gr = filled(DType::f64, {F, N}, [](std::int64_t i) { return wavy(i + 5) - 1.5; });
+  std::vector<double> ddivisor(F, 0.0);
+  for (std::int64_t f = 0; f < F; ++f) {
+    const double b = divisor.get(f);
+    for (std::int64_t c = 0; c < N; ++c) ddivisor[f] += gr.get(f * N + c) * (-(rows.get(f * N + c) / b) / b);
+  }
+  auto rd = run(*backend_, call(OpKind::div, DType::f64, {{F, N}, {F, 1}}), {rows, divisor}, &gr);
+  expect_close(rd.grads[1], ddivisor, 1e-12, "div's broadcast gradient");
 }
 
 std::vector<std::string> built_in_backends() {

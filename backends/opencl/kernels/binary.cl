@@ -128,44 +128,104 @@ GP_DEFINE_BINARY(any)
 GP_BINARY_OPS(GP_DEFINE_BINARY)
 #endif
 
-// dst[j] = sum of src over every output element that broadcasts from input element j. One
-// work-group per input element; `out_dims` and `in_dims` are rank-4 padded, in_dims[d] is 1
-// along broadcast dims. Items stride over the broadcast combinations and reduce in local memory.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(__global const real* src,
-                                                                              __global store_t* dst, int4 out_dims,
-                                                                              int4 in_dims, int in_numel) {
+// The gradient of a broadcast input: dst[j] sums src (the partial gradient at output size) over
+// every output element that reads input element j, its "terms" t = 0 .. count - 1 (the broadcast
+// dims' combinations, row-major). `out_dims` and `in_dims` are rank-4 padded, in_dims[d] is 1
+// along broadcast dims. A long sum is split into chunks of `chunk_terms`, each chunk's sum written
+// to partials[chunk * in_numel + j] and the chunks added in order by bcast_sum_chunks: one
+// work-group per gradient element left most of a GPU idle when a few elements sum 2^20 terms.
+typedef struct {
+  int4 kept;    // j's coordinates, along broadcast dims 0
+  int4 spread;  // the broadcast dims' extents, 1 along kept dims
+} BcastTerms;
+
+inline BcastTerms bcast_terms(int j, int4 out_dims, int4 in_dims) {
+  BcastTerms b;
+  b.kept.w = in_dims.w == 1 ? 0 : j % in_dims.w;
+  j /= in_dims.w;
+  b.kept.z = in_dims.z == 1 ? 0 : j % in_dims.z;
+  j /= in_dims.z;
+  b.kept.y = in_dims.y == 1 ? 0 : j % in_dims.y;
+  j /= in_dims.y;
+  b.kept.x = in_dims.x == 1 ? 0 : j;
+  b.spread = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1,
+                    in_dims.z == 1 ? out_dims.z : 1, in_dims.w == 1 ? out_dims.w : 1);
+  return b;
+}
+
+// The output index of term t.
+inline int bcast_term_index(const BcastTerms* b, int t, int4 out_dims) {
+  const int w = b->kept.w + t % b->spread.w;
+  t /= b->spread.w;
+  const int z = b->kept.z + t % b->spread.z;
+  t /= b->spread.z;
+  const int y = b->kept.y + t % b->spread.y;
+  const int x = b->kept.x + t / b->spread.y;
+  return ((x * out_dims.y + y) * out_dims.z + z) * out_dims.w + w;
+}
+
+inline int bcast_count(int4 out_dims, int4 in_dims) {
+  const BcastTerms b = bcast_terms(0, out_dims, in_dims);
+  return b.spread.x * b.spread.y * b.spread.z * b.spread.w;
+}
+
+// The element's sum of the chunk's terms in dst (one chunk) or in partials. Groups: in_numel *
+// chunks, group g sums chunk g / in_numel of element g % in_numel, its items striding over the
+// chunk: consecutive terms are consecutive output elements when the innermost dim is broadcast.
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(
+    __global const real* src, __global store_t* dst, __global real* partials, int4 out_dims, int4 in_dims,
+    int in_numel, int chunks, int chunk_terms) {
   __local real scratch[GP_WG];
-  const int j = get_group_id(0);
-  if (j >= in_numel) return;  // uniform per group
-  // Coordinates of j in the input, and the extent of the broadcast dims.
-  int4 c;
-  int rest = j;
-  c.w = rest % in_dims.w;
-  rest /= in_dims.w;
-  c.z = rest % in_dims.z;
-  rest /= in_dims.z;
-  c.y = rest % in_dims.y;
-  rest /= in_dims.y;
-  c.x = rest;
-  int4 bd = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1, in_dims.z == 1 ? out_dims.z : 1,
-                   in_dims.w == 1 ? out_dims.w : 1);
-  const int count = bd.x * bd.y * bd.z * bd.w;
+  const int j = get_group_id(0) % in_numel, chunk = get_group_id(0) / in_numel;
+  const BcastTerms b = bcast_terms(j, out_dims, in_dims);
+  const int end = min((chunk + 1) * chunk_terms, bcast_count(out_dims, in_dims));
   real acc = R(0);
-  for (int r = get_local_id(0); r < count; r += GP_WG) {
-    int q = r;
-    int4 o;
-    o.w = in_dims.w == 1 ? q % bd.w : c.w;
-    q /= bd.w;
-    o.z = in_dims.z == 1 ? q % bd.z : c.z;
-    q /= bd.z;
-    o.y = in_dims.y == 1 ? q % bd.y : c.y;
-    q /= bd.y;
-    o.x = in_dims.x == 1 ? q : c.x;
-    int lin = ((o.x * out_dims.y + o.y) * out_dims.z + o.z) * out_dims.w + o.w;
-    acc += src[lin];
+  for (int t = chunk * chunk_terms + get_local_id(0); t < end; t += GP_WG) acc += src[bcast_term_index(&b, t, out_dims)];
+  const real total = wg_sum(acc, scratch);
+  if (get_local_id(0) != 0) return;
+  if (chunks == 1)
+    STORE(dst, j, total);
+  else
+    partials[chunk * in_numel + j] = total;
+}
+
+// The same where the innermost dim is kept (a bias gradient): a group holds GP_BCAST_COLUMNS
+// consecutive elements (consecutive output elements for each term) and GP_WG / GP_BCAST_COLUMNS
+// lanes striding over the chunk's terms; the lanes' sums are added in lane order. Groups: tiles
+// of columns * chunks.
+#define GP_BCAST_COLUMNS 32
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce_columns(
+    __global const real* src, __global store_t* dst, __global real* partials, int4 out_dims, int4 in_dims,
+    int in_numel, int chunks, int chunk_terms) {
+  __local real scratch[GP_WG];
+  const int lanes = GP_WG / GP_BCAST_COLUMNS, lid = get_local_id(0);
+  const int column = lid % GP_BCAST_COLUMNS, lane = lid / GP_BCAST_COLUMNS;
+  const int tiles = (in_numel + GP_BCAST_COLUMNS - 1) / GP_BCAST_COLUMNS;
+  const int j = (get_group_id(0) % tiles) * GP_BCAST_COLUMNS + column, chunk = get_group_id(0) / tiles;
+  real acc = R(0);
+  if (j < in_numel) {
+    const BcastTerms b = bcast_terms(j, out_dims, in_dims);
+    const int end = min((chunk + 1) * chunk_terms, bcast_count(out_dims, in_dims));
+    for (int t = chunk * chunk_terms + lane; t < end; t += lanes) acc += src[bcast_term_index(&b, t, out_dims)];
   }
-  real total = wg_sum(acc, scratch);
-  if (get_local_id(0) == 0) STORE(dst, j, total);
+  scratch[lid] = acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane != 0 || j >= in_numel) return;
+  real total = scratch[column];
+  for (int l = 1; l < lanes; ++l) total += scratch[l * GP_BCAST_COLUMNS + column];
+  if (chunks == 1)
+    STORE(dst, j, total);
+  else
+    partials[chunk * in_numel + j] = total;
+}
+
+// dst[j] = the chunks' sums of element j, in chunk order.
+__kernel void bcast_sum_chunks(__global const real* partials, __global store_t* dst, int in_numel, int chunks) {
+  const int j = get_global_id(0);
+  if (j >= in_numel) return;
+  real s = partials[j];
+  for (int c = 1; c < chunks; ++c) s += partials[c * in_numel + j];
+  STORE(dst, j, s);
 }
 
 // dst = scale * src, converting the real work type to the storage type.
