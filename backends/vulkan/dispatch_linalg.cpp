@@ -1,6 +1,8 @@
 // matmul and linear (linalg.comp): every pass is one strided GEMM; the transposes of the
 // backward passes are expressed through strides, never materialised. log_matmul_exp
 // (log_matmul_exp.comp): one invocation per element of each pass.
+#include <algorithm>
+
 #include "core/error.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
@@ -16,17 +18,45 @@ struct MatPush {
   std::uint32_t a_batch, a_row, a_col;
   std::uint32_t b_batch, b_row, b_col;
   std::uint32_t has_bias;
+  std::uint32_t slices = 1, slice_k = 0, sum_slices = 0;
 };
 
 Spec spec_of(const MatPush&) { return {0, 0}; }  // one GEMM shader: nothing to specialize
 
-void gemm(Recorder& rec, DType dt, const MatPush& p, const VulkanBuffer& a, const VulkanBuffer& b,
-          const VulkanBuffer* bias, const VulkanBuffer& out) {
+// Split K (linalg.comp): a product of fewer than kFewTiles output tiles and an inner size of at
+// least kLongInner is split between about kTargetGroups groups, each over at least kLeastSlice
+// inner indices (64 x 64 outputs of 65,536-term dot products otherwise ran on 16 groups). The
+// small tier's products (inner sizes up to 4,096) keep one group per tile.
+void split_k(MatPush& p) {
+  constexpr std::uint64_t kFewTiles = 64, kLongInner = 8192, kTargetGroups = 1024, kLeastSlice = 1024;
+  const std::uint64_t tiles = std::uint64_t{p.batch} * ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile);
+  p.slices = 1;
+  p.slice_k = std::max<std::uint32_t>(p.k, 1);
+  if (tiles >= kFewTiles || p.k < kLongInner) return;
+  const std::uint64_t wanted = std::clamp<std::uint64_t>((kTargetGroups + tiles - 1) / tiles, 1, p.k / kLeastSlice);
+  p.slice_k = static_cast<std::uint32_t>(((p.k + wanted - 1) / wanted + kTile - 1) / kTile * kTile);
+  p.slices = (p.k + p.slice_k - 1) / p.slice_k;
+}
+
+void gemm(Recorder& rec, DType dt, MatPush p, const VulkanBuffer& a, const VulkanBuffer& b, const VulkanBuffer* bias,
+          const VulkanBuffer& out) {
   std::uint32_t gx = (p.n + kTile - 1) / kTile, gy = (p.m + kTile - 1) / kTile;
+  split_k(p);
+  if (p.slices == 1) {
+    if (bias)
+      rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {2, bias}, {3, &out}}, p, {gx, gy, p.batch});
+    else
+      rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {3, &out}}, p, {gx, gy, p.batch});
+    return;
+  }
+  const VulkanBuffer& partials =
+      rec.scratch(compute_dtype(dt), std::int64_t{p.batch} * p.slices * std::int64_t{p.m} * p.n);
+  rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {4, &partials}}, p, {gx, gy, p.batch * p.slices});
+  p.sum_slices = 1;
   if (bias)
-    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {2, bias}, {3, &out}}, p, {gx, gy, p.batch});
+    rec.dispatch_3d("linalg", dt, {{2, bias}, {3, &out}, {4, &partials}}, p, {gx, gy, p.batch});
   else
-    rec.dispatch_3d("linalg", dt, {{0, &a}, {1, &b}, {3, &out}}, p, {gx, gy, p.batch});
+    rec.dispatch_3d("linalg", dt, {{3, &out}, {4, &partials}}, p, {gx, gy, p.batch});
 }
 
 struct LogMatmulPush {

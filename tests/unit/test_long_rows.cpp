@@ -5,7 +5,8 @@
 // formulas in double on the host are the reference, within 1e-12 of the largest expected value:
 // sums of 70,001 f64 terms in any order err far less, and a chunk lost or counted twice moves a
 // row's sum by a third. Each backend's first device, with validation on; ctest runs the program
-// again with the GPU kernel modes (tests/CMakeLists.txt). Broadcast gradients of 70,001 terms too.
+// again with the GPU kernel modes (tests/CMakeLists.txt). Broadcast gradients and dot products of
+// 70,001 terms too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -234,6 +235,34 @@ TEST_P(LongRows, BroadcastGradientsSumEveryTermOnce) {
   }
   auto rd = run(*backend_, call(OpKind::div, DType::f64, {{F, N}, {F, 1}}), {rows, divisor}, &gr);
   expect_close(rd.grads[1], ddivisor, 1e-12, "div's broadcast gradient");
+}
+
+// Dot products of 70,001 terms at a few outputs, batched and with a bias: the OpenCL backend
+// splits the inner size between groups (kernels/linalg.cl, "Split K") and adds the slices once.
+TEST_P(LongRows, LongDotProductsAddEverySliceOnce) {
+  const std::int64_t B = 2, M = 5, K = 70'001, N = 3;
+  const HostTensor a = filled(DType::f64, {B, M, K}, wavy);
+  const HostTensor b = filled(DType::f64, {B, K, N}, [](std::int64_t i) { return wavy(i + 3) - 1.5; });
+  std::vector<double> c(B * M * N, 0.0);
+  for (std::int64_t t = 0; t < B; ++t)
+    for (std::int64_t i = 0; i < M; ++i)
+      for (std::int64_t p = 0; p < K; ++p)
+        for (std::int64_t j = 0; j < N; ++j)
+          c[(t * M + i) * N + j] += a.get((t * M + i) * K + p) * b.get((t * K + p) * N + j);
+  expect_close(run(*backend_, call(OpKind::matmul, DType::f64, {{B, M, K}, {B, K, N}}), {a, b}).out, c, 1e-12,
+               "batched matmul");
+
+  const HostTensor x = filled(DType::f64, {M, K}, wavy),
+                   w = filled(DType::f64, {N, K}, [](std::int64_t i) { return wavy(i + 7) - 1.5; });
+  const HostTensor bias = filled(DType::f64, {N}, [](std::int64_t j) { return 100.0 * static_cast<double>(j + 1); });
+  std::vector<double> y(M * N);
+  for (std::int64_t i = 0; i < M; ++i)
+    for (std::int64_t j = 0; j < N; ++j) {
+      y[i * N + j] = bias.get(j);
+      for (std::int64_t p = 0; p < K; ++p) y[i * N + j] += x.get(i * K + p) * w.get(j * K + p);
+    }
+  expect_close(run(*backend_, call(OpKind::linear, DType::f64, {{M, K}, {N, K}, {N}}), {x, w, bias}).out, y, 1e-12,
+               "linear");
 }
 
 std::vector<std::string> built_in_backends() {
