@@ -61,8 +61,9 @@ void declare_binary_cases(CaseList& list) {
     }
   }
   // The large tier: two inputs of 10^8 elements (grids past 65,535 work groups in one dimension),
-  // and broadcast inputs whose gradients sum long lines: a transformer's bias add (a column sum of
-  // 2,048 rows), a per-feature scale over 2^20 rows, a per-row divisor over rows of 65,536.
+  // broadcast inputs whose gradients sum long lines (a transformer's bias add, a column sum of
+  // 2,048 rows; a per-feature scale over 2^20 rows; a per-row divisor over rows of 65,536), and an
+  // index case past 2^31 elements.
   struct LargeBinary {
     OpKind op;
     Shape x, y;
@@ -74,6 +75,8 @@ void declare_binary_cases(CaseList& list) {
       {OpKind::add, Shape{2048, 4096}, Shape{4096}, {DType::f32, DType::f16}},
       {OpKind::mul, Shape{1 << 20, 8}, Shape{8}, {DType::f32}},
       {OpKind::div, Shape{64, 65536}, Shape{64, 1}, {DType::f32}},
+      // two inputs of 2^31 + 4,097 elements: an index kept in 32 bits wraps (as exp's in unary.cpp)
+      {OpKind::add, Shape{(std::int64_t{1} << 31) + 4097}, Shape{(std::int64_t{1} << 31) + 4097}, {DType::bf16}},
   };
   for (const LargeBinary& l : large) {
     const auto decl = std::find_if(decls.begin(), decls.end(), [&](const BinaryDecl& b) { return b.op == l.op; });

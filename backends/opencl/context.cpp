@@ -196,10 +196,16 @@ Support ClBackend::supports(const OpCall& call) const {
       return Support::no("a strided input's storage too large for 32-bit gather indices");
   }
   if (files_) return supports_kernel_files(*files_, call);
-  // The kernels take int counts with headroom for their index arithmetic, except the unary ones,
-  // which index in 64 bits (kernels/unary.cl): tensors past 2^31 elements run there.
+  // The kernels take int counts with headroom for their index arithmetic, except the unary ones
+  // and the binary ones without a broadcast input, which index in 64 bits (kernels/unary.cl,
+  // binary.cl): tensors past 2^31 elements run there.
   constexpr std::int64_t kMaxElements = std::numeric_limits<std::int32_t>::max() / 2;
-  auto too_big = [&](const Shape& s) { return op_family(call.kind) != OpFamily::unary && s.numel() > kMaxElements; };
+  const OpFamily family = op_family(call.kind);
+  const bool wide_indices = family == OpFamily::unary ||
+                            (family == OpFamily::binary &&
+                             std::all_of(call.input_shapes.begin(), call.input_shapes.end(),
+                                         [&](const Shape& s) { return s.numel() == call.output_shape.numel(); }));
+  auto too_big = [&](const Shape& s) { return !wide_indices && s.numel() > kMaxElements; };
   if (too_big(call.output_shape)) return Support::no("tensor too large for 32-bit kernel indices");
   for (const auto& s : call.input_shapes)
     if (too_big(s)) return Support::no("tensor too large for 32-bit kernel indices");

@@ -48,8 +48,19 @@ void backward_unary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& o
                          RealArg{s.a}, k.op);
 }
 
+// Neither input broadcast: every operand at the output element's own index.
+bool same_shapes(const OpCall& call) {
+  return call.input_shapes[0].numel() == call.output_shape.numel() &&
+         call.input_shapes[1].numel() == call.output_shape.numel();
+}
+
 void forward_binary(ClQueue& q, const OpCall& call, Inputs in, ClBuffer& out) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
+  if (same_shapes(call)) {
+    auto k = elementwise_kernel(q, "binary_fwd_same", call.kind);
+    q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), out, LongArg{p.numel}, k.op);
+    return;
+  }
   auto k = elementwise_kernel(q, "binary_fwd", call.kind);
   q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), out, int4_of(p.out_dims),
                          int4_of(p.a_stride), int4_of(p.b_stride), p.numel, k.op);
@@ -92,10 +103,13 @@ void reduce_broadcast_gradient(ClQueue& q, const BroadcastPlan& p, const Shape& 
 // summed over its broadcast dims (reduce_broadcast_gradient).
 void backward_binary(ClQueue& q, const OpCall& call, Inputs in, const ClBuffer& dout, Grads grads) {
   BroadcastPlan p = broadcast_plan(call.input_shapes[0], call.input_shapes[1]);
-  if (grads[0] && grads[1] && call.input_shapes[0].numel() == p.numel && call.input_shapes[1].numel() == p.numel) {
+  if (same_shapes(call)) {  // a gradient not asked for goes to scratch (reals: room for any storage type)
+    auto target = [&](int i) {
+      return grads[i] ? as_cl(grads[i]).mem() : q.scratch(static_cast<std::size_t>(p.numel));
+    };
     auto k = elementwise_kernel(q, "binary_bwd_same", call.kind);
-    q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, as_cl(grads[0]), as_cl(grads[1]),
-                           p.numel, k.op);
+    q.run_elementwise_wide(k.name.c_str(), p.numel, as_cl(in[0]), as_cl(in[1]), dout, target(0), target(1),
+                           LongArg{p.numel}, k.op);
     return;
   }
   cl::Buffer partial[2] = {q.scratch(static_cast<std::size_t>(p.numel)), q.scratch(static_cast<std::size_t>(p.numel))};

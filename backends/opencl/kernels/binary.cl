@@ -5,8 +5,10 @@
 // GP_BINARY_OPS (gp_op_codes.h). The backward writes both partial gradients at output size in `real`; the host
 // then sums them over the broadcast dims with bcast_reduce (a work-group reduction) or converts
 // them with cast_real when an input was not broadcast. When neither input is broadcast,
-// binary_bwd_same writes both gradients in the storage type at once: the partials' round trip
-// through scratch made a same-shape add's backward move three times the bytes it must. Each work item handles
+// binary_fwd_same and binary_bwd_same read and write at the element's own index, which is 64-bit
+// (tensors past 2^31 elements run there), and binary_bwd_same writes both gradients in the
+// storage type at once: the partials' round trip through scratch made a same-shape add's
+// backward move three times the bytes it must. The broadcast kernels index in 32 bits. Each work item handles
 // GP_EW_ITEMS elements, loaded before the first store (as the unary kernels). GP_GENERIC_ELEMENTWISE: one kernel per
 // direction, binary_fwd_any / binary_bwd_any, switching on `op` (see unary.cl).
 
@@ -79,18 +81,31 @@ inline int2 bcast_offsets(int i, int4 d, int4 sa, int4 sb) {
       gb[i] = db_##NAME(av[k], bv[k], gv[k]);                                                                         \
     }                                                                                                                 \
   }                                                                                                                   \
+  __kernel void binary_fwd_same_##NAME(__global const store_t* a, __global const store_t* b, __global store_t* y,     \
+                                       long n, int op) {                                                              \
+    real av[GP_EW_ITEMS], bv[GP_EW_ITEMS];                                                                            \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const long i = GP_EW_INDEX(k);                                                                                  \
+      av[k] = i < n ? LOAD(a, i) : R(0);                                                                              \
+      bv[k] = i < n ? LOAD(b, i) : R(0);                                                                              \
+    }                                                                                                                 \
+    for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
+      const long i = GP_EW_INDEX(k);                                                                                  \
+      if (i < n) STORE(y, i, fb_##NAME(av[k], bv[k]));                                                                \
+    }                                                                                                                 \
+  }                                                                                                                   \
   __kernel void binary_bwd_same_##NAME(__global const store_t* a, __global const store_t* b,                          \
-                                       __global const store_t* g, __global store_t* ga, __global store_t* gb, int n,  \
+                                       __global const store_t* g, __global store_t* ga, __global store_t* gb, long n, \
                                        int op) {                                                                      \
     real av[GP_EW_ITEMS], bv[GP_EW_ITEMS], gv[GP_EW_ITEMS];                                                           \
     for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
-      const int i = GP_EW_INDEX(k);                                                                                   \
+      const long i = GP_EW_INDEX(k);                                                                                  \
       av[k] = i < n ? LOAD(a, i) : R(0);                                                                              \
       bv[k] = i < n ? LOAD(b, i) : R(0);                                                                              \
       gv[k] = i < n ? LOAD(g, i) : R(0);                                                                              \
     }                                                                                                                 \
     for (int k = 0; k < GP_EW_ITEMS; ++k) {                                                                           \
-      const int i = GP_EW_INDEX(k);                                                                                   \
+      const long i = GP_EW_INDEX(k);                                                                                  \
       if (i >= n) return;                                                                                             \
       STORE(ga, i, da_##NAME(av[k], bv[k], gv[k]));                                                                   \
       STORE(gb, i, db_##NAME(av[k], bv[k], gv[k]));                                                                   \

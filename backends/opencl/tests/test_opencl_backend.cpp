@@ -94,6 +94,34 @@ TEST_F(OpenclTest, OuterBroadcastMulGradients) {
   for (int j = 0; j < 4; ++j) EXPECT_EQ(r.grads[1].get(j), 1 + 2 + 3);      // sum_i a_i
 }
 
+// Inputs of one shape take the 64-bit same-shape kernels, also when one gradient is not asked
+// for (it goes to scratch, and the one asked for is written).
+TEST_F(OpenclTest, ASameShapeBackwardWritesTheOneGradientAskedFor) {
+  const auto c = call(OpKind::div, DType::f32, {Shape{6}, Shape{6}});
+  const auto a = make_tensor(DType::f32, {6}, [](auto i) { return 1.0 + i; });
+  const auto b = make_tensor(DType::f32, {6}, [](auto i) { return 0.5 * (i + 1); });
+  const auto g = make_tensor(DType::f32, {6}, [](auto i) { return i % 2 ? 2.0 : 1.0; });
+  for (int asked : {0, 1}) {
+    std::vector<std::unique_ptr<DeviceBuffer>> in;
+    for (const HostTensor* t : {&a, &b}) {
+      in.push_back(backend->allocate(DType::f32, t->shape()));
+      queue->upload(*in.back(), *t);
+    }
+    auto out = backend->allocate(DType::f32, {6}), dout = backend->allocate(DType::f32, {6});
+    auto grad = backend->allocate(DType::f32, {6});
+    queue->upload(*dout, g);
+    const DeviceBuffer* inputs[] = {in[0].get(), in[1].get()};
+    queue->forward(c, inputs, *out);
+    DeviceBuffer* grads[] = {asked == 0 ? grad.get() : nullptr, asked == 1 ? grad.get() : nullptr};
+    queue->backward(c, inputs, *out, *dout, grads);
+    const HostTensor got = queue->download(*grad);
+    for (int i = 0; i < 6; ++i) {
+      const double av = a.get(i), bv = b.get(i), gv = g.get(i);
+      EXPECT_FLOAT_EQ(got.get(i), asked == 0 ? gv / bv : gv * (-(av / bv) / bv)) << asked << " " << i;
+    }
+  }
+}
+
 TEST_F(OpenclTest, ReductionsOverBothAxes) {
   auto x = make_tensor(DType::f32, {2, 3}, [](auto i) { return std::vector<double>{1, 5, 2, -1, 0, 4}[i]; });
   OpAttrs last;
