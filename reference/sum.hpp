@@ -62,10 +62,11 @@ class Sum<Tracked> {
       add_error(e);
     }
     const long double t = a.v * b.v;
-    const long double r = rounding_of(t, exact_operands && product_is_exact(a.v, b.v, t));
+    const ExactProduct p = exact_operands ? exact_product(a.v, b.v, t) : ExactProduct{};
+    const long double r = rounding_given(t, p.representable);
     round_lin_ += r;
     round_sq_ += r * r;
-    add_term(t, exact_operands && r == 0);
+    add_term(t, exact_operands && r == 0, p.representable ? &p.odd : nullptr);
   }
   Tracked result() const {
     Tracked out;
@@ -114,10 +115,11 @@ class Sum<Tracked> {
     terms_.prob += e.prob;
     terms_.spec += e.spec;
   }
-  void add_term(long double t, bool exact) {
+  // `odd`: t's odd part where the caller knows it (a product's, from its operands' bits).
+  void add_term(long double t, bool exact, const detail::Odd* odd = nullptr) {
     terms_exact_ = terms_exact_ && exact;
     // The lowest bit matters only while every term is exact (exact_in_any_order).
-    if (terms_exact_ && t != 0) lowest_bit_ = std::min(lowest_bit_, lowest_bit_exponent(t));
+    if (terms_exact_ && t != 0) lowest_bit_ = std::min(lowest_bit_, odd ? odd->e : lowest_bit_exponent(t));
     abs_sum_ += std::fabs(t);
     (t > 0 ? positive_sum_ : negative_sum_) += std::fabs(t);
     s_ = n_ == 0 ? t : s_ + t;

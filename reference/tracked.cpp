@@ -228,7 +228,11 @@ Tracked operator*(const Tracked& a, const Tracked& b) {
   propagate(e, b.e, a.v);
   e.det += second_order(a, b);
   const long double p = a.v * b.v;
-  return rounded(p, e, a.exact() && b.exact() && product_is_exact(a.v, b.v, p));
+  Tracked r;
+  r.v = p;
+  r.e = e;
+  r.e.det += rounding_given(p, a.exact() && b.exact() && exact_product(a.v, b.v, p).representable);
+  return r;
 }
 // Exactness has to hold for every formulation a kernel may use: an exact quotient a / 7 is not
 // exact as a * (1 / 7), so a quotient counts as exact only by a power of two, whose reciprocal is

@@ -134,7 +134,10 @@ struct Parts {
   std::uint64_t mantissa;  // explicit leading bit at 63; 0 for zero
   int exponent;            // unbiased: value = mantissa * 2^(exponent - 63)
 };
-inline Parts parts(long double v) {
+// By reference: a long double in memory is read where it lies (a copy by value is an x87 store
+// whose bytes the integer loads after it cannot take from the store buffer, a stall of tens of
+// cycles).
+inline Parts parts(const long double& v) {
   unsigned char b[sizeof(long double)];
   std::memcpy(b, &v, sizeof b);
   Parts p{};
@@ -144,16 +147,21 @@ inline Parts parts(long double v) {
   p.exponent = (se & 0x7fff) - 16383;
   return p;
 }
-// +0 or -0.
+// +0 or -0, read from v's own bytes: through parts(), a copy of v by value, an x87 store whose
+// bytes the integer loads after it could not take from the store buffer (a stall of tens of
+// cycles per test, a sixth of a Tracked dot product).
 inline bool is_zero(const long double& v) {
-  const Parts p = parts(v);
-  return p.mantissa == 0 && p.exponent == -16383;
+  std::uint64_t mantissa = 0;
+  std::uint16_t sign_exponent = 0;
+  std::memcpy(&mantissa, &v, 8);
+  std::memcpy(&sign_exponent, reinterpret_cast<const unsigned char*>(&v) + 8, 2);
+  return mantissa == 0 && (sign_exponent & 0x7fff) == 0;
 }
 struct Odd {
   std::uint64_t odd;  // 0 for zero
   int e;              // value = odd * 2^e
 };
-inline Odd odd_part(long double v) {
+inline Odd odd_part(const long double& v) {
   const Parts p = parts(v);
   if (p.mantissa == 0) return {0, 0};
   const int tz = std::countr_zero(p.mantissa);
@@ -177,6 +185,14 @@ inline bool representable_in(long double v, int digits, int min_exponent) {
 long double rounded_to(long double v, int digits, int min_exponent);
 // The exponent of v's lowest set bit: v is a multiple of 2^that (v != 0).
 inline int lowest_bit_exponent(long double v) { return detail::odd_part(v).e; }
+// Whether odd * 2^e (odd > 0 and odd, a normal long double) is representable in `digits` bits with
+// that smallest normal exponent: representable_in's test on the odd part.
+inline bool odd_representable(detail::Odd z, int digits, int min_exponent) {
+  const int bits = std::bit_width(z.odd), lead = z.e + bits - 1;
+  const int drop = 64 - digits + std::max(0, min_exponent - lead);
+  if (drop >= 64) return false;
+  return drop <= 0 || bits <= 64 - drop;
+}
 
 struct Tracked {
   long double v = 0;
@@ -239,6 +255,33 @@ inline bool product_is_exact(long double a, long double b, long double p) {
   const unsigned __int128 xy = static_cast<unsigned __int128>(x.odd) * y.odd;
   return xy == z.odd && x.e + y.e == z.e;
 }
+// What a Tracked product needs to know of p = a * b when both operands are exact: whether p is
+// the exact product and representable in the compute dtype (its rounding is then 0), and where p
+// is nonzero and exact, its odd part (its lowest set bit, for Sum's exactness in any order).
+// Where a and b are normal long doubles whose odd parts multiply within 64 bits and the product
+// stays in the normal range, all of it follows from a's and b's bits: p's own are not read, which
+// as a stored x87 value cost a store-forwarding stall per term (a Tracked dot product's every
+// term at exact inputs). Elsewhere product_is_exact and representable_in on p decide, as they did.
+struct ExactProduct {
+  bool representable = false;
+  detail::Odd odd;  // valid where representable and p != 0
+};
+inline ExactProduct exact_product(const long double& a, const long double& b, long double p) {
+  const TrackingContext& ctx = tracking_context();
+  const detail::Parts pa = detail::parts(a), pb = detail::parts(b);
+  constexpr int kSpecial = 16384, kZeroOrSubnormal = -16383;  // exponent fields 0x7fff and 0
+  if (pa.exponent != kSpecial && pb.exponent != kSpecial && pa.exponent != kZeroOrSubnormal &&
+      pb.exponent != kZeroOrSubnormal) {
+    const detail::Odd x = detail::odd_part(a), y = detail::odd_part(b);
+    const unsigned __int128 xy = static_cast<unsigned __int128>(x.odd) * y.odd;
+    if (xy >> 64) return {};  // more than 64 bits: p is rounded
+    const detail::Odd z{static_cast<std::uint64_t>(xy), x.e + y.e};
+    const int lead = z.e + std::bit_width(z.odd) - 1;
+    if (lead >= -16382 && lead <= 16383) return {odd_representable(z, ctx.digits, ctx.min_exponent), z};
+  }
+  if (!product_is_exact(a, b, p) || !representable_in(p, ctx.digits, ctx.min_exponent)) return {};
+  return {true, p != 0 ? detail::odd_part(p) : detail::Odd{}};
+}
 // The rounding of an arithmetic result v: 0 when the kernel's operation is exact too (exact
 // operands, an exact long-double result representable in the compute dtype).
 // The standard model, u |v| (u = 2^-digits), not the exact half ULP at v: a kernel's
@@ -246,16 +289,14 @@ inline bool product_is_exact(long double a, long double b, long double p) {
 // of the reference's value is as small as u |v| / 2). Below the normal range the spacing is fixed
 // (half of it, `floor`), and a device that flushes may lose |v| whole. At or above 2^emin,
 // u |v| is at least the half ULP, so the maximum of the two is u |v| itself.
-inline long double rounding_of(long double v, bool operands_exact) {
+// rounding_given: the same where whether v is exact and representable is already known.
+inline long double rounding_given(long double v, bool exact_result) {
   const RoundingUnit& unit = rounding_unit();
   const long double a = std::fabs(v);
   // Past the range of the compute arithmetic a kernel's result is infinite, and no finite bound
   // holds for what follows (docs/error-model.md, "Range"): the bound says so by being infinite.
   if (a >= unit.overflow) return std::numeric_limits<long double>::infinity();
-  if (operands_exact) {
-    const TrackingContext& ctx = tracking_context();
-    if (representable_in(v, ctx.digits, ctx.min_exponent)) return 0;
-  }
+  if (exact_result) return 0;
   long double r = a * unit.u;
   if (!(a >= unit.min_normal)) {
     r = std::max(r, unit.floor);
@@ -265,6 +306,10 @@ inline long double rounding_of(long double v, bool operands_exact) {
     }
   }
   return r;
+}
+inline long double rounding_of(long double v, bool operands_exact) {
+  const TrackingContext& ctx = tracking_context();
+  return rounding_given(v, operands_exact && representable_in(v, ctx.digits, ctx.min_exponent));
 }
 // v with the errors of the operands already propagated into e, plus its own rounding.
 inline Tracked rounded(long double v, const ErrorBound& e, bool operands_exact) {
