@@ -7,6 +7,7 @@
 
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
+#include "harness/check/profile_memo.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "harness/graph/node_memo.hpp"
 #include "support/temp_folder_test.hpp"
@@ -117,6 +118,37 @@ TEST_F(SharedBounds, AnEvaluationThatMeetsSubnormalsIsComputedPerFlushMode) {
   // Either profile of one flush mode still shares them.
   EXPECT_EQ(flat_errors(with_subnormal_products(kMatmul, &cache).bounded(&kFourUlps, false)), keeps);
   EXPECT_EQ(cache.counts().stored, 2);
+}
+
+// Without a cache folder (--no-reference-cache) a subject's own memo shares the same way: the
+// matmul's bounds once for both profiles and both flush modes, exp's per profile, the long-double
+// reference's apart.
+TEST(ProfileMemo, ASubjectsDevicesShareWhatReadsNoBudgetWithoutACache) {
+  const ReferenceData matmul = prepare_reference(case_named(kMatmul), 1);
+  const ref::Bounded& cpu = matmul.bounded(kExact, false);
+  EXPECT_EQ(&matmul.bounded(&kFourUlps, true), &cpu) << "the matmul's bounds were computed again";
+  EXPECT_EQ(flat_errors(cpu), alone(kMatmul, &kFourUlps));
+  EXPECT_NE(&matmul.bounded(nullptr), &cpu);
+  const ReferenceData exp = prepare_reference(case_named(kExp), 1);
+  EXPECT_NE(&exp.bounded(kExact), &exp.bounded(&kFourUlps));
+  EXPECT_EQ(flat_errors(exp.bounded(&kFourUlps)), alone(kExp, &kFourUlps));
+}
+
+TEST(ProfileMemo, AValueThatMetSubnormalsIsSharedWithinItsFlushModeOnly) {
+  ProfileMemo<int> memo;
+  int computed = 0;
+  auto meets_subnormals = [&](bool* reads_profile) {
+    *reads_profile = false;
+    ref::note_flush_read();
+    return ++computed;
+  };
+  EXPECT_EQ(memo.get(kExact, true, meets_subnormals), 1);
+  EXPECT_EQ(memo.get(&kFourUlps, true, meets_subnormals), 1);
+  EXPECT_EQ(memo.get(&kFourUlps, false, meets_subnormals), 2);
+  const ref::FlushReads reads;
+  memo.get(kExact, false, meets_subnormals);
+  EXPECT_TRUE(reads.any()) << "a value of one flush mode handed out without saying so";
+  EXPECT_EQ(computed, 2);
 }
 
 // Whether an evaluation that uses `inner`'s bounds under kFourUlps is taken to read its profile.
