@@ -1,9 +1,8 @@
 // matmul and linear through one tiled kernel (operands described by strides, so transposed
 // operands of the backward pass cost no copies), log_matmul_exp and gru_cell one work item per element
 // (gru_cell.cl), and the layout ops as index copies; tt_embedding in dispatch_tt_embedding.cpp.
-#include <algorithm>
-
 #include "backends/opencl/detail.hpp"
+#include "core/inner_split.hpp"
 
 namespace gp::opencl {
 
@@ -20,32 +19,17 @@ struct Operand {
 struct GemmSize {
   std::int64_t batch, M, N, K;
 };
-// How many parts of the inner size a product's groups split (kernels/linalg.cl, "Split K"): a
-// product of fewer than kFewTiles output tiles and an inner size of at least kLongInner, so that
-// about kTargetGroups groups run, each over at least kLeastSlice inner indices. The small tier's
-// products (inner sizes up to 4,096) keep one group per tile.
-struct KSplit {
-  std::int64_t slices, slice_k;
-};
-KSplit k_split(const GemmSize& size) {
-  constexpr std::int64_t kFewTiles = 64, kLongInner = 8192, kTargetGroups = 1024, kLeastSlice = 1024;
-  const std::int64_t tiles = size.batch * ((size.M + kTile - 1) / kTile) * ((size.N + kTile - 1) / kTile);
-  if (tiles >= kFewTiles || size.K < kLongInner) return {1, std::max<std::int64_t>(size.K, 1)};
-  const std::int64_t wanted = std::clamp<std::int64_t>((kTargetGroups + tiles - 1) / tiles, 1, size.K / kLeastSlice);
-  const std::int64_t slice_k = ((size.K + wanted - 1) / wanted + kTile - 1) / kTile * kTile;
-  return {(size.K + slice_k - 1) / slice_k, slice_k};
-}
-
 void gemm(ClQueue& q, const Operand& a, const Operand& b, const cl::Buffer& c, const cl::Buffer* bias,
           const GemmSize& size) {
   const auto [batch, M, N, K] = size;
-  const KSplit split = k_split(size);
+  // Split K (core/inner_split.hpp, kernels/linalg.cl).
+  const InnerSplit split = inner_split(batch * ((M + kTile - 1) / kTile) * ((N + kTile - 1) / kTile), K, kTile);
   const cl::Buffer partials = split.slices > 1 ? q.scratch(static_cast<std::size_t>(batch * split.slices * M * N)) : c;
   cl::NDRange global(ClQueue::round_up(N, kTile), ClQueue::round_up(M, kTile),
                      static_cast<std::size_t>(batch * split.slices));
   q.run("matmul_tiled", global, cl::NDRange(kTile, kTile, 1), a.mem, b.mem, c, bias ? *bias : c, partials, M, N, K,
         a.row_stride, a.col_stride, a.batch_stride, b.row_stride, b.col_stride, b.batch_stride, bias ? 1 : 0,
-        split.slices, split.slice_k);
+        split.slices, split.slice);
   if (split.slices > 1)
     q.run_elementwise("matmul_sum_slices", batch * M * N, partials, c, bias ? *bias : c, M, N, batch, split.slices,
                       bias ? 1 : 0);

@@ -1,9 +1,8 @@
 // matmul and linear (linalg.comp): every pass is one strided GEMM; the transposes of the
 // backward passes are expressed through strides, never materialised. log_matmul_exp
 // (log_matmul_exp.comp): one invocation per element of each pass.
-#include <algorithm>
-
 #include "core/error.hpp"
+#include "core/inner_split.hpp"
 #include "dispatch.hpp"
 #include "shaders/op_codes.h"
 
@@ -23,19 +22,12 @@ struct MatPush {
 
 Spec spec_of(const MatPush&) { return {0, 0}; }  // one GEMM shader: nothing to specialize
 
-// Split K (linalg.comp): a product of fewer than kFewTiles output tiles and an inner size of at
-// least kLongInner is split between about kTargetGroups groups, each over at least kLeastSlice
-// inner indices (64 x 64 outputs of 65,536-term dot products otherwise ran on 16 groups). The
-// small tier's products (inner sizes up to 4,096) keep one group per tile.
+// Split K (core/inner_split.hpp, linalg.comp).
 void split_k(MatPush& p) {
-  constexpr std::uint64_t kFewTiles = 64, kLongInner = 8192, kTargetGroups = 1024, kLeastSlice = 1024;
   const std::uint64_t tiles = std::uint64_t{p.batch} * ((p.m + kTile - 1) / kTile) * ((p.n + kTile - 1) / kTile);
-  p.slices = 1;
-  p.slice_k = std::max<std::uint32_t>(p.k, 1);
-  if (tiles >= kFewTiles || p.k < kLongInner) return;
-  const std::uint64_t wanted = std::clamp<std::uint64_t>((kTargetGroups + tiles - 1) / tiles, 1, p.k / kLeastSlice);
-  p.slice_k = static_cast<std::uint32_t>(((p.k + wanted - 1) / wanted + kTile - 1) / kTile * kTile);
-  p.slices = (p.k + p.slice_k - 1) / p.slice_k;
+  const InnerSplit split = inner_split(static_cast<std::int64_t>(tiles), p.k, kTile);
+  p.slices = static_cast<std::uint32_t>(split.slices);
+  p.slice_k = static_cast<std::uint32_t>(split.slice);
 }
 
 void gemm(Recorder& rec, DType dt, MatPush p, const VulkanBuffer& a, const VulkanBuffer& b, const VulkanBuffer* bias,
