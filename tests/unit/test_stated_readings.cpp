@@ -26,14 +26,14 @@ using testing::direction_of;
 using testing::vector_of;
 
 // A forward value `value(x)` per element, rounded to the dtype.
-using Slope = std::function<double(double)>;
+using ForwardValue = std::function<double(double)>;
 
 // The checks of case `base_id` at x (its cotangent drawn) on a fake device computing the contract
 // at the inputs `read(x)`, with `value(x)` in place of forward element i where set: a kernel's
 // other reading of its input, or a wrong value.
 using Reading = std::function<long double(long double)>;
 std::vector<CheckResult> checks_reading(const std::string& base_id, const std::vector<double>& x, const Reading& read,
-                                        const Slope& value = {}, const std::vector<double>& second = {}) {
+                                        const ForwardValue& value = {}, const std::vector<double>& second = {}) {
   const Case* base = find_case(base_id);
   if (!base) throw Error("missing case " + base_id);
   GivenValues given;

@@ -163,8 +163,8 @@ inline BcastTerms bcast_terms(int j, int4 out_dims, int4 in_dims) {
   b.kept.y = in_dims.y == 1 ? 0 : j % in_dims.y;
   j /= in_dims.y;
   b.kept.x = in_dims.x == 1 ? 0 : j;
-  b.spread = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1,
-                    in_dims.z == 1 ? out_dims.z : 1, in_dims.w == 1 ? out_dims.w : 1);
+  b.spread = (int4)(in_dims.x == 1 ? out_dims.x : 1, in_dims.y == 1 ? out_dims.y : 1, in_dims.z == 1 ? out_dims.z : 1,
+                    in_dims.w == 1 ? out_dims.w : 1);
   return b;
 }
 
@@ -187,15 +187,18 @@ inline int bcast_count(int4 out_dims, int4 in_dims) {
 // The element's sum of the chunk's terms in dst (one chunk) or in partials. Groups: in_numel *
 // chunks, group g sums chunk g / in_numel of element g % in_numel, its items striding over the
 // chunk: consecutive terms are consecutive output elements when the innermost dim is broadcast.
-__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(
-    __global const real* src, __global store_t* dst, __global real* partials, int4 out_dims, int4 in_dims,
-    int in_numel, int chunks, int chunk_terms) {
+__kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(__global const real* src,
+                                                                              __global store_t* dst,
+                                                                              __global real* partials, int4 out_dims,
+                                                                              int4 in_dims, int in_numel, int chunks,
+                                                                              int chunk_terms) {
   __local real scratch[GP_WG];
   const int j = get_group_id(0) % in_numel, chunk = get_group_id(0) / in_numel;
   const BcastTerms b = bcast_terms(j, out_dims, in_dims);
   const int end = min((chunk + 1) * chunk_terms, bcast_count(out_dims, in_dims));
   real acc = R(0);
-  for (int t = chunk * chunk_terms + get_local_id(0); t < end; t += GP_WG) acc += src[bcast_term_index(&b, t, out_dims)];
+  for (int t = chunk * chunk_terms + get_local_id(0); t < end; t += GP_WG)
+    acc += src[bcast_term_index(&b, t, out_dims)];
   const real total = wg_sum(acc, scratch);
   if (get_local_id(0) != 0) return;
   if (chunks == 1)
@@ -210,8 +213,8 @@ __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce(
 // of columns * chunks.
 #define GP_BCAST_COLUMNS 32
 __kernel __attribute__((reqd_work_group_size(GP_WG, 1, 1))) void bcast_reduce_columns(
-    __global const real* src, __global store_t* dst, __global real* partials, int4 out_dims, int4 in_dims,
-    int in_numel, int chunks, int chunk_terms) {
+    __global const real* src, __global store_t* dst, __global real* partials, int4 out_dims, int4 in_dims, int in_numel,
+    int chunks, int chunk_terms) {
   __local real scratch[GP_WG];
   const int lanes = GP_WG / GP_BCAST_COLUMNS, lid = get_local_id(0);
   const int column = lid % GP_BCAST_COLUMNS, lane = lid / GP_BCAST_COLUMNS;

@@ -38,8 +38,8 @@ __kernel __attribute__((reqd_work_group_size(GP_TILE, GP_TILE, 1))) void matmul_
 }
 
 // C = the slices' partial products added in slice order (+ bias); one item per element of C.
-__kernel void matmul_sum_slices(__global const real* partials, __global store_t* C, __global const store_t* bias,
-                                int M, int N, int batches, int slices, int has_bias) {
+__kernel void matmul_sum_slices(__global const real* partials, __global store_t* C, __global const store_t* bias, int M,
+                                int N, int batches, int slices, int has_bias) {
   const int e = get_global_id(0);
   if (e >= batches * M * N) return;
   const int batch = e / (M * N), at = e % (M * N);
