@@ -8,7 +8,8 @@
 //     guards. info(), supports(), allocate(), create_queue() and take_canary_violations() may
 //     be called by any number of threads at once.
 //   * CpuQueue keeps no state of its own besides a reference to its backend: it runs every
-//     command synchronously on the calling thread, so finish() has nothing to wait for and
+//     command synchronously on the calling thread (a long call's blocks on threads of its own,
+//     joined before the command returns: kernels/threaded.hpp), so finish() has nothing to wait for and
 //     download() sees every earlier command's result. One queue belongs to one thread at a
 //     time (as the interface requires); any number of queues may run at once.
 //   * CpuBuffer is plain host memory: two queues must not write one buffer at the same time,

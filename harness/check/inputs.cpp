@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
-#include "harness/check/parallel_blocks.hpp"
+#include "core/parallel_blocks.hpp"
 #include "harness/check/rng.hpp"
 
 namespace gp {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <numeric>
 
+#include "core/parallel_blocks.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/compare.hpp"
-#include "harness/check/parallel_blocks.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/check/text.hpp"
 #include "harness/large/block_compare.hpp"

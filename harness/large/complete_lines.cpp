@@ -4,8 +4,8 @@
 #include <numeric>
 #include <utility>
 
+#include "core/parallel_blocks.hpp"
 #include "harness/check/checker.hpp"
-#include "harness/check/parallel_blocks.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/large/block_compare.hpp"
 #include "harness/large/sample.hpp"

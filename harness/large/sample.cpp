@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "harness/check/parallel_blocks.hpp"
+#include "core/parallel_blocks.hpp"
 #include "harness/check/rng.hpp"
 
 namespace gp {

@@ -4,6 +4,7 @@
 
 #include "backends/cpu/kernels/eigen_maps.hpp"
 #include "backends/cpu/kernels/kernel_args.hpp"
+#include "backends/cpu/kernels/threaded.hpp"
 
 namespace gp::cpu {
 
@@ -16,7 +17,7 @@ void matmul_forward(const ForwardArgs<T>& a) {
   for (std::int64_t b = 0; b < d.batch; ++b) {
     ConstMat<T> lhs(a.x[0] + b * d.m * d.k, d.m, d.k);
     ConstMat<T> rhs(a.x[1] + b * d.k * d.n, d.k, d.n);
-    Mat<T>(a.y + b * d.m * d.n, d.m, d.n).noalias() = lhs * rhs;
+    product_by_rows(Mat<T>(a.y + b * d.m * d.n, d.m, d.n), lhs, rhs);
   }
 }
 
@@ -28,8 +29,8 @@ void matmul_backward(const BackwardArgs<T>& a) {
     ConstMat<T> lhs(a.x[0] + b * d.m * d.k, d.m, d.k);
     ConstMat<T> rhs(a.x[1] + b * d.k * d.n, d.k, d.n);
     ConstMat<T> g(a.dy + b * d.m * d.n, d.m, d.n);
-    if (a.dx[0]) Mat<T>(a.dx[0] + b * d.m * d.k, d.m, d.k).noalias() = g * rhs.transpose();
-    if (a.dx[1]) Mat<T>(a.dx[1] + b * d.k * d.n, d.k, d.n).noalias() = lhs.transpose() * g;
+    if (a.dx[0]) product_by_rows(Mat<T>(a.dx[0] + b * d.m * d.k, d.m, d.k), g, rhs.transpose());
+    if (a.dx[1]) product_by_rows(Mat<T>(a.dx[1] + b * d.k * d.n, d.k, d.n), lhs.transpose(), g);
   }
 }
 
@@ -39,7 +40,7 @@ void linear_forward(const ForwardArgs<T>& a) {
   MatmulDims d = matmul_dims(a.call);
   ConstMat<T> x(a.x[0], d.m, d.k), w(a.x[1], d.n, d.k);
   Mat<T> y(a.y, d.m, d.n);
-  y.noalias() = x * w.transpose();
+  product_by_rows(y, x, w.transpose());
   y.rowwise() += ConstRow<T>(a.x[2], d.n);
 }
 
@@ -48,8 +49,8 @@ template <typename T>
 void linear_backward(const BackwardArgs<T>& a) {
   MatmulDims d = matmul_dims(a.call);
   ConstMat<T> x(a.x[0], d.m, d.k), w(a.x[1], d.n, d.k), g(a.dy, d.m, d.n);
-  if (a.dx[0]) Mat<T>(a.dx[0], d.m, d.k).noalias() = g * w;
-  if (a.dx[1]) Mat<T>(a.dx[1], d.n, d.k).noalias() = g.transpose() * x;
+  if (a.dx[0]) product_by_rows(Mat<T>(a.dx[0], d.m, d.k), g, w);
+  if (a.dx[1]) product_by_rows(Mat<T>(a.dx[1], d.n, d.k), g.transpose(), x);
   if (a.dx[2]) Row<T>(a.dx[2], d.n) = g.colwise().sum();
 }
 

@@ -5,6 +5,7 @@
 
 #include "backends/cpu/kernels/kernel_args.hpp"
 #include "backends/cpu/kernels/stable_math.hpp"
+#include "backends/cpu/kernels/threaded.hpp"
 
 namespace gp::cpu {
 
@@ -111,15 +112,20 @@ T gelu_slope(T x, GeluApprox approx) {
 GP_CPU_ELEMENTWISE_LIST(GP_CPU_FUNCTOR)
 #undef GP_CPU_FUNCTOR
 
-// The one forward loop and the one backward loop, instantiated per functor.
+// The one forward loop and the one backward loop, instantiated per functor; long ones on every
+// core (threaded.hpp).
 template <typename Op, typename T>
 void forward_loop(const T* x, T* y, std::int64_t n, const UnaryParams<T>& a) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = Op::f(x[i], a);
+  for_element_ranges(n, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) y[i] = Op::f(x[i], a);
+  });
 }
 
 template <typename Op, typename T>
 void backward_loop(const T* x, const T* y, const T* g, T* dx, std::int64_t n, const UnaryParams<T>& a) {
-  for (std::int64_t i = 0; i < n; ++i) dx[i] = Op::df(x[i], y[i], g[i], a);
+  for_element_ranges(n, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) dx[i] = Op::df(x[i], y[i], g[i], a);
+  });
 }
 
 template <typename T>
