@@ -1,7 +1,8 @@
 // A persistent cache of what the reference computes slowly: the Tracked bounds of a device profile
 // (a primitive's or a node's ReferenceData::bounded, a model's CompositeReference::bounded, a
-// training run's probed trajectory) and the reference's own verdicts (its finite-difference
-// checks, the oracle's sample). An entry is addressed by its content: a hash of the sources
+// training run's probed trajectory), the reference's own verdicts (its finite-difference
+// checks, the oracle's sample) and the large tier's complete checks, keyed by the device's bytes
+// as well (harness/large/cached_complete_check.hpp). An entry is addressed by its content: a hash of the sources
 // that decide the reference's results (kReferenceSourcesHash), what is computed, the subject, the
 // bytes of every input and cotangent, and the math profile, or none where the evaluation read no
 // budget of its profile (cached_bounds). A warm run then costs device calls and comparisons.

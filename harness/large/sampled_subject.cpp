@@ -8,6 +8,7 @@
 #include "harness/check/device_calls.hpp"
 #include "harness/check/judgement.hpp"
 #include "harness/check/tolerance.hpp"
+#include "harness/large/cached_complete_check.hpp"
 #include "harness/large/complete_check.hpp"
 #include "harness/large/complete_lines.hpp"
 #include "harness/large/sample.hpp"
@@ -88,8 +89,8 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       const CallSpeed speed = r.speed;
       out.push_back(std::move(r));
       const CompleteCheckInput whole{c, device.id, reference, s, full, tol};
-      std::optional<CheckResult> complete = complete_product_check(whole, run.seed);
-      if (!complete) complete = complete_line_check({whole, math, ftz, run.sample.complete_elements}, run.seed);
+      std::optional<CheckResult> complete =
+          cached_complete_check({whole, math, ftz, run.sample.complete_elements}, run.seed);
       if (complete) {
         complete->time_ms = run_ms;
         complete->speed = speed;
