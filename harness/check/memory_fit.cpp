@@ -10,6 +10,17 @@ std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device) {
   return (device.host_memory ? 4 : 2) * device_bytes(c);
 }
 
+std::int64_t complete_check_host_bytes(const Case& c, std::int64_t complete_elements) {
+  std::int64_t bytes = 0;
+  auto add = [&](std::int64_t numel) {
+    if (numel <= complete_elements) bytes += 88 * numel;
+  };
+  add(c.call.output_shape.numel());
+  for (std::size_t k = 0; k < c.call.input_shapes.size(); ++k)
+    if (input_is_differentiable(c.call.kind, static_cast<int>(k))) add(c.call.input_shapes[k].numel());
+  return bytes;
+}
+
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes) {
   const std::int64_t buffers = device_bytes(c);
   if (device.memory_bytes > 0 && buffers > device.memory_bytes)

@@ -19,6 +19,12 @@ namespace gp {
 // 21.1 GB with OpenCL alone (estimate 34.4 GB), at 67.4 GB with the cpu backend (68.7 GB).
 std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 
+// What a large case's complete checks keep on the host per device profile: the line references
+// (harness/large/complete_lines.hpp: 80 bytes an element and its place in the line order, 8) of
+// each tensor of at most `complete_elements` elements; an upper bound for a matrix product's,
+// which keeps 16 bytes an element once.
+std::int64_t complete_check_host_bytes(const Case& c, std::int64_t complete_elements);
+
 // `host_bytes`: the machine's physical memory (core/memory_size.hpp), a parameter for tests.
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes);
 

@@ -40,7 +40,7 @@ std::optional<CheckResult> cached_complete_check(const CompleteLinesInput& in, s
     return complete_check(in, seed);
   CacheKeyBuilder key("complete-check");
   key.add(c.c.id).add(seed).add(static_cast<std::uint64_t>(in.max_elements));
-  key.add(static_cast<std::uint64_t>(c.tensor.tensor + 1)).add(in.profile, in.flush).add(c.tol.describe());
+  key.add(static_cast<std::uint64_t>(c.tensor.tensor) + 1).add(in.profile, in.flush).add(c.tol.describe());
   for (const HostTensor& t : reference.inputs) key.add(t);
   key.add(reference.cotangent).add(c.full);
   std::optional<CheckResult> r = cached<CompleteOutcome>(reference.cache, key, Phase::comparisons, [&] {

@@ -7,12 +7,16 @@
 #include <cstdio>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 
 #include "core/error.hpp"
+#include "core/memory_size.hpp"
 #include "harness/audit/oracle_check.hpp"
 #include "harness/check/cached_reference_checks.hpp"
+#include "harness/check/memory_fit.hpp"
 #include "harness/check/phase_clock.hpp"
+#include "harness/run/host_memory_budget.hpp"
 #include "harness/run/work_items.hpp"
 
 namespace gp {
@@ -182,6 +186,18 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     }
     return false;
   };
+  // A large subject's host copies for its devices one after the other (the largest of them), and
+  // its complete checks' references, kept for every device.
+  HostMemoryBudget memory(host_memory_bytes());
+  auto host_bytes = [&](const Case& c) {
+    std::int64_t copies = 0, complete = 0;
+    for (const auto& st : states) {
+      if (!st->opened.backend) continue;
+      copies = std::max(copies, large_case_host_bytes(c, st->opened.backend->info()));
+      complete += complete_check_host_bytes(c, run.sample.complete_elements);
+    }
+    return copies + complete;
+  };
   auto prepare = [&](const Subject& s, SubjectWork& w, std::size_t i) {
     if (s.tier() == Tier::large && !any_device_runs(s)) return;
     try {
@@ -211,6 +227,9 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     SubjectWork& w = work[i];
     const PhaseBinding phases(&recorder, s.kind());
     if (opts.on_item_start) opts.on_item_start(s.id());
+    std::optional<HostMemoryBudget::Reservation> held;
+    if (s.tier() == Tier::large && s.primitive_case() && any_device_runs(s))
+      held.emplace(memory, host_bytes(*s.primitive_case()));
     std::call_once(w.prepare_once, [&] { prepare(s, w, i); });
     for (std::size_t d = 0; d < states.size(); ++d)
       if (item.device == WorkItem::kEveryDevice || item.device == d)
