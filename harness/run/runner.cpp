@@ -190,13 +190,13 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
   // its complete checks' references, kept for every device.
   HostMemoryBudget memory(host_memory_bytes());
   auto host_bytes = [&](const Case& c) {
-    std::int64_t copies = 0, complete = 0;
+    std::int64_t copies = 0, devices = 0;
     for (const auto& st : states) {
       if (!st->opened.backend) continue;
       copies = std::max(copies, large_case_host_bytes(c, st->opened.backend->info()));
-      complete += complete_check_host_bytes(c, run.sample.complete_elements);
+      ++devices;
     }
-    return copies + complete;
+    return copies + devices * complete_check_host_bytes(c, run.sample.complete_elements);
   };
   auto prepare = [&](const Subject& s, SubjectWork& w, std::size_t i) {
     if (s.tier() == Tier::large && !any_device_runs(s)) return;

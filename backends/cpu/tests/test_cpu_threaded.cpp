@@ -70,7 +70,7 @@ HostTensor rows_of(const HostTensor& t, std::int64_t begin, std::int64_t end) {
   return out;
 }
 
-// A call of 2^22 + 3 x 1,000 elements (threaded: blocks of 2^18, one partial, blocks that start
+// A call of 4,197 rows of 1,000 elements, 2^22 + 2,696 (threaded: blocks of 2^18, one partial, blocks that start
 // inside a row) against the same op on pieces of 1,000 rows (each below the threshold).
 void expect_same_as_pieces(CpuThreaded& t, OpKind op, const Shape& x_shape, const Shape& y_shape) {
   const std::int64_t rows = x_shape[0], piece = 1000;
