@@ -32,9 +32,10 @@ void declare_reduction_cases(CaseList& list) {
     list.add(std::move(c));
   }
 
-  // The large tier: one axis of 10^6 and 10^7 elements (a grid of work-groups, not one), and
-  // logsumexp over vocabulary-wide rows (cases/rowwise.cpp has softmax's).
-  const std::vector<Shape> long_axes = {Shape{1000000}, Shape{10000000}};
+  // The large tier: one axis of 10^6, 10^7 and 2^27 elements (a grid of work-groups, not one; the
+  // reference streams a line that long, reference/reduction.cpp), and logsumexp over
+  // vocabulary-wide rows (cases/rowwise.cpp has softmax's).
+  const std::vector<Shape> long_axes = {Shape{1000000}, Shape{10000000}, Shape{std::int64_t{1} << 27}};
   const AxisCases f32{.dtypes = {DType::f32}};
   add_large_axis_cases(list, OpKind::sum, Domain::range(-5, 5), long_axes, f32);
   add_large_axis_cases(list, OpKind::mean, Domain::range(-5, 5), long_axes, f32);

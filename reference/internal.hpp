@@ -139,26 +139,37 @@ struct CenteredSquares {
   std::vector<R> d;
   R sum;
 };
+// The sum of squares over x(j), j < n, read one element at a time (a line too long to copy:
+// reference/reduction.cpp); `d`, when given, receives the d_j.
+template <class R, class X>
+R centered_square_sum(std::int64_t n, const X& x, const R& mean, std::vector<R>* d = nullptr) {
+  Sum<R> squares, deviations;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const R& xi = x(j);  // a reader that computes its element returns a temporary, kept for the iteration
+    const R dj = xi - mean;
+    if (d) d->push_back(dj);
+    if constexpr (kTracked<R>) {
+      const R dd = xi - detached(mean);
+      squares.add_product(dd, dd);
+      deviations.add(detached(dd));
+    } else {
+      squares.add_product(dj, dj);
+    }
+  }
+  R sum = squares.result();
+  if constexpr (kTracked<R>) {
+    propagate(sum.e, mean.e, 2 * deviations.result().v);
+    const long double e = mean.e.det + mean.e.acc;
+    sum.e.det += static_cast<long double>(n) * e * e;
+  }
+  return sum;
+}
 template <class R>
 CenteredSquares<R> centered_squares(const std::vector<R>& x, const R& mean) {
   CenteredSquares<R> c;
-  Sum<R> squares, deviations;
-  for (const R& xi : x) {
-    c.d.push_back(xi - mean);
-    if constexpr (kTracked<R>) {
-      const R d = xi - detached(mean);
-      squares.add_product(d, d);
-      deviations.add(detached(d));
-    } else {
-      squares.add_product(c.d.back(), c.d.back());
-    }
-  }
-  c.sum = squares.result();
-  if constexpr (kTracked<R>) {
-    propagate(c.sum.e, mean.e, 2 * deviations.result().v);
-    const long double e = mean.e.det + mean.e.acc;
-    c.sum.e.det += static_cast<long double>(x.size()) * e * e;
-  }
+  c.d.reserve(x.size());
+  c.sum = centered_square_sum(
+      static_cast<std::int64_t>(x.size()), [&](std::int64_t j) -> const R& { return x[at(j)]; }, mean, &c.d);
   return c;
 }
 

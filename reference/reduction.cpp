@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reference/element_slice.hpp"
 #include "reference/internal.hpp"
 
 namespace gp::ref::detail {
@@ -23,13 +24,6 @@ AxisSplit checked_split(const OpCall& call) {
 }
 
 template <class R>
-R row_sum(const std::vector<R>& row) {
-  Sum<R> s;
-  for (const R& x : row) s.add(x);
-  return s.result();
-}
-
-template <class R>
 R divisor(const OpCall& call, std::int64_t n) {
   std::int64_t d = n - call.attrs.correction;
   if (d <= 0)
@@ -38,91 +32,184 @@ R divisor(const OpCall& call, std::int64_t n) {
   return real<R>(d);
 }
 
+// One line of n elements, read through x(j): the whole evaluation's rows and the large tier's
+// streamed lines (bounded_streamed_line) run these same operations in the same order. Nothing
+// but logsumexp keeps a copy of the line.
+template <class R, class X>
+class ReductionLine {
+ public:
+  ReductionLine(const OpCall& call, std::int64_t n, const X& x) : call_(call), n_(n), x_(x) {}
+
+  R value() const {
+    switch (call_.kind) {
+      case OpKind::sum:
+        return sum();
+      case OpKind::mean:
+        return sum() / real<R>(n_);
+      case OpKind::max:
+        return x_(first_maximum());
+      case OpKind::logsumexp: {
+        const SoftmaxRow<R> r = softmax_row(row());
+        return r.max + r.log_sum;
+      }
+      case OpKind::variance:
+        return centered_square_sum(n_, x_, sum() / real<R>(n_)) / divisor<R>(call_, n_);
+      default:
+        fail(call_, "is not a reduction");
+    }
+  }
+
+  // put(j, gradient at element j) for each j of `elements`, or of the whole line when null.
+  template <class Put>
+  void gradient(const R& dy, const std::vector<std::int64_t>* elements, const Put& put) const {
+    using std::exp;
+    auto each = [&](const auto& element_gradient) {
+      if (elements) {
+        for (std::int64_t j : *elements) put(j, element_gradient(j));
+      } else {
+        for (std::int64_t j = 0; j < n_; ++j) put(j, element_gradient(j));
+      }
+    };
+    switch (call_.kind) {
+      case OpKind::sum:
+        return each([&](std::int64_t) { return dy; });
+      case OpKind::mean: {
+        const R g = dy / real<R>(n_);
+        return each([&](std::int64_t) { return g; });
+      }
+      case OpKind::max: {
+        // Unique maximum by the domain; on a tie the first one receives the gradient.
+        const std::int64_t arg = first_maximum();
+        return each([&](std::int64_t j) { return j == arg ? dy : R(0); });
+      }
+      case OpKind::logsumexp: {
+        const std::vector<R> x = row();
+        const SoftmaxRow<R> r = softmax_row(x);
+        return each([&](std::int64_t j) {
+          R p = r.p[at(j)];
+          if constexpr (kTracked<R>)
+            if (backward_reads_output()) p = either_form(p, exp(x[at(j)] - stored(r.max + r.log_sum)));
+          return dy * p;
+        });
+      }
+      case OpKind::variance: {
+        const R mean = sum() / real<R>(n_), div = divisor<R>(call_, n_);
+        return each([&](std::int64_t j) { return 2 * dy * (x_(j) - mean) / div; });
+      }
+      default:
+        fail(call_, "is not a reduction");
+    }
+  }
+
+ private:
+  R sum() const {
+    Sum<R> s;
+    for (std::int64_t j = 0; j < n_; ++j) s.add(x_(j));
+    return s.result();
+  }
+  // The first j where x_j is largest, as std::max_element finds it.
+  std::int64_t first_maximum() const {
+    std::int64_t best = 0;
+    R best_value = x_(0);
+    for (std::int64_t j = 1; j < n_; ++j) {
+      R value = x_(j);
+      if (best_value < value) {
+        best = j;
+        best_value = std::move(value);
+      }
+    }
+    return best;
+  }
+  std::vector<R> row() const {
+    std::vector<R> out;
+    out.reserve(at(n_));
+    for (std::int64_t j = 0; j < n_; ++j) out.push_back(x_(j));
+    return out;
+  }
+
+  const OpCall& call_;
+  std::int64_t n_;
+  const X& x_;
+};
+
+// Line (o, i) of a tensor viewed as [outer, n, inner], read in place.
+template <class R>
+auto row_reader(const std::vector<R>& v, const AxisSplit& s, std::int64_t o, std::int64_t i) {
+  return [&v, &s, o, i](std::int64_t j) -> const R& { return v[at(row_index(s, o, i, j))]; };
+}
+
 }  // namespace
 
 template <class R>
 BasicRefTensor<R> reduction_forward(const OpCall& call, const std::vector<BasicRefTensor<R>>& in) {
-  AxisSplit s = checked_split(call);
+  const AxisSplit s = checked_split(call);
   BasicRefTensor<R> y = zeros<R>(call.output_shape);
-  const R n = real<R>(s.n);
-  for (std::int64_t o = 0; o < s.outer; ++o) {
+  for (std::int64_t o = 0; o < s.outer; ++o)
     for (std::int64_t i = 0; i < s.inner; ++i) {
-      std::vector<R> row = gather_row(in[0].v, s, o, i);
-      R& value = y.v[at(o * s.inner + i)];
-      switch (call.kind) {
-        case OpKind::sum:
-          value = row_sum(row);
-          break;
-        case OpKind::mean:
-          value = row_sum(row) / n;
-          break;
-        case OpKind::max:
-          value = *std::max_element(row.begin(), row.end());
-          break;
-        case OpKind::logsumexp: {
-          SoftmaxRow<R> r = softmax_row(row);
-          value = r.max + r.log_sum;
-          break;
-        }
-        case OpKind::variance:
-          value = centered_squares(row, row_sum(row) / n).sum / divisor<R>(call, s.n);
-          break;
-        default:
-          fail(call, "is not a reduction");
-      }
+      const auto x = row_reader(in[0].v, s, o, i);
+      y.v[at(o * s.inner + i)] = ReductionLine<R, decltype(x)>(call, s.n, x).value();
     }
-  }
   return y;
 }
 
 template <class R>
 std::vector<BasicRefTensor<R>> reduction_vjp(const OpCall& call, const std::vector<BasicRefTensor<R>>& in,
                                              const BasicRefTensor<R>& dout) {
-  using std::exp;
-  AxisSplit s = checked_split(call);
+  const AxisSplit s = checked_split(call);
   BasicRefTensor<R> g = zeros<R>(in[0].shape);
-  const R n = real<R>(s.n);
-  for (std::int64_t o = 0; o < s.outer; ++o) {
+  for (std::int64_t o = 0; o < s.outer; ++o)
     for (std::int64_t i = 0; i < s.inner; ++i) {
-      std::vector<R> row = gather_row(in[0].v, s, o, i);
-      const R dy = dout.v[at(o * s.inner + i)];
-      auto put = [&](std::int64_t j, R value) { g.v[at(row_index(s, o, i, j))] = value; };
-      switch (call.kind) {
-        case OpKind::sum:
-          for (std::int64_t j = 0; j < s.n; ++j) put(j, dy);
-          break;
-        case OpKind::mean:
-          for (std::int64_t j = 0; j < s.n; ++j) put(j, dy / n);
-          break;
-        case OpKind::max: {
-          // Unique maximum by the domain; on a tie the first one receives the gradient.
-          auto arg = std::max_element(row.begin(), row.end()) - row.begin();
-          for (std::int64_t j = 0; j < s.n; ++j) put(j, j == arg ? dy : R(0));
-          break;
-        }
-        case OpKind::logsumexp: {
-          SoftmaxRow<R> r = softmax_row(row);
-          for (std::int64_t j = 0; j < s.n; ++j) {
-            R p = r.p[at(j)];
-            if constexpr (kTracked<R>)
-              if (backward_reads_output()) p = either_form(p, exp(row[at(j)] - stored(r.max + r.log_sum)));
-            put(j, dy * p);
-          }
-          break;
-        }
-        case OpKind::variance: {
-          const R mean = row_sum(row) / n, div = divisor<R>(call, s.n);
-          const std::vector<R> d = centered_squares(row, mean).d;
-          for (std::int64_t j = 0; j < s.n; ++j) put(j, 2 * dy * d[at(j)] / div);
-          break;
-        }
-        default:
-          fail(call, "is not a reduction");
-      }
+      const auto x = row_reader(in[0].v, s, o, i);
+      ReductionLine<R, decltype(x)>(call, s.n, x)
+          .gradient(dout.v[at(o * s.inner + i)], nullptr,
+                    [&](std::int64_t j, const R& value) { g.v[at(row_index(s, o, i, j))] = value; });
     }
-  }
   return {std::move(g)};
 }
 
 GP_REF_INSTANTIATE(reduction)
 }  // namespace gp::ref::detail
+
+namespace gp::ref {
+
+bool has_streamed_lines(const OpCall& call) {
+  const OpKind op = call.kind;
+  return op == OpKind::sum || op == OpKind::mean || op == OpKind::max || op == OpKind::variance;
+}
+
+RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t line,
+                                const std::vector<std::int64_t>& elements, const HostTensor& input,
+                                const HostTensor& cotangent, const MathProfile* profile, bool flush) {
+  using detail::at;
+  if (!has_streamed_lines(call)) detail::fail(call, "has no streamed lines");
+  if (tensor != kOutputTensor && tensor != 0) detail::fail(call, "no tensor " + std::to_string(tensor));
+  const AxisSplit s = detail::checked_split(call);
+  if (input.shape() != call.input_shapes[0] || cotangent.shape() != call.output_shape)
+    detail::fail(call, "streamed line: the input or the cotangent is not the call's shape");
+  if (line < 0 || line >= s.outer * s.inner) detail::fail(call, "no line " + std::to_string(line));
+  for (std::int64_t j : elements)
+    if (j < 0 || j >= (tensor == kOutputTensor ? 1 : s.n))
+      detail::fail(call, "no element " + std::to_string(j) + " in line " + std::to_string(line));
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
+  const std::int64_t o = line / s.inner, i = line % s.inner;
+  // As bounded_tensor widens its gathered inputs: a double is exact in long double.
+  const auto x = [&](std::int64_t j) {
+    return read_input(static_cast<long double>(input.get(detail::row_index(s, o, i, j))));
+  };
+  const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x);
+  RefTensor out;
+  out.shape = Shape{static_cast<std::int64_t>(elements.size())};
+  auto put = [&](std::int64_t, const Tracked& value) {
+    out.v.push_back(value.v);
+    out.err.push_back(value.e);
+  };
+  if (tensor == kOutputTensor) {
+    const Tracked y = reduction.value();
+    for (std::int64_t j : elements) put(j, y);
+  } else {
+    reduction.gradient(read_input(static_cast<long double>(cotangent.get(line))), &elements, put);
+  }
+  return out;
+}
+
+}  // namespace gp::ref

@@ -48,11 +48,23 @@ ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::
   std::map<std::int64_t, std::vector<std::size_t>> by_line;
   for (std::size_t k = 0; k < index.size(); ++k)
     by_line[ref::slice_key(source.call, tensor, index[k]).line].push_back(k);
+  auto element_of = [&](std::size_t k) { return ref::slice_key(source.call, tensor, index[k]).element; };
   for (const auto& [line, positions] : by_line) {
+    if (ref::has_streamed_lines(source.call)) {  // a pass over the line, without a copy of it
+      std::vector<std::int64_t> elements;
+      for (std::size_t k : positions) elements.push_back(element_of(k));
+      const ref::RefTensor t = ref::bounded_streamed_line(source.call, tensor, line, elements, source.inputs.at(0),
+                                                          source.cotangent, profile, flush);
+      for (std::size_t p = 0; p < positions.size(); ++p) {
+        out.v[positions[p]] = t.v[p];
+        out.err[positions[p]] = t.err[p];
+      }
+      continue;
+    }
     const ref::ElementSlice s = ref::element_slice(source.call, tensor, index[positions.front()]);
     const ref::RefTensor t = evaluate_slice(source, s, tensor, profile, flush);
     for (std::size_t k : positions) {
-      const auto e = static_cast<std::size_t>(ref::slice_key(source.call, tensor, index[k]).element);
+      const auto e = static_cast<std::size_t>(element_of(k));
       out.v[k] = t.v.at(e);
       out.err[k] = t.err.at(e);
     }
