@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/isolated_run.hpp"
+#include "core/memory_size.hpp"
 #include "reports/expect_file.hpp"
 #include "reports/junit_report.hpp"
 #include "reports/summary.hpp"
@@ -106,6 +107,7 @@ int run_command(const RunCommand& cmd) {
   report.meta.wall_seconds = wall;
   report.meta.reference_accuracy = accuracy;
   report.meta.profile = profile;
+  report.meta.profile.peak_host_bytes = peak_resident_bytes();
   report.meta.shard = cmd.shard;
   report.meta.interrupted = InterruptGuard::flag().load();
   for (const auto& d : devices) report.meta.devices.push_back(summarize_device(d));

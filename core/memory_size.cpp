@@ -1,7 +1,9 @@
 #include "core/memory_size.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gp {
@@ -9,6 +11,15 @@ namespace gp {
 std::int64_t host_memory_bytes() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && page > 0 ? static_cast<std::int64_t>(pages) * page : 0;
+}
+
+std::int64_t peak_resident_bytes() {
+  std::int64_t peak = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    if (getrusage(who, &usage) == 0) peak = std::max(peak, std::int64_t{usage.ru_maxrss} * 1024);  // KiB on Linux
+  }
+  return peak;
 }
 
 std::string memory_text(std::int64_t bytes) {

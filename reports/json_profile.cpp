@@ -25,6 +25,7 @@ Json profile_to_json(const PhaseProfile& p) {
       device[std::string(subject_kind_name(k))] = encode_number(p.device_seconds[static_cast<std::size_t>(k)]);
     out["device_seconds"] = std::move(device);
   }
+  if (p.peak_host_bytes > 0) out["peak_host_bytes"] = p.peak_host_bytes;  // 1.16
   return out;
 }
 
@@ -43,6 +44,7 @@ PhaseProfile profile_from_json(const FieldReader& r) {
     for (SubjectKind k : kAllSubjectKinds)
       p.device_seconds[static_cast<std::size_t>(k)] = device.number(subject_kind_name(k));
   }
+  p.peak_host_bytes = r.int64("peak_host_bytes", 0);
   return p;
 }
 

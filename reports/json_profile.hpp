@@ -1,4 +1,5 @@
-// meta.profile of parity.json (schema 1.8; its device_seconds 1.9): where the run's time went (results/profile.hpp).
+// meta.profile of parity.json (schema 1.8; its device_seconds 1.9, peak_host_bytes 1.16): where the run's time went
+// (results/profile.hpp).
 #pragma once
 
 #include "reports/json_codec.hpp"

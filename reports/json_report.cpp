@@ -163,6 +163,8 @@ Json check_to_json(const CheckResult& c) {
                   {"timer", c.speed.device_timer ? "device" : "host"},
                   {"bytes", c.speed.bytes},
                   {"flops", c.speed.flops}};
+  if (c.memory.stated())  // 1.16: the large tier
+    j["memory"] = {{"device_bytes", c.memory.device_bytes}, {"host_bytes", c.memory.host_bytes}};
   if (c.expected) j["expected"] = true;    // 1.12: --expect
   if (!std::isnan(m.detection_threshold))  // 1.13: a complete check (large tier)
     j["detection_threshold"] = encode_number(m.detection_threshold);
@@ -333,6 +335,9 @@ CheckResult check_from_json(const FieldReader& r) {
   c.speed.device_timer = speed.string("timer") == "device";
   c.speed.bytes = speed.int64("bytes", 0);
   c.speed.flops = speed.int64("flops", 0);
+  const FieldReader memory = r.object("memory", Need::optional);
+  c.memory.device_bytes = memory.int64("device_bytes", 0);
+  c.memory.host_bytes = memory.int64("host_bytes", 0);
   c.seed = r.uint64("seed");
   c.repro = r.string("repro");
   c.expected = r.boolean("expected", false);
@@ -381,7 +386,8 @@ std::string report_to_json_text(const RunReport& report) {
   // (checks' `tensor_elements`, the large tier), 1.11 with the large tier's call speeds, 1.12
   // with expected failures (checks' `expected`), 1.13 with complete checks (directions
   // `forward_complete` and `backward_complete`, checks' `detection_threshold`), 1.14 with checks'
-  // `insignificant`, 1.15 with refusals of invalid calls (direction `refusal`).
+  // `insignificant`, 1.15 with refusals of invalid calls (direction `refusal`), 1.16 with memory (checks'
+  // `memory`, the large tier's cases; meta.profile.peak_host_bytes).
   Json meta = meta_to_json(report.meta);
   const bool v1_8 = add_1_8_meta(meta, report.meta);
   const bool v1_2 = add_1_2_meta(meta, report.meta);
@@ -409,7 +415,11 @@ std::string report_to_json_text(const RunReport& report) {
                                  [](const CheckResult& c) { return c.metrics.insignificant > 0; });
   const bool v1_15 = std::any_of(report.checks.begin(), report.checks.end(),
                                  [](const CheckResult& c) { return c.direction == Direction::refusal; });
-  const std::string_view version = v1_15                   ? kParitySchemaVersion
+  const bool v1_16 =
+      (!report.meta.profile.empty() && report.meta.profile.peak_host_bytes > 0) ||
+      std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.memory.stated(); });
+  const std::string_view version = v1_16                   ? kParitySchemaVersion
+                                   : v1_15                 ? std::string_view("1.15")
                                    : v1_14                 ? std::string_view("1.14")
                                    : v1_13                 ? std::string_view("1.13")
                                    : v1_12                 ? std::string_view("1.12")

@@ -19,7 +19,7 @@ inline constexpr int kParitySchemaMinor = 14;
 // 1.11 checks' speed (the large tier's call times, bytes and operations); 1.12 checks' expected
 // (a failure the run's --expect file accounts for); 1.13 complete checks; 1.14 checks'
 // insignificant (elements without a significant digit)
-inline constexpr std::string_view kParitySchemaVersion = "1.15";
+inline constexpr std::string_view kParitySchemaVersion = "1.16";
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <map>
 
+#include "core/memory_size.hpp"
 #include "reports/file_io.hpp"
 #include "reports/markdown_sections.hpp"
 #include "reports/summary.hpp"
@@ -72,8 +73,10 @@ std::string profile_text(const PhaseProfile& p) {
                                  ? fmt::format("; the devices' own timers: {} s of the {} s of device calls",
                                                g3(p.device_total()), g3(p.phase_total(Phase::device_calls)))
                                  : "";
-  return fmt::format("{} s of {} worker{}: {}; by kind: {}{}", g3(total), p.workers, p.workers == 1 ? "" : "s",
-                     join(phases, ", "), join(kinds, ", "), device);
+  const std::string peak =
+      p.peak_host_bytes > 0 ? fmt::format("; peak host memory {}", memory_text(p.peak_host_bytes)) : "";
+  return fmt::format("{} s of {} worker{}: {}; by kind: {}{}{}", g3(total), p.workers, p.workers == 1 ? "" : "s",
+                     join(phases, ", "), join(kinds, ", "), device, peak);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "results/profile.hpp"
 
+#include <algorithm>
+
 #include "core/enum_table.hpp"
 
 namespace gp {
@@ -43,6 +45,7 @@ PhaseProfile& PhaseProfile::operator+=(const PhaseProfile& o) {
   for (std::size_t k = 0; k < kSubjectKindCount; ++k) device_seconds[k] += o.device_seconds[k];
   reports_seconds += o.reports_seconds;
   workers += o.workers;
+  peak_host_bytes = std::max(peak_host_bytes, o.peak_host_bytes);
   return *this;
 }
 

@@ -40,6 +40,8 @@ struct PhaseProfile {
   std::array<double, kSubjectKindCount> device_seconds{};
   int workers = 0;             // the threads that ran the checks (--jobs); 0: not measured
   double reports_seconds = 0;  // writing the reports other than parity.json itself
+  // The process's peak resident memory (getrusage), 0: not measured; merged shards: the largest.
+  std::int64_t peak_host_bytes = 0;
 
   double& at(Phase p, SubjectKind k) { return seconds[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]; }
   double at(Phase p, SubjectKind k) const { return seconds[static_cast<std::size_t>(p)][static_cast<std::size_t>(k)]; }

@@ -125,6 +125,14 @@ struct CallSpeed {
   double gflop_per_s() const { return static_cast<double>(flops) / seconds * 1e-9; }
 };
 
+// What a large case holds while it runs (docs/scale.md, "Memory"): its device buffers, exact, and
+// its host copies (inputs, cotangent, results, complete checks' references), an estimate at or
+// above what was measured (harness/check/memory_fit.hpp). Zero elsewhere.
+struct CaseMemory {
+  std::int64_t device_bytes = 0, host_bytes = 0;
+  bool stated() const { return device_bytes > 0 || host_bytes > 0; }
+};
+
 struct CheckResult {
   std::string case_id;
   std::string op;
@@ -147,6 +155,7 @@ struct CheckResult {
   Metrics metrics;
   double time_ms = 0;
   CallSpeed speed;  // of the forward call (a forward check) or the backward call (a gradient's)
+  CaseMemory memory;
   std::uint64_t seed = 0;
   std::string repro;  // one-line command that reproduces this check
   TrainingSteps steps;

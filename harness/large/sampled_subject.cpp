@@ -7,6 +7,7 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/device_calls.hpp"
 #include "harness/check/judgement.hpp"
+#include "harness/check/memory_fit.hpp"
 #include "harness/check/tolerance.hpp"
 #include "harness/large/cached_complete_check.hpp"
 #include "harness/large/complete_check.hpp"
@@ -68,6 +69,8 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
         DeviceCalls(c, backend, *device.queue).forward_backward(reference.inputs, reference.cotangent, &times);
     const double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const CallWork forward = forward_work(c.call), backward = backward_work(c.call);
+    const CaseMemory memory{device_bytes(c), large_case_host_bytes(c, backend.info()) +
+                                                 complete_check_host_bytes(c, run.sample.complete_elements)};
     for (std::size_t t = 0; t < reference.tensors.size(); ++t) {
       const SampledTensor& s = reference.tensors[t];
       const bool output = s.tensor == ref::kOutputTensor;
@@ -78,6 +81,7 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
           {}, {&s.index, s.numel});
       apply_comparison(r, cmp, bounded[t], c.call);
       r.tolerance = tol.describe();
+      r.memory = memory;
       if (op_family(c.call.kind) != OpFamily::linalg &&
           !has_complete_lines(c.call, s.numel, run.sample.complete_elements))
         r.tolerance += "; no complete check: " + std::to_string(s.numel) + " elements, above --complete-elements " +
@@ -94,6 +98,7 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       if (complete) {
         complete->time_ms = run_ms;
         complete->speed = speed;
+        complete->memory = memory;
         out.push_back(std::move(*complete));
       }
     }

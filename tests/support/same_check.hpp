@@ -57,6 +57,8 @@ inline void expect_same_check(const CheckResult& a, const CheckResult& b, bool w
     EXPECT_EQ(a.speed.bytes, b.speed.bytes);
     EXPECT_EQ(a.speed.flops, b.speed.flops);
   }
+  EXPECT_EQ(a.memory.device_bytes, b.memory.device_bytes);
+  EXPECT_EQ(a.memory.host_bytes, b.memory.host_bytes);
   EXPECT_EQ(a.seed, b.seed);
   EXPECT_EQ(a.repro, b.repro);
   EXPECT_EQ(a.steps.first_out, b.steps.first_out);

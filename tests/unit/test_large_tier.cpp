@@ -332,7 +332,7 @@ TEST(LargeTier, CallWorkCountsEachTensorOnceAndTheContractions) {
 
 // Each check of a large case carries the time of the call it judges, from the device's timers
 // where the queue has them, else from the host's clock, with the call's bytes and operations.
-TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCall) {
+TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCallAndItsCasesMemory) {
   class TimedQueue : public NiceMock<MockQueue> {
    public:
     std::optional<double> take_device_seconds() noexcept override { return 0.25; }
@@ -347,6 +347,9 @@ TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCall) {
   ASSERT_EQ(device.size(), 6u);  // each tensor's sampled and complete check
   for (const CheckResult& r : device) {
     EXPECT_EQ(r.speed.seconds, 0.25) << check_label(r);
+    EXPECT_EQ(r.memory.device_bytes, device_bytes(c));
+    EXPECT_EQ(r.memory.host_bytes,
+              large_case_host_bytes(c, backend.info()) + complete_check_host_bytes(c, run.sample.complete_elements));
     EXPECT_TRUE(r.speed.device_timer);
     const bool forward = r.direction == Direction::forward || r.direction == Direction::forward_complete;
     const CallWork w = forward ? forward_work(c.call) : backward_work(c.call);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <thread>
 
+#include "core/memory_size.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/run/runner.hpp"
 #include "reports/json_report.hpp"
@@ -235,6 +236,25 @@ TEST(ParityJsonProfile, RoundTripsAsSchema18) {
   EXPECT_EQ(back.meta.profile.workers, 2);
   EXPECT_EQ(back.meta.profile.reports_seconds, 0.5);
   EXPECT_EQ(report_to_json_text(synthetic_report()).find("\"profile\""), std::string::npos);  // none measured
+}
+
+// The run's peak memory: schema 1.16, read back, in parity.md's profile row; merged shards keep the largest.
+TEST(ParityJsonProfile, PeakHostBytesRoundTripAsSchema116AndMergeKeepsTheLargest) {
+  RunReport r = synthetic_report();
+  r.meta.profile = sample_profile();
+  r.meta.profile.peak_host_bytes = std::int64_t{3} << 29;
+  const std::string text = report_to_json_text(r);
+  EXPECT_NE(text.find("\"schema_version\": \"1.16\""), std::string::npos);
+  const RunReport back = report_from_json_text(text, "test");
+  EXPECT_EQ(back.meta.profile.peak_host_bytes, std::int64_t{3} << 29);
+  EXPECT_NE(report_to_markdown(r).find("training 1 s; peak host memory 1.5 GiB |"), std::string::npos);
+  RunReport shard = back;
+  shard.meta.shard = "2/2";
+  shard.checks.clear();
+  shard.meta.profile.peak_host_bytes = std::int64_t{1} << 30;
+  EXPECT_EQ(merge_reports({r, shard}).meta.profile.peak_host_bytes, std::int64_t{3} << 29);
+  EXPECT_EQ(merge_reports({shard, r}).meta.profile.peak_host_bytes, std::int64_t{3} << 29);
+  EXPECT_GT(peak_resident_bytes(), 0);  // this process's, from the system
 }
 
 TEST(ParityJsonProfile, MarkdownStatesTheProfileAndMergeAddsShards) {

@@ -268,6 +268,21 @@ TEST(ParityJson, SpeedRoundTripsNeedsSchema111AndIsListedOncePerCall) {
   EXPECT_THAT(report_to_markdown(synthetic_report()), Not(HasSubstr("## Speed")));
 }
 
+// A large case's memory: written where stated (schema 1.16), read back, and in the speed table.
+TEST(ParityJson, CaseMemoryRoundTripsNeedsSchema116AndIsInTheSpeedTable) {
+  RunReport r = synthetic_report();
+  r.checks[0].speed = {0.002, true, 4'000'000'000, 0};
+  r.checks[0].memory = {std::int64_t{3} << 30, std::int64_t{13} << 29};
+  const std::string text = report_to_json_text(r);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.16");
+  EXPECT_EQ(doc["checks"][0]["memory"]["device_bytes"], std::int64_t{3} << 30);
+  EXPECT_FALSE(doc["checks"][1].contains("memory"));  // not stated: not written
+  const RunReport back = report_from_json_text(text);
+  for (std::size_t i = 0; i < 3; ++i) expect_same_check(r.checks[i], back.checks[i]);
+  EXPECT_THAT(report_to_markdown(r), HasSubstr("| 2e+03 | — | 3 GiB | 6.5 GiB |"));
+}
+
 TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
   const std::string text = report_to_json_text(synthetic_report());
   const std::string v2 = replace_once(text, "\"schema_version\": \"1.3\"", "\"schema_version\": \"2.0\"");
