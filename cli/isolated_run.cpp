@@ -65,6 +65,8 @@ std::vector<std::string> child_args(const RunCommand& cmd, const std::string& de
                                 std::to_string(c.sample.random),
                                 "--complete-elements",
                                 std::to_string(c.sample.complete_elements),
+                                "--streamed-complete-elements",
+                                std::to_string(c.sample.streamed_complete_elements),
                                 "--cases",
                                 (dir / "cases").string(),
                                 "--out-dir",

@@ -34,12 +34,14 @@ std::optional<CheckResult> cached_complete_check(const CompleteLinesInput& in, s
   const CompleteCheckInput& c = in.check;
   const SampledReference& reference = c.reference;
   const bool product = op_family(reference.call.kind) == OpFamily::linalg;
-  // Nothing to look up where no check runs (a tensor past --complete-elements): hashing a 2^31
-  // element tensor for it would cost seconds.
-  if (!reference.cache || (!product && !has_complete_lines(reference.call, c.tensor.numel, in.max_elements)))
+  // Nothing to look up where no check runs (a tensor past the limits): hashing a 2^31 element
+  // tensor for it would cost seconds.
+  if (!reference.cache ||
+      (!product && line_check_kind(reference.call, c.tensor.tensor, c.tensor.numel, in.limits) == LineCheck::none))
     return complete_check(in, seed);
   CacheKeyBuilder key("complete-check");
-  key.add(c.c.id).add(seed).add(static_cast<std::uint64_t>(in.max_elements));
+  key.add(c.c.id).add(seed).add(static_cast<std::uint64_t>(in.limits.complete_elements));
+  key.add(static_cast<std::uint64_t>(in.limits.streamed_complete_elements));
   key.add(static_cast<std::uint64_t>(c.tensor.tensor) + 1).add(in.profile, in.flush).add(c.tol.describe());
   for (const HostTensor& t : reference.inputs) key.add(t);
   key.add(reference.cotangent).add(c.full);

@@ -62,6 +62,26 @@ LineReference evaluate_lines(const SampledReference& reference, const SampledTen
   return lines;
 }
 
+// Every block of the tensor compared with the device's elements as soon as it is evaluated: the
+// same blocks, values and bounds as evaluate_lines gives an elementwise tensor, none of them kept.
+std::vector<BlockResult> streamed_blocks(const CompleteLinesInput& in) {
+  const CompleteCheckInput& c = in.check;
+  const SliceSource source{c.reference.call, c.reference.inputs, c.reference.cotangent};
+  const std::int64_t numel = c.tensor.numel;
+  std::vector<BlockResult> blocks(
+      static_cast<std::size_t>((numel + kCompleteBlockElements - 1) / kCompleteBlockElements));
+  // Most of the time is the blocks' Tracked evaluations, on threads the phase clock does not see.
+  PhaseTimer timer(Phase::bounds);
+  for_each_block(numel, kCompleteBlockElements, [&](std::int64_t k, std::int64_t first, std::int64_t end) {
+    std::vector<std::int64_t> index(static_cast<std::size_t>(end - first));
+    std::iota(index.begin(), index.end(), first);
+    const ref::RefTensor expected = sampled_bounds(source, c.tensor.tensor, index, in.profile, in.flush);
+    const HostTensor got = gather_elements(c.full, index, expected.shape);
+    blocks[static_cast<std::size_t>(k)] = compare_block(expected, got, c.tol, c.c.dtype, {&index, numel});
+  });
+  return blocks;
+}
+
 }  // namespace
 
 const LineReference& CompleteLineReferences::get(const SampledReference& reference, const SampledTensor& tensor,
@@ -83,18 +103,29 @@ const LineReference& CompleteLineReferences::get(const SampledReference& referen
   });
 }
 
-bool has_complete_lines(const OpCall& call, std::int64_t numel, std::int64_t max_elements) {
-  return ref::has_element_slices(call) && op_family(call.kind) != OpFamily::linalg && numel <= max_elements;
+LineCheck line_check_kind(const OpCall& call, int tensor, std::int64_t numel, const SampleOptions& limits) {
+  if (!ref::has_element_slices(call) || op_family(call.kind) == OpFamily::linalg) return LineCheck::none;
+  if (numel <= limits.complete_elements) return LineCheck::kept;
+  if (ref::has_elementwise_slices(call, tensor) && numel <= limits.streamed_complete_elements)
+    return LineCheck::streamed;
+  return LineCheck::none;
 }
 
 std::optional<CheckResult> complete_line_check(const CompleteLinesInput& in, std::uint64_t seed) {
   const CompleteCheckInput& c = in.check;
   const std::int64_t numel = c.tensor.numel;
-  if (!has_complete_lines(c.reference.call, numel, in.max_elements)) return std::nullopt;
-  const LineReference& lines = c.reference.lines->get(c.reference, c.tensor, in.profile, in.flush);
+  const LineCheck kind = line_check_kind(c.reference.call, c.tensor.tensor, numel, in.limits);
+  if (kind == LineCheck::none) return std::nullopt;
   const bool output = c.tensor.tensor == ref::kOutputTensor;
   CheckResult r = blank_result(c.c, c.device_id, output ? Direction::forward_complete : Direction::backward_complete,
                                c.tensor.tensor, seed);
+  if (kind == LineCheck::streamed) {
+    judge_blocks(r, streamed_blocks(in), numel, c.tol,
+                 "every element, each against its own Tracked bound, evaluated block by block as it is compared "
+                 "(docs/scale.md, \"Every element\")");
+    return r;
+  }
+  const LineReference& lines = c.reference.lines->get(c.reference, c.tensor, in.profile, in.flush);
   std::vector<BlockResult> blocks(lines.expected.size());
   {
     PhaseTimer timer(Phase::comparisons);

@@ -3,17 +3,21 @@
 // rms_norm, the losses, and the elementwise ops. Beside the sampled check, every line of the
 // tensor is evaluated as the sample evaluates its lines (ref::element_slice: each element's value
 // and Tracked bound bit for bit the whole evaluation's, under the device's profile) and every
-// element compared with its own bound, in blocks of whole lines on every core. The matrix
+// element compared with its own bound, in blocks of whole lines on every core. An elementwise
+// tensor too large to keep its references (above --complete-elements) is streamed: each block
+// evaluated and compared at once, on each device again. The matrix
 // products have theirs (complete_check.hpp), whose lines, dot products, would cost a GEMM in
 // Tracked arithmetic.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <vector>
 
+#include "harness/check/context.hpp"
 #include "harness/check/profile_memo.hpp"
 #include "harness/large/complete_check.hpp"
 #include "reference/reference.hpp"
@@ -46,15 +50,19 @@ struct CompleteLinesInput {
   CompleteCheckInput check;
   const MathProfile* profile = nullptr;
   bool flush = false;
-  std::int64_t max_elements = 0;  // SampleOptions::complete_elements
+  SampleOptions limits;  // complete_elements, streamed_complete_elements
 };
 
-// The complete check of one tensor (direction forward_complete or backward_complete), or nullopt
-// where the op's elements do not come from lines (a matrix product) or the tensor holds more
-// than max_elements elements (the sampled check's tolerance then says so).
-std::optional<CheckResult> complete_line_check(const CompleteLinesInput& in, std::uint64_t seed);
+// How a tensor's line-wise complete check runs, if it does.
+enum class LineCheck : std::uint8_t {
+  none,      // a matrix product (complete_check.hpp), or a tensor past the limits
+  kept,      // at most complete_elements: the references kept for the case's devices
+  streamed,  // an elementwise tensor up to streamed_complete_elements: blocks evaluated per device
+};
+LineCheck line_check_kind(const OpCall& call, int tensor, std::int64_t numel, const SampleOptions& limits);
 
-// Whether a tensor of this call gets a line-wise complete check at that limit.
-bool has_complete_lines(const OpCall& call, std::int64_t numel, std::int64_t max_elements);
+// The complete check of one tensor (direction forward_complete or backward_complete), or nullopt
+// where line_check_kind is none (the sampled check's tolerance then says so).
+std::optional<CheckResult> complete_line_check(const CompleteLinesInput& in, std::uint64_t seed);
 
 }  // namespace gp

@@ -83,9 +83,13 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       r.tolerance = tol.describe();
       r.memory = memory;
       if (op_family(c.call.kind) != OpFamily::linalg &&
-          !has_complete_lines(c.call, s.numel, run.sample.complete_elements))
-        r.tolerance += "; no complete check: " + std::to_string(s.numel) + " elements, above --complete-elements " +
-                       std::to_string(run.sample.complete_elements);
+          line_check_kind(c.call, s.tensor, s.numel, run.sample) == LineCheck::none)
+        r.tolerance +=
+            "; no complete check: " + std::to_string(s.numel) + " elements, above --complete-elements " +
+            std::to_string(run.sample.complete_elements) +
+            (ref::has_elementwise_slices(c.call, s.tensor)
+                 ? " and --streamed-complete-elements " + std::to_string(run.sample.streamed_complete_elements)
+                 : std::string());
       r.time_ms = run_ms;
       r.speed = output ? CallSpeed{times.forward_seconds, times.device_timer, forward.bytes, forward.flops}
                        : CallSpeed{times.backward_seconds, times.device_timer, backward.bytes, backward.flops};
@@ -93,8 +97,7 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
       const CallSpeed speed = r.speed;
       out.push_back(std::move(r));
       const CompleteCheckInput whole{c, device.id, reference, s, full, tol};
-      std::optional<CheckResult> complete =
-          cached_complete_check({whole, math, ftz, run.sample.complete_elements}, run.seed);
+      std::optional<CheckResult> complete = cached_complete_check({whole, math, ftz, run.sample}, run.seed);
       if (complete) {
         complete->time_ms = run_ms;
         complete->speed = speed;

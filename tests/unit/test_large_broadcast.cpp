@@ -50,6 +50,7 @@ RunContext large_run() {
   RunContext run{2};
   run.sample.random = 0;
   run.sample.complete_elements = 64;
+  run.sample.streamed_complete_elements = 0;
   return run;
 }
 

@@ -261,6 +261,74 @@ TEST(LargeTier, AWrongElementAwayFromTheSampleFailsTheLineCompleteCheck) {
   EXPECT_THAT(above[0].tolerance, HasSubstr("no complete check: 256000 elements, above --complete-elements 255999"));
 }
 
+// An elementwise tensor above --complete-elements is still compared whole, block by block on
+// each device with nothing kept: the same verdicts and metrics as from the kept references; an
+// element off by 10^-3 away from the sample fails it there; above --streamed-complete-elements
+// there is none, and the sampled check says so.
+TEST(LargeTier, AStreamedCompleteCheckJudgesAsTheKeptOneAndCatchesAWrongElement) {
+  const Case& c = case_named("tanh(shape=64x128,dtype=f32)");
+  RunContext run{4};
+  run.sample.random = 0;
+  const SampledReference reference = prepare_sampled_reference(c, run);
+  const std::int64_t wrong = 37 * 128 + 77;
+  for (const SampledTensor& t : reference.tensors) ASSERT_FALSE(std::count(t.index.begin(), t.index.end(), wrong));
+  auto checks = [&](bool forward_bug, bool backward_bug, const RunContext& at) {
+    FakeBackend backend;
+    NiceMock<MockQueue> queue;
+    ON_CALL(queue, forward)
+        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+          exact_forward(call, in, out);
+          if (forward_bug) host(out).set(wrong, host(out).get(wrong) * (1 + 1e-3));
+        }));
+    ON_CALL(queue, backward)
+        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+          exact_backward(call, in, out, dout, grads);
+          if (backward_bug) host(*grads[0]).set(wrong, host(*grads[0]).get(wrong) * (1 + 1e-3));
+        }));
+    return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, at);
+  };
+  RunContext streamed = run;
+  streamed.sample.complete_elements = 0;
+  for (const auto& [forward_bug, backward_bug] : {std::pair{false, false}, {true, false}, {false, true}}) {
+    const std::vector<CheckResult> kept = checks(forward_bug, backward_bug, run);
+    const std::vector<CheckResult> each = checks(forward_bug, backward_bug, streamed);
+    ASSERT_EQ(kept.size(), 4u);
+    ASSERT_EQ(each.size(), 4u);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      SCOPED_TRACE(check_label(each[i]));
+      EXPECT_EQ(each[i].direction, kept[i].direction);
+      EXPECT_EQ(each[i].verdict, kept[i].verdict);
+      EXPECT_EQ(each[i].metrics.elements, kept[i].metrics.elements);
+      EXPECT_EQ(each[i].metrics.margin, kept[i].metrics.margin);
+      EXPECT_EQ(each[i].metrics.max_abs, kept[i].metrics.max_abs);
+      EXPECT_EQ(each[i].metrics.worst.index, kept[i].metrics.worst.index);
+      const double threshold = kept[i].metrics.detection_threshold;  // NaN for a sampled check
+      if (std::isnan(threshold)) {
+        EXPECT_TRUE(std::isnan(each[i].metrics.detection_threshold));
+      } else {
+        EXPECT_EQ(each[i].metrics.detection_threshold, threshold);
+      }
+    }
+    EXPECT_THAT(each[1].tolerance, HasSubstr("block by block"));
+    EXPECT_EQ(each[0].verdict, Verdict::pass) << "the sample does not hold the element";
+    EXPECT_EQ(each[2].verdict, Verdict::pass) << "the sample does not hold the element";
+    EXPECT_EQ(each[1].verdict, forward_bug ? Verdict::fail : Verdict::pass) << each[1].reason;
+    EXPECT_EQ(each[3].verdict, backward_bug ? Verdict::fail : Verdict::pass) << each[3].reason;
+    if (forward_bug) {
+      EXPECT_EQ(each[1].metrics.worst.index, wrong);
+    }
+    if (backward_bug) {
+      EXPECT_EQ(each[3].metrics.worst.index, wrong);
+    }
+  }
+  streamed.sample.streamed_complete_elements = 64 * 128 - 1;
+  const std::vector<CheckResult> none = checks(false, false, streamed);
+  ASSERT_EQ(none.size(), 2u) << "no complete check above both limits";
+  EXPECT_THAT(none[0].tolerance, HasSubstr("no complete check: 8192 elements, above --complete-elements 0 and "
+                                           "--streamed-complete-elements 8191"));
+}
+
 // A max's gradient is one element per line, at the input's maximum: the sample holds it (the
 // inputs' extremes), so the check compares it, and a kernel that sends it one element off fails.
 TEST(LargeTier, TheSampleHoldsWhereAMaxSendsItsGradient) {
