@@ -18,6 +18,11 @@ struct NumericalOptions {
   int backend_probes = 1;                  // directional probes per input on the backend's own forward
 };
 
+// The elements one block of a complete check holds at most (harness/large/complete_check.hpp:
+// one host GEMM's rows; complete_lines.hpp: whole lines, or a streamed block); the blocks run on
+// every core.
+inline constexpr std::int64_t kCompleteBlockElements = std::int64_t{1} << 18;
+
 // What every check of one run shares.
 // How many elements of a large-tier tensor are compared exactly (harness/large/sample.hpp).
 struct SampleOptions {

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "core/memory_size.hpp"
+#include "harness/check/complete_kind.hpp"
+#include "reference/element_slice.hpp"
 
 namespace gp {
 
@@ -10,15 +12,33 @@ std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device) {
   return (device.host_memory ? 4 : 2) * device_bytes(c);
 }
 
-std::int64_t complete_check_host_bytes(const Case& c, std::int64_t complete_elements) {
-  std::int64_t bytes = 0;
-  auto add = [&](std::int64_t numel) {
-    if (numel <= complete_elements) bytes += 88 * numel;
-  };
-  add(c.call.output_shape.numel());
+namespace {
+
+// The checked tensors' sizes: the output, then each differentiable input's gradient (kOutputTensor, k).
+template <class Fn>
+void for_each_checked_tensor(const Case& c, const Fn& fn) {
+  fn(ref::kOutputTensor, c.call.output_shape.numel());
   for (std::size_t k = 0; k < c.call.input_shapes.size(); ++k)
-    if (input_is_differentiable(c.call.kind, static_cast<int>(k))) add(c.call.input_shapes[k].numel());
+    if (input_is_differentiable(c.call.kind, static_cast<int>(k)))
+      fn(static_cast<int>(k), c.call.input_shapes[k].numel());
+}
+
+}  // namespace
+
+std::int64_t complete_check_host_bytes(const Case& c, const SampleOptions& limits) {
+  std::int64_t bytes = 0;
+  for_each_checked_tensor(c, [&](int tensor, std::int64_t numel) {
+    if (line_check_kind(c.call, tensor, numel, limits) == LineCheck::kept) bytes += 88 * numel;
+  });
   return bytes;
+}
+
+std::int64_t streamed_check_host_bytes(const Case& c, const SampleOptions& limits, int threads) {
+  bool streamed = false;
+  for_each_checked_tensor(c, [&](int tensor, std::int64_t numel) {
+    streamed = streamed || line_check_kind(c.call, tensor, numel, limits) == LineCheck::streamed;
+  });
+  return streamed ? std::int64_t{threads} * kCompleteBlockElements * 600 : 0;
 }
 
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes) {

@@ -8,6 +8,7 @@
 
 #include "backends/backend.hpp"
 #include "cases/case.hpp"
+#include "harness/check/context.hpp"
 
 namespace gp {
 
@@ -21,9 +22,16 @@ std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 
 // What a large case's complete checks keep on the host per device profile: the line references
 // (harness/large/complete_lines.hpp: 80 bytes an element and its place in the line order, 8) of
-// each tensor of at most `complete_elements` elements; an upper bound for a matrix product's,
-// which keeps 16 bytes an element once.
-std::int64_t complete_check_host_bytes(const Case& c, std::int64_t complete_elements);
+// each tensor of at most `limits.complete_elements` elements; an upper bound for a matrix
+// product's, which keeps 16 bytes an element once.
+std::int64_t complete_check_host_bytes(const Case& c, const SampleOptions& limits);
+
+// What a streamed complete check (an elementwise tensor above complete_elements, up to
+// streamed_complete_elements) holds while it runs, once per case (its tensors and devices take
+// turns): a block on every core, each block's Tracked evaluation about 600 bytes an element (a
+// binary op's inputs, cotangent, output and gradients in Tracked form, 80 bytes each, and their
+// gathers).
+std::int64_t streamed_check_host_bytes(const Case& c, const SampleOptions& limits, int threads);
 
 // `host_bytes`: the machine's physical memory (core/memory_size.hpp), a parameter for tests.
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes);

@@ -15,6 +15,7 @@
 
 #include "cases/case.hpp"
 #include "core/tensor.hpp"
+#include "harness/check/context.hpp"
 #include "harness/check/tolerance.hpp"
 #include "results/result.hpp"
 
@@ -22,10 +23,6 @@ namespace gp {
 
 struct SampledReference;
 struct SampledTensor;
-
-// The rows one block holds at most, in elements: each block is one host GEMM, the blocks run on
-// every core.
-inline constexpr std::int64_t kCompleteBlockElements = std::int64_t{1} << 18;
 
 // Every element of one tensor's reference, for every device: its value and its bound's channels
 // (rounded up to double; acc is infinite: the checked bound takes lambda * prob), 32 bytes an

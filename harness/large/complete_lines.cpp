@@ -103,14 +103,6 @@ const LineReference& CompleteLineReferences::get(const SampledReference& referen
   });
 }
 
-LineCheck line_check_kind(const OpCall& call, int tensor, std::int64_t numel, const SampleOptions& limits) {
-  if (!ref::has_element_slices(call) || op_family(call.kind) == OpFamily::linalg) return LineCheck::none;
-  if (numel <= limits.complete_elements) return LineCheck::kept;
-  if (ref::has_elementwise_slices(call, tensor) && numel <= limits.streamed_complete_elements)
-    return LineCheck::streamed;
-  return LineCheck::none;
-}
-
 std::optional<CheckResult> complete_line_check(const CompleteLinesInput& in, std::uint64_t seed) {
   const CompleteCheckInput& c = in.check;
   const std::int64_t numel = c.tensor.numel;

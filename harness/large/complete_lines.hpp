@@ -17,6 +17,7 @@
 #include <optional>
 #include <vector>
 
+#include "harness/check/complete_kind.hpp"
 #include "harness/check/context.hpp"
 #include "harness/check/profile_memo.hpp"
 #include "harness/large/complete_check.hpp"
@@ -53,16 +54,9 @@ struct CompleteLinesInput {
   SampleOptions limits;  // complete_elements, streamed_complete_elements
 };
 
-// How a tensor's line-wise complete check runs, if it does.
-enum class LineCheck : std::uint8_t {
-  none,      // a matrix product (complete_check.hpp), or a tensor past the limits
-  kept,      // at most complete_elements: the references kept for the case's devices
-  streamed,  // an elementwise tensor up to streamed_complete_elements: blocks evaluated per device
-};
-LineCheck line_check_kind(const OpCall& call, int tensor, std::int64_t numel, const SampleOptions& limits);
-
 // The complete check of one tensor (direction forward_complete or backward_complete), or nullopt
-// where line_check_kind is none (the sampled check's tolerance then says so).
+// where line_check_kind (harness/check/complete_kind.hpp) is none (the sampled check's tolerance
+// then says so).
 std::optional<CheckResult> complete_line_check(const CompleteLinesInput& in, std::uint64_t seed);
 
 }  // namespace gp

@@ -416,8 +416,7 @@ TEST(LargeTier, EachCheckCarriesTheSpeedOfItsCallAndItsCasesMemory) {
   for (const CheckResult& r : device) {
     EXPECT_EQ(r.speed.seconds, 0.25) << check_label(r);
     EXPECT_EQ(r.memory.device_bytes, device_bytes(c));
-    EXPECT_EQ(r.memory.host_bytes,
-              large_case_host_bytes(c, backend.info()) + complete_check_host_bytes(c, run.sample.complete_elements));
+    EXPECT_EQ(r.memory.host_bytes, large_case_host_bytes(c, backend.info()) + complete_check_host_bytes(c, run.sample));
     EXPECT_TRUE(r.speed.device_timer);
     const bool forward = r.direction == Direction::forward || r.direction == Direction::forward_complete;
     const CallWork w = forward ? forward_work(c.call) : backward_work(c.call);
@@ -486,6 +485,23 @@ TEST(LargeTier, ACaseThatDoesNotFitSkipsWithTheSizes) {
   SmallDevice device;
   EXPECT_THAT(SampledSubject(index).supports(device).reason, HasSubstr("device memory"));
   EXPECT_TRUE(PrimitiveSubject(case_named("exp(shape=7,dtype=f32)")).supports(device).ok);
+}
+
+// What the host-memory budget reserves for complete checks: kept references per device for the
+// tensors within --complete-elements, a block per core for a case with a streamed tensor.
+TEST(LargeTier, TheHostEstimateCountsKeptReferencesAndStreamedBlocks) {
+  const Case& exp = case_named("exp(large,shape=100000000,dtype=f32)");
+  const Case& index = case_named("exp(large,shape=2147487745,dtype=bf16)");
+  const Case& softmax = case_named("softmax(large,axis=-1,shape=8x32000,dtype=f32)");
+  const SampleOptions limits;
+  EXPECT_EQ(complete_check_host_bytes(exp, limits), 0);
+  EXPECT_EQ(streamed_check_host_bytes(exp, limits, 16), 16 * kCompleteBlockElements * 600);
+  SampleOptions none = limits;
+  none.streamed_complete_elements = 0;
+  EXPECT_EQ(streamed_check_host_bytes(exp, none, 16), 0);
+  EXPECT_EQ(streamed_check_host_bytes(index, limits, 16), 0) << "past --streamed-complete-elements";
+  EXPECT_EQ(streamed_check_host_bytes(softmax, limits, 16), 0);
+  EXPECT_EQ(complete_check_host_bytes(softmax, limits), 2 * 88 * 8 * 32000);  // output and gradient
 }
 
 TEST(LargeTier, ScaleSelectsTheTiers) {
