@@ -9,7 +9,9 @@
 namespace gp {
 
 std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device) {
-  return (device.host_memory ? 4 : 2) * device_bytes(c);
+  if (!device.host_memory) return 2 * device_bytes(c);
+  // The buffers, and f32 working copies of them where a 16-bit call makes them: twice their bytes.
+  return (dtype_size(c.call.dtype) == 2 ? 5 : 4) * device_bytes(c);
 }
 
 namespace {
