@@ -10,8 +10,9 @@ namespace gp {
 
 std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device) {
   if (!device.host_memory) return 2 * device_bytes(c);
-  // The buffers, and f32 working copies of them where a 16-bit call makes them: twice their bytes.
-  return (dtype_size(c.call.dtype) == 2 ? 5 : 4) * device_bytes(c);
+  // The buffers, and f32 working copies of them where a 16-bit call makes them (twice their bytes,
+  // and more: see the header).
+  return (dtype_size(c.call.dtype) == 2 ? 6 : 4) * device_bytes(c);
 }
 
 namespace {

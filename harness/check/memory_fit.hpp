@@ -15,13 +15,14 @@ namespace gp {
 // What a large case holds on the host for one device: the inputs and the cotangent the reference
 // keeps, the downloaded output, two copies of each gradient (the backward runs twice) and one
 // poison tensor: twice its buffers' bytes (cases/case.hpp device_bytes); and where the device's
-// buffers are in host memory, the buffers again and their f32 working copies (twice their bytes
-// for a 16-bit call; counted as the buffers' bytes otherwise). An estimate: exp over 2^31 + 4,097
-// bf16 elements on the H200 host peaked at 21.1 GB with OpenCL alone (estimate 34.4 GB), at
-// 67.4 GB with the cpu backend (then estimated at 68.7 GB, now 85.9 GB). The whole tier was
-// killed for memory at 127.6 GB used with the two index cases and a variance over 2^27 left, one
-// index case at a time by the budget: add over two such tensors, estimated at 103 GB then, takes
-// more with the cpu backend's f32 copies of six tensors (129 GB now: it runs alone).
+// buffers are in host memory, the buffers again and their f32 working copies (four times their
+// bytes for a 16-bit call; counted as the buffers' bytes otherwise). An estimate: exp over
+// 2^31 + 4,097 bf16 elements on the H200 host peaked at 21.1 GB with OpenCL alone (estimate
+// 34.4 GB), at 67.4 GB with the cpu backend (then estimated at 68.7 GB, now 103 GB). add over two
+// such tensors with the cpu backend needs more than that host's 125 GiB: the whole tier was killed
+// for memory twice with the two index cases and a variance over 2^27 left, the add running alone
+// under the budget (its estimate then 4x, then 5x its buffers: 103 GB, 129 GB; now 155 GB, so the
+// cpu backend SKIPs it there).
 std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 
 // What a large case's complete checks keep on the host per device profile: the line references
