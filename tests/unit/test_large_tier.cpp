@@ -206,6 +206,36 @@ TEST(LargeTier, AWrongElementAwayFromTheSampleFailsTheCompleteCheck) {
   EXPECT_LT(wrong_one[1].metrics.detection_threshold, 1e-4) << wrong_one[1].tolerance;
 }
 
+// A fake device whose forward output (forward_bug), or whose first input's gradient
+// (backward_bug), is wrong at element `wrong`: off by 10^-3 of its value, or for a gradient with
+// `by_largest`, of the gradient's largest magnitude.
+struct OneWrongElement {
+  std::int64_t wrong = 0;
+  bool forward_bug = false, backward_bug = false, by_largest = false;
+};
+std::vector<CheckResult> checks_with(const Case& c, const SampledReference& reference, const RunContext& run,
+                                     const OneWrongElement& bug) {
+  FakeBackend backend;
+  NiceMock<MockQueue> queue;
+  ON_CALL(queue, forward)
+      .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
+        exact_forward(call, in, out);
+        if (bug.forward_bug) host(out).set(bug.wrong, host(out).get(bug.wrong) * (1 + 1e-3));
+      }));
+  ON_CALL(queue, backward)
+      .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
+                                const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
+        exact_backward(call, in, out, dout, grads);
+        if (!bug.backward_bug) return;
+        HostTensor& g = host(*grads[0]);
+        double scale = std::fabs(g.get(bug.wrong));
+        if (bug.by_largest)
+          for (std::int64_t i = 0; i < g.numel(); ++i) scale = std::max(scale, std::fabs(g.get(i)));
+        g.set(bug.wrong, g.get(bug.wrong) + std::copysign(1e-3 * scale, g.get(bug.wrong)));
+      }));
+  return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, run);
+}
+
 // Beside the sample, every element of a line-wise op's output and gradients is compared with its
 // own bound (harness/large/complete_lines.hpp): a softmax element off by 10^-3 of its value, or a
 // gradient element off by 10^-3 of the gradient's largest magnitude, away from every sampled
@@ -219,24 +249,7 @@ TEST(LargeTier, AWrongElementAwayFromTheSampleFailsTheLineCompleteCheck) {
   const std::int64_t wrong = 3 * 32000 + 12345;  // row 3, an odd column
   for (const SampledTensor& t : reference.tensors) ASSERT_FALSE(std::count(t.index.begin(), t.index.end(), wrong));
   auto checks = [&](bool forward_bug, bool backward_bug) {
-    FakeBackend backend;
-    NiceMock<MockQueue> queue;
-    ON_CALL(queue, forward)
-        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
-          exact_forward(call, in, out);
-          if (forward_bug) host(out).set(wrong, host(out).get(wrong) * (1 + 1e-3));
-        }));
-    ON_CALL(queue, backward)
-        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
-                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
-          exact_backward(call, in, out, dout, grads);
-          if (!backward_bug) return;
-          HostTensor& g = host(*grads[0]);
-          double largest = 0;
-          for (std::int64_t i = 0; i < g.numel(); ++i) largest = std::max(largest, std::fabs(g.get(i)));
-          g.set(wrong, g.get(wrong) + 1e-3 * largest);
-        }));
-    return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, run);
+    return checks_with(c, reference, run, {wrong, forward_bug, backward_bug, true});
   };
   const std::vector<CheckResult> right = checks(false, false);
   ASSERT_EQ(right.size(), 4u);
@@ -273,20 +286,7 @@ TEST(LargeTier, AStreamedCompleteCheckJudgesAsTheKeptOneAndCatchesAWrongElement)
   const std::int64_t wrong = 37 * 128 + 77;
   for (const SampledTensor& t : reference.tensors) ASSERT_FALSE(std::count(t.index.begin(), t.index.end(), wrong));
   auto checks = [&](bool forward_bug, bool backward_bug, const RunContext& at) {
-    FakeBackend backend;
-    NiceMock<MockQueue> queue;
-    ON_CALL(queue, forward)
-        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, DeviceBuffer& out) {
-          exact_forward(call, in, out);
-          if (forward_bug) host(out).set(wrong, host(out).get(wrong) * (1 + 1e-3));
-        }));
-    ON_CALL(queue, backward)
-        .WillByDefault(Invoke([=](const OpCall& call, std::span<const DeviceBuffer* const> in, const DeviceBuffer& out,
-                                  const DeviceBuffer& dout, std::span<DeviceBuffer* const> grads) {
-          exact_backward(call, in, out, dout, grads);
-          if (backward_bug) host(*grads[0]).set(wrong, host(*grads[0]).get(wrong) * (1 + 1e-3));
-        }));
-    return check_sampled_on_backend(c, {"fake", &backend, &queue}, reference, at);
+    return checks_with(c, reference, at, {wrong, forward_bug, backward_bug, false});
   };
   RunContext streamed = run;
   streamed.sample.complete_elements = 0;
