@@ -47,8 +47,8 @@ void add_common(CLI::App* cmd, gp::cli::CommonOptions& c, bool backend_list) {
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 34));
   cmd->add_option("--streamed-complete-elements", c.sample.streamed_complete_elements,
-                  "large tier: the largest elementwise tensor above --complete-elements whose every element is still "
-                  "compared, block by block on each device (nothing kept); 0: none")
+                  "large tier: the largest elementwise tensor or reduction gradient above --complete-elements whose "
+                  "every element is still compared, block by block on each device (nothing kept); 0: none")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 34));
 }

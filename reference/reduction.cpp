@@ -9,7 +9,9 @@
 //              gradient 2 dy (x_j - mean) / (n - c)
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
+#include "core/parallel_blocks.hpp"
 #include "reference/element_slice.hpp"
 #include "reference/internal.hpp"
 
@@ -62,14 +64,20 @@ class ReductionLine {
   // put(j, gradient at element j) for each j of `elements`, or of the whole line when null.
   template <class Put>
   void gradient(const R& dy, const std::vector<std::int64_t>* elements, const Put& put) const {
-    using std::exp;
-    auto each = [&](const auto& element_gradient) {
+    with_gradient(dy, [&](const auto& element_gradient) {
       if (elements) {
         for (std::int64_t j : *elements) put(j, element_gradient(j));
       } else {
         for (std::int64_t j = 0; j < n_; ++j) put(j, element_gradient(j));
       }
-    };
+    });
+  }
+
+  // each(g) with g(j) the gradient at element j, the line's statistics computed once before; g
+  // reads the line and those statistics only, so other threads may call it too.
+  template <class Each>
+  void with_gradient(const R& dy, const Each& each) const {
+    using std::exp;
     switch (call_.kind) {
       case OpKind::sum:
         return each([&](std::int64_t) { return dy; });
@@ -175,6 +183,36 @@ namespace gp::ref {
 bool has_streamed_lines(const OpCall& call) {
   const OpKind op = call.kind;
   return op == OpKind::sum || op == OpKind::mean || op == OpKind::max || op == OpKind::variance;
+}
+
+void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTensor& input,
+                             const HostTensor& cotangent, const MathProfile* profile, bool flush, std::int64_t block,
+                             const std::function<void(std::int64_t, const RefTensor&)>& visit) {
+  if (!has_streamed_lines(call)) detail::fail(call, "has no streamed lines");
+  const AxisSplit s = detail::checked_split(call);
+  if (line < 0 || line >= s.outer * s.inner) detail::fail(call, "no line " + std::to_string(line));
+  const TrackingContext context = context_for(call.dtype, profile, flush, call.kind);
+  TrackingScope scope(context);
+  const std::int64_t o = line / s.inner, i = line % s.inner;
+  const auto x = [&](std::int64_t j) {
+    return read_input(static_cast<long double>(input.get(detail::row_index(s, o, i, j))));
+  };
+  const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x);
+  reduction.with_gradient(read_input(static_cast<long double>(cotangent.get(line))), [&](const auto& gradient) {
+    for_each_block(s.n, std::max<std::int64_t>(1, block), [&](std::int64_t, std::int64_t first, std::int64_t end) {
+      TrackingScope thread_scope(context);  // the tracking context is each thread's own
+      RefTensor out;
+      out.shape = Shape{end - first};
+      out.v.reserve(static_cast<std::size_t>(end - first));
+      out.err.reserve(static_cast<std::size_t>(end - first));
+      for (std::int64_t j = first; j < end; ++j) {
+        const Tracked g = gradient(j);
+        out.v.push_back(g.v);
+        out.err.push_back(g.e);
+      }
+      visit(first, out);
+    });
+  });
 }
 
 RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t line,

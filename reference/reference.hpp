@@ -9,6 +9,7 @@
 // and MPFR.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "core/math_profile.hpp"
@@ -91,6 +92,12 @@ bool has_streamed_lines(const OpCall& call);
 RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t line,
                                 const std::vector<std::int64_t>& elements, const HostTensor& input,
                                 const HostTensor& cotangent, const MathProfile* profile, bool flush = false);
+// Every element of the input's gradient along line `line`, the same values and bounds: the line's
+// statistics once, then visit(first, block) for its elements first, first + 1, ... (line
+// positions), in blocks of `block` on every core (visit runs on those threads).
+void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTensor& input,
+                             const HostTensor& cotangent, const MathProfile* profile, bool flush, std::int64_t block,
+                             const std::function<void(std::int64_t, const RefTensor&)>& visit);
 
 // One node of a graph whose inputs carry the errors of earlier nodes (`err` per element; empty:
 // exact values of the dtype): forward and VJP in Tracked arithmetic as in bounded_evaluate, the

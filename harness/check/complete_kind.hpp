@@ -13,10 +13,13 @@ namespace gp {
 enum class LineCheck : std::uint8_t {
   none,      // a matrix product (its own complete check), or a tensor past the limits
   kept,      // at most complete_elements: the references kept for the case's devices
-  streamed,  // an elementwise tensor up to streamed_complete_elements: blocks evaluated per device
+  streamed,  // up to streamed_complete_elements, an elementwise tensor or a sum's, mean's, max's or
+             // variance's gradient: blocks evaluated per device
 };
 
-// `tensor`: ref::kOutputTensor or an input's gradient.
+// Whether a tensor of the call can be checked whole without keeping its references: `tensor`,
+// ref::kOutputTensor or an input's gradient.
+bool streams_complete_check(const OpCall& call, int tensor);
 LineCheck line_check_kind(const OpCall& call, int tensor, std::int64_t numel, const SampleOptions& limits);
 
 }  // namespace gp

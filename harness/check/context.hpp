@@ -30,9 +30,10 @@ struct SampleOptions {
   // The largest tensor whose every line the reference evaluates for its complete check
   // (harness/large/complete_lines.hpp; --complete-elements); 0: none.
   std::int64_t complete_elements = std::int64_t{1} << 24;
-  // The largest elementwise tensor above that whose every element is still compared, its blocks
-  // evaluated and compared at once on each device, nothing kept (--streamed-complete-elements);
-  // 0: none. 2^28 holds the tier's 10^8-element tensors, not its 2^31-element ones.
+  // The largest elementwise tensor or reduction gradient (harness/check/complete_kind.hpp) above
+  // that whose every element is still compared, its blocks evaluated and compared at once on each
+  // device, nothing kept (--streamed-complete-elements); 0: none. 2^28 holds the tier's
+  // 10^8-element tensors and its reductions over 2^27, not its 2^31-element ones.
   std::int64_t streamed_complete_elements = std::int64_t{1} << 28;
 };
 

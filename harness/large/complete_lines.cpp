@@ -62,10 +62,34 @@ LineReference evaluate_lines(const SampledReference& reference, const SampledTen
   return lines;
 }
 
+// A reduction's gradient, line by line: each line's statistics once, its blocks on every core.
+std::vector<BlockResult> streamed_gradient_blocks(const CompleteLinesInput& in) {
+  const CompleteCheckInput& c = in.check;
+  const OpCall& call = c.reference.call;
+  const AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
+  const std::int64_t per_line = (s.n + kCompleteBlockElements - 1) / kCompleteBlockElements;
+  std::vector<BlockResult> blocks(static_cast<std::size_t>(s.outer * s.inner * per_line));
+  PhaseTimer timer(Phase::bounds);
+  for (std::int64_t line = 0; line < s.outer * s.inner; ++line) {
+    const std::int64_t o = line / s.inner, i = line % s.inner;
+    ref::visit_streamed_gradient(call, line, c.reference.inputs.at(0), c.reference.cotangent, in.profile, in.flush,
+                                 kCompleteBlockElements, [&](std::int64_t first, const ref::RefTensor& expected) {
+                                   std::vector<std::int64_t> index(static_cast<std::size_t>(expected.numel()));
+                                   for (std::size_t k = 0; k < index.size(); ++k)
+                                     index[k] = (o * s.n + first + static_cast<std::int64_t>(k)) * s.inner + i;
+                                   const HostTensor got = gather_elements(c.full, index, expected.shape);
+                                   blocks[static_cast<std::size_t>(line * per_line + first / kCompleteBlockElements)] =
+                                       compare_block(expected, got, c.tol, c.c.dtype, {&index, c.tensor.numel});
+                                 });
+  }
+  return blocks;
+}
+
 // Every block of the tensor compared with the device's elements as soon as it is evaluated: the
 // same blocks, values and bounds as evaluate_lines gives an elementwise tensor, none of them kept.
 std::vector<BlockResult> streamed_blocks(const CompleteLinesInput& in) {
   const CompleteCheckInput& c = in.check;
+  if (!ref::has_elementwise_slices(c.reference.call, c.tensor.tensor)) return streamed_gradient_blocks(in);
   const SliceSource source{c.reference.call, c.reference.inputs, c.reference.cotangent};
   const std::int64_t numel = c.tensor.numel;
   std::vector<BlockResult> blocks(

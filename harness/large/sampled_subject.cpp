@@ -91,7 +91,7 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
         r.tolerance +=
             "; no complete check: " + std::to_string(s.numel) + " elements, above --complete-elements " +
             std::to_string(run.sample.complete_elements) +
-            (ref::has_elementwise_slices(c.call, s.tensor)
+            (streams_complete_check(c.call, s.tensor)
                  ? " and --streamed-complete-elements " + std::to_string(run.sample.streamed_complete_elements)
                  : std::string());
       r.time_ms = run_ms;

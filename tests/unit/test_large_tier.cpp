@@ -30,6 +30,7 @@ namespace {
 using namespace fake_backend_names;
 using testing::case_named;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Four ULPs for every library function: a profile whose budgets the unary slices must charge.
 class FourUlps final : public MathProfile {
@@ -327,6 +328,46 @@ TEST(LargeTier, AStreamedCompleteCheckJudgesAsTheKeptOneAndCatchesAWrongElement)
   ASSERT_EQ(none.size(), 2u) << "no complete check above both limits";
   EXPECT_THAT(none[0].tolerance, HasSubstr("no complete check: 8192 elements, above --complete-elements 0 and "
                                            "--streamed-complete-elements 8191"));
+}
+
+// A reduction's gradient above --complete-elements is streamed line by line (each line's
+// statistics once, its blocks on every core): the same judgement as from the kept references,
+// lines along an inner-strided axis too; one element off by 10^-3 of the gradient's largest
+// magnitude fails it there.
+TEST(LargeTier, AReductionsGradientIsStreamedLineByLineAndJudgedAsTheKeptOne) {
+  for (const char* id : {"sum(axis=0,keepdim=0,shape=16x33,dtype=f32)", "mean(axis=0,keepdim=0,shape=16x33,dtype=f32)",
+                         "max(axis=-1,keepdim=0,shape=16x33,dtype=f32)",
+                         "variance(axis=1,keepdim=1,correction=1,shape=4x7x9,dtype=f32)"}) {
+    SCOPED_TRACE(id);
+    const Case& c = case_named(id);
+    RunContext run{4};
+    run.sample.random = 0;
+    const SampledReference reference = prepare_sampled_reference(c, run);
+    RunContext streamed = run;
+    streamed.sample.complete_elements = c.call.output_shape.numel();  // the output kept, the gradient streamed
+    const std::int64_t wrong = c.call.input_shapes[0].numel() / 2 + 1;
+    for (const bool bug : {false, true}) {
+      const std::vector<CheckResult> kept = checks_with(c, reference, run, {wrong, false, bug, true});
+      const std::vector<CheckResult> each = checks_with(c, reference, streamed, {wrong, false, bug, true});
+      ASSERT_EQ(kept.size(), 4u);
+      ASSERT_EQ(each.size(), 4u);
+      const CheckResult &k = kept[3], &e = each[3];
+      EXPECT_EQ(e.direction, Direction::backward_complete);
+      EXPECT_THAT(e.tolerance, HasSubstr("block by block"));
+      EXPECT_THAT(k.tolerance, Not(HasSubstr("block by block")));
+      EXPECT_EQ(e.verdict, bug ? Verdict::fail : Verdict::pass) << e.reason;
+      EXPECT_EQ(e.verdict, k.verdict);
+      EXPECT_EQ(e.metrics.elements, c.call.input_shapes[0].numel());
+      EXPECT_EQ(e.metrics.elements, k.metrics.elements);
+      EXPECT_EQ(e.metrics.margin, k.metrics.margin);
+      EXPECT_EQ(e.metrics.max_abs, k.metrics.max_abs);
+      EXPECT_EQ(e.metrics.worst.index, k.metrics.worst.index);
+      EXPECT_EQ(e.metrics.detection_threshold, k.metrics.detection_threshold);
+      if (bug) {
+        EXPECT_EQ(e.metrics.worst.index, wrong);
+      }
+    }
+  }
 }
 
 // A max's gradient is one element per line, at the input's maximum: the sample holds it (the
