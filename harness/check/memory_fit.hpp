@@ -18,11 +18,11 @@ namespace gp {
 // buffers are in host memory, the buffers again and their f32 working copies (four times their
 // bytes for a 16-bit call; counted as the buffers' bytes otherwise). An estimate: exp over
 // 2^31 + 4,097 bf16 elements on the H200 host peaked at 21.1 GB with OpenCL alone (estimate
-// 34.4 GB), at 67.4 GB with the cpu backend (then estimated at 68.7 GB, now 103 GB). add over two
-// such tensors with the cpu backend needs more than that host's 125 GiB: the whole tier was killed
-// for memory twice with the two index cases and a variance over 2^27 left, the add running alone
-// under the budget (its estimate then 4x, then 5x its buffers: 103 GB, 129 GB; now 155 GB, so the
-// cpu backend SKIPs it there).
+// 34.4 GB), at 67.4 GB with the cpu backend (then estimated at 68.7 GB, now 103 GB). With 4x and
+// 5x for 16-bit cases the whole tier was killed for memory on that host (125 GiB), the two index
+// cases and a variance over 2^27 the cases left each time it was logged: the add past 2^31 alone,
+// or the exp past 2^31 beside the variance, took more than estimated. At 6x the add's estimate
+// (155 GB) exceeds the host and the cpu backend SKIPs it there; that run was not killed.
 std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 
 // What a large case's complete checks keep on the host per device profile: the line references
