@@ -185,20 +185,41 @@ bool has_streamed_lines(const OpCall& call) {
   return op == OpKind::sum || op == OpKind::mean || op == OpKind::max || op == OpKind::variance;
 }
 
+namespace {
+
+// The split of a call whose line `line` is read from the full input and cotangent, checked.
+AxisSplit streamed_split(const OpCall& call, std::int64_t line, const HostTensor& input, const HostTensor& cotangent) {
+  if (!has_streamed_lines(call)) detail::fail(call, "has no streamed lines");
+  const AxisSplit s = detail::checked_split(call);
+  if (input.shape() != call.input_shapes[0] || cotangent.shape() != call.output_shape)
+    detail::fail(call, "streamed line: the input or the cotangent is not the call's shape");
+  if (line < 0 || line >= s.outer * s.inner) detail::fail(call, "no line " + std::to_string(line));
+  return s;
+}
+
+// Element j of line `line`, as bounded_tensor widens its gathered inputs: a double is exact in
+// long double.
+auto line_reader(const HostTensor& input, const AxisSplit& s, std::int64_t line) {
+  return [&input, s, o = line / s.inner, i = line % s.inner](std::int64_t j) {
+    return read_input(static_cast<long double>(input.get(detail::row_index(s, o, i, j))));
+  };
+}
+
+Tracked read_cotangent(const HostTensor& cotangent, std::int64_t line) {
+  return read_input(static_cast<long double>(cotangent.get(line)));
+}
+
+}  // namespace
+
 void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTensor& input,
                              const HostTensor& cotangent, const MathProfile* profile, bool flush, std::int64_t block,
                              const std::function<void(std::int64_t, const RefTensor&)>& visit) {
-  if (!has_streamed_lines(call)) detail::fail(call, "has no streamed lines");
-  const AxisSplit s = detail::checked_split(call);
-  if (line < 0 || line >= s.outer * s.inner) detail::fail(call, "no line " + std::to_string(line));
+  const AxisSplit s = streamed_split(call, line, input, cotangent);
   const TrackingContext context = context_for(call.dtype, profile, flush, call.kind);
   TrackingScope scope(context);
-  const std::int64_t o = line / s.inner, i = line % s.inner;
-  const auto x = [&](std::int64_t j) {
-    return read_input(static_cast<long double>(input.get(detail::row_index(s, o, i, j))));
-  };
+  const auto x = line_reader(input, s, line);
   const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x);
-  reduction.with_gradient(read_input(static_cast<long double>(cotangent.get(line))), [&](const auto& gradient) {
+  reduction.with_gradient(read_cotangent(cotangent, line), [&](const auto& gradient) {
     for_each_block(s.n, std::max<std::int64_t>(1, block), [&](std::int64_t, std::int64_t first, std::int64_t end) {
       TrackingScope thread_scope(context);  // the tracking context is each thread's own
       RefTensor out;
@@ -218,22 +239,13 @@ void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTe
 RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t line,
                                 const std::vector<std::int64_t>& elements, const HostTensor& input,
                                 const HostTensor& cotangent, const MathProfile* profile, bool flush) {
-  using detail::at;
-  if (!has_streamed_lines(call)) detail::fail(call, "has no streamed lines");
+  const AxisSplit s = streamed_split(call, line, input, cotangent);
   if (tensor != kOutputTensor && tensor != 0) detail::fail(call, "no tensor " + std::to_string(tensor));
-  const AxisSplit s = detail::checked_split(call);
-  if (input.shape() != call.input_shapes[0] || cotangent.shape() != call.output_shape)
-    detail::fail(call, "streamed line: the input or the cotangent is not the call's shape");
-  if (line < 0 || line >= s.outer * s.inner) detail::fail(call, "no line " + std::to_string(line));
   for (std::int64_t j : elements)
     if (j < 0 || j >= (tensor == kOutputTensor ? 1 : s.n))
       detail::fail(call, "no element " + std::to_string(j) + " in line " + std::to_string(line));
   TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
-  const std::int64_t o = line / s.inner, i = line % s.inner;
-  // As bounded_tensor widens its gathered inputs: a double is exact in long double.
-  const auto x = [&](std::int64_t j) {
-    return read_input(static_cast<long double>(input.get(detail::row_index(s, o, i, j))));
-  };
+  const auto x = line_reader(input, s, line);
   const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x);
   RefTensor out;
   out.shape = Shape{static_cast<std::int64_t>(elements.size())};
@@ -245,7 +257,7 @@ RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t lin
     const Tracked y = reduction.value();
     for (std::int64_t j : elements) put(j, y);
   } else {
-    reduction.gradient(read_input(static_cast<long double>(cotangent.get(line))), &elements, put);
+    reduction.gradient(read_cotangent(cotangent, line), &elements, put);
   }
   return out;
 }
