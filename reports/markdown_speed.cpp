@@ -1,6 +1,7 @@
 // parity.md's speed section: the large tier's calls (docs/scale.md, "Speed"), one row per case,
 // device and call (a call's gradient checks share it), with GB/s and GFLOP/s from the catalog's
-// bytes and operations, and the case's memory. Bounded by the large cases x devices x 2, not by the checks.
+// bytes and operations, and the case's memory. Bounded by the large cases x devices x 2, not by
+// the checks.
 #include <fmt/format.h>
 
 #include <iterator>
