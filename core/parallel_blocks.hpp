@@ -15,13 +15,16 @@
 
 namespace gp {
 
+// The threads for_each_block runs at most: the hardware's.
+inline int block_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 // fn(block, begin, end) for every block [block * size, min(n, (block + 1) * size)), taken in turn
 // by the hardware's threads (fewer when the system refuses one); the first exception a block
 // throws is rethrown after every thread ended.
 template <typename Fn>
 void for_each_block(std::int64_t n, std::int64_t size, const Fn& fn) {
   const std::int64_t blocks = (n + size - 1) / size;
-  const std::int64_t threads = std::min<std::int64_t>(blocks, std::max(1u, std::thread::hardware_concurrency()));
+  const std::int64_t threads = std::min<std::int64_t>(blocks, block_threads());
   std::atomic<std::int64_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;

@@ -8,6 +8,7 @@
 
 #include "backends/backend.hpp"
 #include "cases/case.hpp"
+#include "core/parallel_blocks.hpp"
 #include "harness/check/context.hpp"
 
 namespace gp {
@@ -31,12 +32,12 @@ std::int64_t large_case_host_bytes(const Case& c, const DeviceInfo& device);
 // product's, which keeps 16 bytes an element once.
 std::int64_t complete_check_host_bytes(const Case& c, const SampleOptions& limits);
 
-// What a streamed complete check (an elementwise tensor above complete_elements, up to
-// streamed_complete_elements) holds while it runs, once per case (its tensors and devices take
-// turns): a block on every core, each block's Tracked evaluation about 600 bytes an element (a
-// binary op's inputs, cotangent, output and gradients in Tracked form, 80 bytes each, and their
-// gathers).
-std::int64_t streamed_check_host_bytes(const Case& c, const SampleOptions& limits, int threads);
+// What a streamed complete check (harness/check/complete_kind.hpp) holds while it runs, once per
+// case (its tensors and devices take turns): a block on each of `threads` (for_each_block's,
+// core/parallel_blocks.hpp), each block's Tracked evaluation counted at about 600 bytes an
+// element (a binary op's inputs, cotangent, output and gradients in Tracked form, 80 bytes each,
+// and their gathers); counted from what a block holds, not measured.
+std::int64_t streamed_check_host_bytes(const Case& c, const SampleOptions& limits, int threads = block_threads());
 
 // `host_bytes`: the machine's physical memory (core/memory_size.hpp), a parameter for tests.
 Support fits_in_memory(const Case& c, const DeviceInfo& device, std::int64_t host_bytes);

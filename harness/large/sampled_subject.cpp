@@ -1,8 +1,6 @@
 #include "harness/large/sampled_subject.hpp"
 
-#include <algorithm>
 #include <chrono>
-#include <thread>
 
 #include "core/error.hpp"
 #include "core/op_work.hpp"
@@ -71,10 +69,9 @@ std::vector<CheckResult> check_sampled_on_backend(const Case& c, const DeviceCon
         DeviceCalls(c, backend, *device.queue).forward_backward(reference.inputs, reference.cotangent, &times);
     const double run_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const CallWork forward = forward_work(c.call), backward = backward_work(c.call);
-    const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const CaseMemory memory{device_bytes(c), large_case_host_bytes(c, backend.info()) +
                                                  complete_check_host_bytes(c, run.sample) +
-                                                 streamed_check_host_bytes(c, run.sample, threads)};
+                                                 streamed_check_host_bytes(c, run.sample)};
     for (std::size_t t = 0; t < reference.tensors.size(); ++t) {
       const SampledTensor& s = reference.tensors[t];
       const bool output = s.tensor == ref::kOutputTensor;

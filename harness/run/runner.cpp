@@ -192,7 +192,6 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
   // catalog and caches, the reference's working sets, the allocator's slack): at the whole
   // physical memory, the tier on the H200 host (125 GiB) was killed for memory at 130.8 GB.
   HostMemoryBudget memory(host_memory_bytes() / 6 * 5);
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto host_bytes = [&](const Case& c) {
     std::int64_t copies = 0, devices = 0;
     for (const auto& st : states) {
@@ -200,8 +199,7 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
       copies = std::max(copies, large_case_host_bytes(c, st->opened.backend->info()));
       ++devices;
     }
-    return copies + devices * complete_check_host_bytes(c, run.sample) +
-           streamed_check_host_bytes(c, run.sample, cores);
+    return copies + devices * complete_check_host_bytes(c, run.sample) + streamed_check_host_bytes(c, run.sample);
   };
   auto prepare = [&](const Subject& s, SubjectWork& w, std::size_t i) {
     if (s.tier() == Tier::large && !any_device_runs(s)) return;
