@@ -14,6 +14,7 @@
 #include "core/parallel_blocks.hpp"
 #include "reference/element_slice.hpp"
 #include "reference/internal.hpp"
+#include "reference/streamed_line.hpp"
 
 namespace gp::ref::detail {
 
@@ -40,7 +41,30 @@ R divisor(const OpCall& call, std::int64_t n) {
 template <class R, class X>
 class ReductionLine {
  public:
-  ReductionLine(const OpCall& call, std::int64_t n, const X& x) : call_(call), n_(n), x_(x) {}
+  // `known`: the line's statistics computed before (statistics()), read instead of a pass over it.
+  ReductionLine(const OpCall& call, std::int64_t n, const X& x, const StreamedLineStatistics* known = nullptr)
+      : call_(call), n_(n), x_(x), known_(known) {}
+
+  // What value() and with_gradient() read of the whole line, each computed as they compute it.
+  StreamedLineStatistics statistics() const requires kTracked<R> {
+    StreamedLineStatistics s;
+    switch (call_.kind) {
+      case OpKind::max:
+        s.first_maximum = first_maximum();
+        break;
+      case OpKind::variance:
+        s.sum = sum();
+        s.centered_squares = centered_square_sum(n_, x_, s.sum / real<R>(n_));
+        break;
+      case OpKind::sum:
+      case OpKind::mean:
+        s.sum = sum();
+        break;
+      default:
+        fail(call_, "has no streamed line statistics");
+    }
+    return s;
+  }
 
   R value() const {
     switch (call_.kind) {
@@ -55,6 +79,8 @@ class ReductionLine {
         return r.max + r.log_sum;
       }
       case OpKind::variance:
+        if constexpr (kTracked<R>)
+          if (known_) return known_->centered_squares / divisor<R>(call_, n_);
         return centered_square_sum(n_, x_, sum() / real<R>(n_)) / divisor<R>(call_, n_);
       default:
         fail(call_, "is not a reduction");
@@ -111,12 +137,16 @@ class ReductionLine {
 
  private:
   R sum() const {
+    if constexpr (kTracked<R>)
+      if (known_) return known_->sum;
     Sum<R> s;
     for (std::int64_t j = 0; j < n_; ++j) s.add(x_(j));
     return s.result();
   }
   // The first j where x_j is largest, as std::max_element finds it.
   std::int64_t first_maximum() const {
+    if constexpr (kTracked<R>)
+      if (known_) return known_->first_maximum;
     std::int64_t best = 0;
     R best_value = x_(0);
     for (std::int64_t j = 1; j < n_; ++j) {
@@ -138,6 +168,7 @@ class ReductionLine {
   const OpCall& call_;
   std::int64_t n_;
   const X& x_;
+  const StreamedLineStatistics* known_;
 };
 
 // Line (o, i) of a tensor viewed as [outer, n, inner], read in place.
@@ -187,11 +218,11 @@ bool has_streamed_lines(const OpCall& call) {
 
 namespace {
 
-// The split of a call whose line `line` is read from the full input and cotangent, checked.
-AxisSplit streamed_split(const OpCall& call, std::int64_t line, const HostTensor& input, const HostTensor& cotangent) {
+// The split of a call whose line `line` is read from the full input (and cotangent), checked.
+AxisSplit streamed_split(const OpCall& call, std::int64_t line, const HostTensor& input, const HostTensor* cotangent) {
   if (!has_streamed_lines(call)) detail::fail(call, "has no streamed lines");
   const AxisSplit s = detail::checked_split(call);
-  if (input.shape() != call.input_shapes[0] || cotangent.shape() != call.output_shape)
+  if (input.shape() != call.input_shapes[0] || (cotangent && cotangent->shape() != call.output_shape))
     detail::fail(call, "streamed line: the input or the cotangent is not the call's shape");
   if (line < 0 || line >= s.outer * s.inner) detail::fail(call, "no line " + std::to_string(line));
   return s;
@@ -211,14 +242,23 @@ Tracked read_cotangent(const HostTensor& cotangent, std::int64_t line) {
 
 }  // namespace
 
+StreamedLineStatistics streamed_line_statistics(const OpCall& call, std::int64_t line, const HostTensor& input,
+                                                const MathProfile* profile, bool flush) {
+  const AxisSplit s = streamed_split(call, line, input, nullptr);
+  TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
+  const auto x = line_reader(input, s, line);
+  return detail::ReductionLine<Tracked, decltype(x)>(call, s.n, x).statistics();
+}
+
 void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTensor& input,
-                             const HostTensor& cotangent, const MathProfile* profile, bool flush, std::int64_t block,
+                             const HostTensor& cotangent, const StreamedLineStatistics* known,
+                             const MathProfile* profile, bool flush, std::int64_t block,
                              const std::function<void(std::int64_t, const RefTensor&)>& visit) {
-  const AxisSplit s = streamed_split(call, line, input, cotangent);
+  const AxisSplit s = streamed_split(call, line, input, &cotangent);
   const TrackingContext context = context_for(call.dtype, profile, flush, call.kind);
   TrackingScope scope(context);
   const auto x = line_reader(input, s, line);
-  const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x);
+  const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x, known);
   reduction.with_gradient(read_cotangent(cotangent, line), [&](const auto& gradient) {
     for_each_block(s.n, std::max<std::int64_t>(1, block), [&](std::int64_t, std::int64_t first, std::int64_t end) {
       TrackingScope thread_scope(context);  // the tracking context is each thread's own
@@ -238,15 +278,16 @@ void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTe
 
 RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t line,
                                 const std::vector<std::int64_t>& elements, const HostTensor& input,
-                                const HostTensor& cotangent, const MathProfile* profile, bool flush) {
-  const AxisSplit s = streamed_split(call, line, input, cotangent);
+                                const HostTensor& cotangent, const StreamedLineStatistics* known,
+                                const MathProfile* profile, bool flush) {
+  const AxisSplit s = streamed_split(call, line, input, &cotangent);
   if (tensor != kOutputTensor && tensor != 0) detail::fail(call, "no tensor " + std::to_string(tensor));
   for (std::int64_t j : elements)
     if (j < 0 || j >= (tensor == kOutputTensor ? 1 : s.n))
       detail::fail(call, "no element " + std::to_string(j) + " in line " + std::to_string(line));
   TrackingScope scope(context_for(call.dtype, profile, flush, call.kind));
   const auto x = line_reader(input, s, line);
-  const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x);
+  const detail::ReductionLine<Tracked, decltype(x)> reduction(call, s.n, x, known);
   RefTensor out;
   out.shape = Shape{static_cast<std::int64_t>(elements.size())};
   auto put = [&](std::int64_t, const Tracked& value) {

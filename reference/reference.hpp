@@ -82,23 +82,6 @@ std::vector<RefTensor> bounded_gradients(const OpCall& call, const std::vector<R
 RefTensor bounded_tensor(const OpCall& call, const std::vector<RefTensor>& inputs, const RefTensor& dout, int tensor,
                          const MathProfile* profile, bool flush = false);
 
-// sum, mean, max and variance over one axis read a line one element at a time
-// (reference/reduction.cpp): the large tier's lines of 2^27 elements, whose Tracked copies would
-// take 10 GiB each, cost a pass over the input.
-bool has_streamed_lines(const OpCall& call);
-// bounded_tensor's values and bounds, bit for bit, at `elements` (SliceKey::element,
-// reference/element_slice.hpp) of line `line` (SliceKey::line) of `tensor`, read from the call's
-// full input and cotangent.
-RefTensor bounded_streamed_line(const OpCall& call, int tensor, std::int64_t line,
-                                const std::vector<std::int64_t>& elements, const HostTensor& input,
-                                const HostTensor& cotangent, const MathProfile* profile, bool flush = false);
-// Every element of the input's gradient along line `line`, the same values and bounds: the line's
-// statistics once, then visit(first, block) for its elements first, first + 1, ... (line
-// positions), in blocks of `block` on every core (visit runs on those threads).
-void visit_streamed_gradient(const OpCall& call, std::int64_t line, const HostTensor& input,
-                             const HostTensor& cotangent, const MathProfile* profile, bool flush, std::int64_t block,
-                             const std::function<void(std::int64_t, const RefTensor&)>& visit);
-
 // One node of a graph whose inputs carry the errors of earlier nodes (`err` per element; empty:
 // exact values of the dtype): forward and VJP in Tracked arithmetic as in bounded_evaluate, the
 // inputs' errors propagated first order through the op's own partial derivatives (the

@@ -2,6 +2,7 @@
 
 #include "reference/element_slice.hpp"
 #include "reference/reference.hpp"
+#include "reference/streamed_line.hpp"
 
 namespace gp {
 

@@ -8,9 +8,11 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/large/block_compare.hpp"
+#include "harness/large/line_statistics.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 #include "reference/element_slice.hpp"
+#include "reference/streamed_line.hpp"
 
 namespace gp {
 
@@ -54,7 +56,7 @@ LineReference evaluate_lines(const SampledReference& reference, const SampledTen
                              bool flush) {
   LineReference lines = line_blocks(reference.call, tensor.tensor, tensor.numel);
   lines.expected.resize(lines.starts.size() - 1);
-  const SliceSource source{reference.call, reference.inputs, reference.cotangent};
+  const SliceSource source = reference.source();
   for_each_block(static_cast<std::int64_t>(lines.expected.size()), 1, [&](std::int64_t k, std::int64_t, std::int64_t) {
     const auto b = static_cast<std::size_t>(k);
     lines.expected[b] = sampled_bounds(source, tensor.tensor, block_index(lines, b), profile, flush);
@@ -72,7 +74,11 @@ std::vector<BlockResult> streamed_gradient_blocks(const CompleteLinesInput& in) 
   PhaseTimer timer(Phase::bounds);
   for (std::int64_t line = 0; line < s.outer * s.inner; ++line) {
     const std::int64_t o = line / s.inner, i = line % s.inner;
-    ref::visit_streamed_gradient(call, line, c.reference.inputs.at(0), c.reference.cotangent, in.profile, in.flush,
+    const HostTensor& input = c.reference.inputs.at(0);
+    const ref::StreamedLineStatistics* known =
+        c.reference.line_statistics ? &c.reference.line_statistics->get(call, input, line, in.profile, in.flush)
+                                    : nullptr;
+    ref::visit_streamed_gradient(call, line, input, c.reference.cotangent, known, in.profile, in.flush,
                                  kCompleteBlockElements, [&](std::int64_t first, const ref::RefTensor& expected) {
                                    std::vector<std::int64_t> index(static_cast<std::size_t>(expected.numel()));
                                    for (std::size_t k = 0; k < index.size(); ++k)
@@ -90,7 +96,7 @@ std::vector<BlockResult> streamed_gradient_blocks(const CompleteLinesInput& in) 
 std::vector<BlockResult> streamed_blocks(const CompleteLinesInput& in) {
   const CompleteCheckInput& c = in.check;
   if (!ref::has_elementwise_slices(c.reference.call, c.tensor.tensor)) return streamed_gradient_blocks(in);
-  const SliceSource source{c.reference.call, c.reference.inputs, c.reference.cotangent};
+  const SliceSource source = c.reference.source();
   const std::int64_t numel = c.tensor.numel;
   std::vector<BlockResult> blocks(
       static_cast<std::size_t>((numel + kCompleteBlockElements - 1) / kCompleteBlockElements));

@@ -7,6 +7,8 @@
 #include "harness/check/reference_cache.hpp"
 #include "harness/large/complete_check.hpp"
 #include "harness/large/complete_lines.hpp"
+#include "harness/large/line_statistics.hpp"
+#include "reference/streamed_line.hpp"
 
 namespace gp {
 
@@ -53,8 +55,11 @@ ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::
     if (ref::has_streamed_lines(source.call)) {  // a pass over the line, without a copy of it
       std::vector<std::int64_t> elements;
       for (std::size_t k : positions) elements.push_back(element_of(k));
-      const ref::RefTensor t = ref::bounded_streamed_line(source.call, tensor, line, elements, source.inputs.at(0),
-                                                          source.cotangent, profile, flush);
+      const HostTensor& input = source.inputs.at(0);
+      const ref::StreamedLineStatistics* known =
+          source.statistics ? &source.statistics->get(source.call, input, line, profile, flush) : nullptr;
+      const ref::RefTensor t = ref::bounded_streamed_line(source.call, tensor, line, elements, input, source.cotangent,
+                                                          known, profile, flush);
       for (std::size_t p = 0; p < positions.size(); ++p) {
         out.v[positions[p]] = t.v[p];
         out.err[positions[p]] = t.err[p];
@@ -80,6 +85,7 @@ SampledReference prepare_sampled_reference(const Case& c, const RunContext& run)
   r.seed = run.seed;
   r.complete = std::make_shared<CompleteReferences>();
   r.lines = std::make_shared<CompleteLineReferences>();
+  r.line_statistics = std::make_shared<LineStatisticsMemo>();
   {
     PhaseTimer timer(Phase::inputs);
     r.inputs = make_inputs(c, run.seed);
@@ -118,11 +124,13 @@ const std::vector<ref::RefTensor>& SampledReference::bounded(const MathProfile* 
           std::vector<ref::RefTensor> out;
           out.reserve(tensors.size());
           for (const SampledTensor& s : tensors)
-            out.push_back(sampled_bounds({call, inputs, cotangent}, s.tensor, s.index, profile, flush));
+            out.push_back(sampled_bounds(source(), s.tensor, s.index, profile, flush));
           return out;
         },
         reads_profile);
   });
 }
+
+SliceSource SampledReference::source() const { return {call, inputs, cotangent, line_statistics.get()}; }
 
 }  // namespace gp

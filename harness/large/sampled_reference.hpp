@@ -21,6 +21,8 @@ namespace gp {
 
 class CompleteReferences;
 class CompleteLineReferences;
+class LineStatisticsMemo;
+struct SliceSource;
 
 // One checked tensor: the output (ref::kOutputTensor) or input `tensor`'s gradient.
 struct SampledTensor {
@@ -43,10 +45,15 @@ struct SampledReference {
   // Every element's reference for the complete checks of the other ops, per device profile
   // (harness/large/complete_lines.hpp); prepare_sampled_reference sets it.
   std::shared_ptr<CompleteLineReferences> lines;
+  // A reduction's line statistics, shared by the sample and the complete checks
+  // (harness/large/line_statistics.hpp); prepare_sampled_reference sets it.
+  std::shared_ptr<LineStatisticsMemo> line_statistics;
 
   // Per tensors[t]: the reference at its sampled elements, `err` the bound of a device with this
   // profile (`flush`: it may flush subnormal results). Computed on first use, thread-safe.
   const std::vector<ref::RefTensor>& bounded(const MathProfile* profile, bool flush) const;
+  // What its slices gather from.
+  SliceSource source() const;
 
  private:
   ProfileMemo<std::vector<ref::RefTensor>> bounded_;
@@ -54,11 +61,13 @@ struct SampledReference {
 
 SampledReference prepare_sampled_reference(const Case& c, const RunContext& run);
 
-// What the slices of a call gather from: its whole inputs and cotangent.
+// What the slices of a call gather from: its whole inputs and cotangent, and where its lines'
+// statistics are kept (null: computed for each use).
 struct SliceSource {
   const OpCall& call;
   const std::vector<HostTensor>& inputs;
   const HostTensor& cotangent;
+  LineStatisticsMemo* statistics = nullptr;
 };
 
 // The reference at elements `index` of `tensor` under `profile`: one bounded evaluation per

@@ -16,6 +16,7 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/memory_fit.hpp"
 #include "harness/check/primitive_subject.hpp"
+#include "harness/large/line_statistics.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 #include "harness/large/sampled_subject.hpp"
@@ -76,19 +77,20 @@ TEST(LargeTier, EverySlicedElementIsTheWholeEvaluationsBitForBit) {
         "sub(shape=scalar|16x33,dtype=f16)", "maximum(shape=16x1|1x33,dtype=f32)"}) {
     const Case& c = case_named(id);
     const ReferenceData data = prepare_reference(c, 3);
+    LineStatisticsMemo statistics;  // a reduction's lines: shared by the output, the gradient and both profiles
     for (const MathProfile* profile : {static_cast<const MathProfile*>(&kFourUlps), &correctly_rounded_profile()}) {
       const ref::Bounded& whole = data.bounded(profile);
-      expect_same(whole.output,
-                  sampled_bounds({c.call, data.inputs, data.cotangent}, ref::kOutputTensor,
-                                 every_index(whole.output.numel()), profile, false),
-                  std::string(id) + " output");
-      for (int k = 0; k < static_cast<int>(whole.grads.size()); ++k) {
-        if (whole.grads[static_cast<std::size_t>(k)].v.empty()) continue;
-        expect_same(whole.grads[static_cast<std::size_t>(k)],
-                    sampled_bounds({c.call, data.inputs, data.cotangent}, k,
-                                   every_index(whole.grads[static_cast<std::size_t>(k)].numel()), profile, false),
-                    std::string(id) + " gradient " + std::to_string(k));
-      }
+      auto expect_sliced_same = [&](int tensor, const ref::RefTensor& expected, const std::string& what) {
+        for (LineStatisticsMemo* memo : {static_cast<LineStatisticsMemo*>(nullptr), &statistics})
+          expect_same(expected,
+                      sampled_bounds({c.call, data.inputs, data.cotangent, memo}, tensor, every_index(expected.numel()),
+                                     profile, false),
+                      std::string(id) + " " + what + (memo ? " (kept line statistics)" : ""));
+      };
+      expect_sliced_same(ref::kOutputTensor, whole.output, "output");
+      for (int k = 0; k < static_cast<int>(whole.grads.size()); ++k)
+        if (!whole.grads[static_cast<std::size_t>(k)].v.empty())
+          expect_sliced_same(k, whole.grads[static_cast<std::size_t>(k)], "gradient " + std::to_string(k));
     }
   }
 }
