@@ -8,6 +8,7 @@
 #include "cli/cases_file.hpp"
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/memory_size.hpp"
 
 namespace {
 
@@ -71,6 +72,7 @@ void add_selection(CLI::App* cmd, gp::Selection& sel, bool scales = false) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gp::keep_large_blocks_in_heap();
   CLI::App app{"gradparity: forward and gradient parity of ML ops on cpu, OpenCL and Vulkan backends"};
   app.require_subcommand(1);
   std::string command_line;

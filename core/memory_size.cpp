@@ -1,6 +1,9 @@
 #include "core/memory_size.hpp"
 
 #include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +23,13 @@ std::int64_t peak_resident_bytes() {
     if (getrusage(who, &usage) == 0) peak = std::max(peak, std::int64_t{usage.ru_maxrss} * 1024);  // KiB on Linux
   }
   return peak;
+}
+
+void keep_large_blocks_in_heap() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest (half its 64 MiB thread heaps)
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 std::string memory_text(std::int64_t bytes) {
