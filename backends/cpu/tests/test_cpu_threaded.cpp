@@ -21,10 +21,10 @@ class CpuThreaded : public ::testing::Test {
   std::unique_ptr<Backend> backend = make_cpu_provider().discover({}).at(0).create();
   std::unique_ptr<Queue> queue = backend->create_queue();
 
-  static HostTensor random(const Shape& s, std::uint64_t stream) {
+  static HostTensor random(const Shape& s, std::uint64_t stream, DType dtype = DType::f32) {
     std::mt19937_64 rng(stream);
     std::uniform_real_distribution<double> in_range(-2.0, 2.0);
-    HostTensor h(DType::f32, s);
+    HostTensor h(dtype, s);
     for (std::int64_t i = 0; i < h.numel(); ++i) h.set(i, in_range(rng));
     return h;
   }
@@ -43,7 +43,7 @@ class CpuThreaded : public ::testing::Test {
     for (const auto& t : in) {
       inputs.push_back(upload(t));
       x.push_back(inputs.back().get());
-      HostTensor poison(DType::f32, t.shape());
+      HostTensor poison(t.dtype(), t.shape());
       for (std::int64_t i = 0; i < poison.numel(); ++i) poison.set(i, std::numeric_limits<double>::quiet_NaN());
       grads.push_back(upload(poison));
       slots.push_back(grads.back().get());
@@ -71,15 +71,17 @@ HostTensor rows_of(const HostTensor& t, std::int64_t begin, std::int64_t end) {
 }
 
 // A call of 4,197 rows of 1,000 elements, 2^22 + 2,696 (threaded: blocks of 2^18, one partial, blocks that start
-// inside a row) against the same op on pieces of 1,000 rows (each below the threshold).
-void expect_same_as_pieces(CpuThreaded& t, OpKind op, const Shape& x_shape, const Shape& y_shape) {
+// inside a row) against the same op on pieces of 1,000 rows (each below the threshold). A 16-bit
+// call's staging (widened copies, outputs rounded back) runs in those blocks too.
+void expect_same_as_pieces(CpuThreaded& t, OpKind op, const Shape& x_shape, const Shape& y_shape,
+                           DType dtype = DType::f32) {
   const std::int64_t rows = x_shape[0], piece = 1000;
-  std::vector<HostTensor> in = {CpuThreaded::random(x_shape, 1)};
-  if (y_shape.rank() > 0) in.push_back(CpuThreaded::random(y_shape, 2));
+  std::vector<HostTensor> in = {CpuThreaded::random(x_shape, 1, dtype)};
+  if (y_shape.rank() > 0) in.push_back(CpuThreaded::random(y_shape, 2, dtype));
   std::vector<Shape> shapes;
   for (const auto& h : in) shapes.push_back(h.shape());
-  const OpCall whole = make_call(op, {}, DType::f32, shapes, "threaded whole");
-  const HostTensor dy = CpuThreaded::random(whole.output_shape, 3);
+  const OpCall whole = make_call(op, {}, dtype, shapes, "threaded whole");
+  const HostTensor dy = CpuThreaded::random(whole.output_shape, 3, dtype);
   const std::vector<HostTensor> got = t.run(whole, in, dy);
   const bool broadcast = in.size() == 2 && in[1].numel() != in[0].numel();
   for (std::int64_t r = 0; r < rows; r += piece) {
@@ -88,14 +90,14 @@ void expect_same_as_pieces(CpuThreaded& t, OpKind op, const Shape& x_shape, cons
     if (in.size() == 2) part_in.push_back(broadcast ? in[1] : rows_of(in[1], r, end));
     std::vector<Shape> part_shapes;
     for (const auto& h : part_in) part_shapes.push_back(h.shape());
-    const OpCall part = make_call(op, {}, DType::f32, part_shapes, "threaded piece");
+    const OpCall part = make_call(op, {}, dtype, part_shapes, "threaded piece");
     const std::vector<HostTensor> want = t.run(part, part_in, rows_of(dy, r, end));
     // The broadcast operand's gradient sums over every row: a serial sum, not compared by pieces.
     for (std::size_t k = 0; k < (broadcast ? 2 : want.size()); ++k) {
       const HostTensor have = rows_of(got[k], r, end);
       for (std::int64_t i = 0; i < have.numel(); ++i)
-        ASSERT_EQ(have.get(i), want[k].get(i))
-            << op_name(op) << " tensor " << k << " row " << r + i / (have.numel() / (end - r));
+        ASSERT_EQ(have.get(i), want[k].get(i)) << op_name(op) << " " << dtype_name(dtype) << " tensor " << k << " row "
+                                               << r + i / (have.numel() / (end - r));
     }
   }
 }
@@ -105,6 +107,12 @@ TEST_F(CpuThreaded, LongElementwiseCallsEqualTheSameOpOnShortPieces) {
   expect_same_as_pieces(*this, OpKind::tanh, Shape{rows, 1000}, Shape{});
   expect_same_as_pieces(*this, OpKind::mul, Shape{rows, 1000}, Shape{rows, 1000});
   expect_same_as_pieces(*this, OpKind::div, Shape{rows, 1000}, Shape{1000});
+}
+
+TEST_F(CpuThreaded, LongSixteenBitCallsAreStagedInBlocksAsOnePieceAtATime) {
+  const std::int64_t rows = ((std::int64_t{1} << 22) + 3000) / 1000;
+  expect_same_as_pieces(*this, OpKind::tanh, Shape{rows, 1000}, Shape{}, DType::bf16);
+  expect_same_as_pieces(*this, OpKind::mul, Shape{rows, 1000}, Shape{rows, 1000}, DType::f16);
 }
 
 TEST_F(CpuThreaded, LargeProductsStayWithinAFewRoundingsOnEveryRow) {
