@@ -294,6 +294,9 @@ class ClQueue final : public OpenclQueue {
   // blocking one waited for every kernel before it, a graph's poisoned outputs once per node),
   // and the host memory it reads must live until it ran. Released after the next wait.
   std::deque<HostTensor> uploading_;
+  // From this size a write waits instead: a copy of a 2^31-element tensor costs seconds of one
+  // core, more than waiting for the kernels before it.
+  static constexpr std::size_t kBlockingUploadBytes = std::size_t{64} << 20;
   // Contiguous copies of a call's strided inputs (core/strided.hpp), kept like uploading_: a
   // pooled buffer given back while its kernels run could go to another queue.
   std::vector<std::unique_ptr<DeviceBuffer>> gathered_;

@@ -102,7 +102,9 @@ void ClQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
       throw Error("opencl upload: host tensor " + std::string(dtype_name(src.dtype())) + "[" + src.shape().to_string() +
                   "] does not fit buffer " + d.describe());
     prepare(d, true);
-    if (src.bytes() > 0) {
+    if (src.bytes() >= kBlockingUploadBytes) {  // written before this returns, from src itself
+      queue_.enqueueWriteBuffer(d.mem(), CL_TRUE, 0, src.bytes(), src.data());
+    } else if (src.bytes() > 0) {
       const HostTensor& copy = uploading_.emplace_back(src);
       queue_.enqueueWriteBuffer(d.mem(), CL_FALSE, 0, copy.bytes(), copy.data());
     }
