@@ -4,6 +4,11 @@
 
 namespace gp {
 
+std::int64_t serial_line_elements(const Case& c) {
+  if (!ref::has_streamed_lines(c.call)) return 0;
+  return split_at_axis(c.call.input_shapes.at(0), c.call.attrs.axis).n;
+}
+
 const ref::StreamedLineStatistics& LineStatisticsMemo::get(const OpCall& call, const HostTensor& input,
                                                            std::int64_t line, const MathProfile* profile, bool flush) {
   ProfileMemo<ref::StreamedLineStatistics>* memo = nullptr;

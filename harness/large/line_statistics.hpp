@@ -10,12 +10,17 @@
 #include <map>
 #include <mutex>
 
+#include "cases/case.hpp"
 #include "core/op.hpp"
 #include "core/tensor.hpp"
 #include "harness/check/profile_memo.hpp"
 #include "reference/streamed_line.hpp"
 
 namespace gp {
+
+// The elements of the longest line a large case's reference passes over on one core (a streamed
+// reduction's statistics), 0 where it has none: the run starts those cases first (work_items).
+std::int64_t serial_line_elements(const Case& c);
 
 class LineStatisticsMemo {
  public:

@@ -1,6 +1,9 @@
 #include "harness/run/work_items.hpp"
 
 #include <algorithm>
+#include <cstdint>
+
+#include "harness/large/line_statistics.hpp"
 
 namespace gp {
 
@@ -20,8 +23,16 @@ std::vector<WorkItem> work_items(const std::vector<const Subject*>& subjects, st
     for (std::size_t d = 0; d < devices; ++d)
       for (std::size_t m = first; m < last; ++m) items.push_back({models[m], d});
   }
+  std::vector<std::size_t> primitives;
   for (std::size_t i = 0; i < subjects.size(); ++i)
-    if (subjects[i]->kind() == SubjectKind::primitive) items.push_back({i, WorkItem::kEveryDevice});
+    if (subjects[i]->kind() == SubjectKind::primitive) primitives.push_back(i);
+  auto serial = [&](std::size_t i) {
+    const Case* c = subjects[i]->large_case();
+    return c ? serial_line_elements(*c) : std::int64_t{0};
+  };
+  std::stable_sort(primitives.begin(), primitives.end(),
+                   [&](std::size_t a, std::size_t b) { return serial(a) > serial(b); });
+  for (std::size_t i : primitives) items.push_back({i, WorkItem::kEveryDevice});
   return items;
 }
 

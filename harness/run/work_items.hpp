@@ -19,7 +19,10 @@ struct WorkItem {
 // many subjects as there are workers: a group's first device, then its second, ... (workers that
 // took two devices of one subject at once waited for each other's shared evaluations, on 2 cores
 // 5 % of a cold run; and a subject's reference data lives until its last device is done, so only
-// a group's are alive at once). Then the primitive cases, one item each with all their devices. A model or training run
+// a group's are alive at once). Then the primitive cases, one item each with all their devices, the
+// large cases with a serial pass over a long line first, the longest first (on the H200 the
+// variance over 2^27, one core's two passes per line, ended the whole large tier alone), the rest
+// in the catalog's order. A model or training run
 // takes seconds per device where a primitive case takes milliseconds: taken in the catalog's order the models came last
 // and a many-core run waited for the few workers that drew them, and with one worker per subject the longest subject's
 // devices ran one after the other while the other workers had nothing left to take.

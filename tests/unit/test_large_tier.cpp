@@ -21,6 +21,7 @@
 #include "harness/large/sampled_reference.hpp"
 #include "harness/large/sampled_subject.hpp"
 #include "harness/run/subjects.hpp"
+#include "harness/run/work_items.hpp"
 #include "reference/element_slice.hpp"
 #include "support/fake_backend.hpp"
 #include "support/lookup.hpp"
@@ -545,6 +546,29 @@ TEST(LargeTier, TheHostEstimateCountsKeptReferencesAndStreamedBlocks) {
   EXPECT_EQ(streamed_check_host_bytes(index, limits, 16), 0) << "past --streamed-complete-elements";
   EXPECT_EQ(streamed_check_host_bytes(softmax, limits, 16), 0);
   EXPECT_EQ(complete_check_host_bytes(softmax, limits), 2 * 88 * 8 * 32000);  // output and gradient
+}
+
+TEST(LargeTier, TheCasesWithTheLongestSerialLinesAreTakenFirst) {
+  Selection sel;
+  sel.scale = Scale::all;
+  sel.ops = {"variance", "sum", "exp", "matmul"};
+  const std::vector<const Subject*> subjects = select_subjects(sel);
+  std::vector<std::size_t> order;
+  for (const WorkItem& item : work_items(subjects, 3, 16)) order.push_back(item.subject);
+  auto serial = [&](std::size_t i) {
+    const Case* c = subjects[i]->large_case();
+    return c ? serial_line_elements(*c) : std::int64_t{0};
+  };
+  ASSERT_EQ(order.size(), subjects.size());
+  EXPECT_EQ(serial(order[0]), std::int64_t{1} << 27) << subjects[order[0]]->id();
+  EXPECT_EQ(serial(order[1]), std::int64_t{1} << 27) << subjects[order[1]]->id();
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    EXPECT_GE(serial(order[k - 1]), serial(order[k])) << subjects[order[k]]->id();
+    if (serial(order[k]) == 0) {  // the rest, the small tier first, in the catalog's order
+      EXPECT_TRUE(serial(order[k - 1]) > 0 || order[k - 1] < order[k]) << subjects[order[k]]->id();
+    }
+  }
+  EXPECT_EQ(serial(order.back()), 0);
 }
 
 TEST(LargeTier, ScaleSelectsTheTiers) {
