@@ -2,8 +2,8 @@
 // f16/bf16 buffers are widened to float copies on the way in, and outputs computed into float
 // scratch are rounded once (round-to-nearest-even, core's f16_from_float / bf16_from_float)
 // into their buffers by commit(). Both conversions go element by element, on every core for a
-// large buffer (threaded.hpp), into copies that are not zeroed first: on one thread, staging the
-// four tensors of an exp's backward over 2^31 bf16 elements took most of its 91 s on the H200.
+// large buffer (threaded.hpp), into copies that are not zeroed first: with them on one thread, an
+// exp over 2^31 bf16 elements took 77.9 s a forward call and 91.3 s a backward on the H200.
 #pragma once
 
 #include <cstdint>
