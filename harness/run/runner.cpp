@@ -77,11 +77,15 @@ std::vector<CheckResult> run_subject_on(const Subject& s, const PreparedSubject*
 class Progress {
  public:
   Progress(bool on, std::size_t items) : on_(on), items_(items), tty_(isatty(STDERR_FILENO)) {}
-  void done(const std::string& id) {
+  // `seconds`: a large case's time from its memory reservation to its last check, a line of its
+  // own (a large tier's cases take seconds to minutes each; the run's long pole shows there).
+  void done(const std::string& id, std::optional<double> seconds = std::nullopt) {
     const std::size_t n = ++done_;
     if (!on_) return;
     std::lock_guard lock(mutex_);
-    if (tty_) {
+    if (seconds) {
+      std::fprintf(stderr, "%s[%zu/%zu] %s: %.1f s\n", tty_ ? "\r\033[K" : "", n, items_, id.c_str(), *seconds);
+    } else if (tty_) {
       std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", n, items_, id.c_str());
       if (n == items_) std::fputc('\n', stderr);
     } else if (n == items_ || n % std::max<std::size_t>(1, items_ / 10) == 0) {
@@ -233,6 +237,7 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     std::optional<HostMemoryBudget::Reservation> held;
     if (s.tier() == Tier::large && s.primitive_case() && any_device_runs(s))
       held.emplace(memory, host_bytes(*s.primitive_case()));
+    const auto began = std::chrono::steady_clock::now();
     std::call_once(w.prepare_once, [&] { prepare(s, w, i); });
     for (std::size_t d = 0; d < states.size(); ++d)
       if (item.device == WorkItem::kEveryDevice || item.device == d)
@@ -244,7 +249,10 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
       for (auto& r : checks) out.push_back(std::move(r));
     w.prepared.reset();
     if (opts.on_item_done) opts.on_item_done(s.id(), out);
-    progress.done(s.id());
+    if (s.tier() == Tier::large && item.device == WorkItem::kEveryDevice)
+      progress.done(s.id(), std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
+    else
+      progress.done(s.id());
   };
   auto worker = [&] {
     std::vector<std::unique_ptr<Queue>> queues = open_queues(states);
