@@ -8,7 +8,6 @@
 #include "harness/check/checker.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/large/block_compare.hpp"
-#include "harness/large/line_statistics.hpp"
 #include "harness/large/sample.hpp"
 #include "harness/large/sampled_reference.hpp"
 #include "reference/element_slice.hpp"
@@ -71,14 +70,12 @@ std::vector<BlockResult> streamed_gradient_blocks(const CompleteLinesInput& in) 
   const AxisSplit s = split_at_axis(call.input_shapes[0], call.attrs.axis);
   const std::int64_t per_line = (s.n + kCompleteBlockElements - 1) / kCompleteBlockElements;
   std::vector<BlockResult> blocks(static_cast<std::size_t>(s.outer * s.inner * per_line));
+  const SliceSource source = c.reference.source();
   PhaseTimer timer(Phase::bounds);
   for (std::int64_t line = 0; line < s.outer * s.inner; ++line) {
     const std::int64_t o = line / s.inner, i = line % s.inner;
-    const HostTensor& input = c.reference.inputs.at(0);
-    const ref::StreamedLineStatistics* known =
-        c.reference.line_statistics ? &c.reference.line_statistics->get(call, input, line, in.profile, in.flush)
-                                    : nullptr;
-    ref::visit_streamed_gradient(call, line, input, c.reference.cotangent, known, in.profile, in.flush,
+    ref::visit_streamed_gradient(call, line, source.inputs.at(0), source.cotangent,
+                                 source.known_statistics(line, in.profile, in.flush), in.profile, in.flush,
                                  kCompleteBlockElements, [&](std::int64_t first, const ref::RefTensor& expected) {
                                    std::vector<std::int64_t> index(static_cast<std::size_t>(expected.numel()));
                                    for (std::size_t k = 0; k < index.size(); ++k)

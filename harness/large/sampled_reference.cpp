@@ -55,11 +55,9 @@ ref::RefTensor sampled_bounds(const SliceSource& source, int tensor, const std::
     if (ref::has_streamed_lines(source.call)) {  // a pass over the line, without a copy of it
       std::vector<std::int64_t> elements;
       for (std::size_t k : positions) elements.push_back(element_of(k));
-      const HostTensor& input = source.inputs.at(0);
-      const ref::StreamedLineStatistics* known =
-          source.statistics ? &source.statistics->get(source.call, input, line, profile, flush) : nullptr;
-      const ref::RefTensor t = ref::bounded_streamed_line(source.call, tensor, line, elements, input, source.cotangent,
-                                                          known, profile, flush);
+      const ref::RefTensor t =
+          ref::bounded_streamed_line(source.call, tensor, line, elements, source.inputs.at(0), source.cotangent,
+                                     source.known_statistics(line, profile, flush), profile, flush);
       for (std::size_t p = 0; p < positions.size(); ++p) {
         out.v[positions[p]] = t.v[p];
         out.err[positions[p]] = t.err[p];
@@ -129,6 +127,11 @@ const std::vector<ref::RefTensor>& SampledReference::bounded(const MathProfile* 
         },
         reads_profile);
   });
+}
+
+const ref::StreamedLineStatistics* SliceSource::known_statistics(std::int64_t line, const MathProfile* profile,
+                                                                 bool flush) const {
+  return statistics ? &statistics->get(call, inputs.at(0), line, profile, flush) : nullptr;
 }
 
 SliceSource SampledReference::source() const { return {call, inputs, cotangent, line_statistics.get()}; }

@@ -16,6 +16,7 @@
 #include "harness/large/sample.hpp"
 #include "reference/element_slice.hpp"
 #include "reference/reference.hpp"
+#include "reference/streamed_line.hpp"
 
 namespace gp {
 
@@ -68,6 +69,9 @@ struct SliceSource {
   const std::vector<HostTensor>& inputs;
   const HostTensor& cotangent;
   LineStatisticsMemo* statistics = nullptr;
+
+  // Line `line`'s statistics from `statistics` (computed there on first use); null without it.
+  const ref::StreamedLineStatistics* known_statistics(std::int64_t line, const MathProfile* profile, bool flush) const;
 };
 
 // The reference at elements `index` of `tensor` under `profile`: one bounded evaluation per
