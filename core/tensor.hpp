@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/host_bytes.hpp"
 #include "core/shape.hpp"
 
 namespace gp {
@@ -43,7 +44,7 @@ class HostTensor {
  private:
   DType dtype_ = DType::f32;
   Shape shape_;
-  std::vector<std::byte> data_;
+  HostBytes data_;
 };
 
 }  // namespace gp

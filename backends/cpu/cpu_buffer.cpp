@@ -39,13 +39,13 @@ std::string inspect(std::byte* guard, bool after) {
 }  // namespace
 
 CpuBuffer::CpuBuffer(DType dtype, Shape shape)
-    : DeviceBuffer(dtype, std::move(shape)), storage_(new std::byte[bytes() + 2 * kGuardBytes]()) {
-  arm(storage_.get(), false);
+    : DeviceBuffer(dtype, std::move(shape)), storage_(bytes() + 2 * kGuardBytes) {
+  arm(storage_.data(), false);
   arm(data() + bytes(), true);
 }
 
 std::optional<std::string> CpuBuffer::check_guards() {
-  std::string before = inspect(storage_.get(), false);
+  std::string before = inspect(storage_.data(), false);
   std::string after = inspect(data() + bytes(), true);
   if (before.empty() && after.empty()) return std::nullopt;
   if (before.empty()) return after;

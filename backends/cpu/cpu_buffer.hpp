@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backends/backend.hpp"
+#include "core/host_bytes.hpp"
 
 namespace gp::cpu {
 
@@ -22,8 +23,8 @@ class CpuBuffer final : public DeviceBuffer {
 
   // The payload. Kernels and the queue read and write through these pointers; the guards lie
   // just outside [data(), data() + bytes()).
-  std::byte* data() { return storage_.get() + kGuardBytes; }
-  const std::byte* data() const { return storage_.get() + kGuardBytes; }
+  std::byte* data() { return storage_.data() + kGuardBytes; }
+  const std::byte* data() const { return storage_.data() + kGuardBytes; }
 
   // Checks both guards. Returns a description of every damaged region ("N bytes overwritten
   // after the end, at +a..+b"), or nothing when both are intact. Damaged guards are re-armed,
@@ -31,7 +32,7 @@ class CpuBuffer final : public DeviceBuffer {
   std::optional<std::string> check_guards();
 
  private:
-  std::unique_ptr<std::byte[]> storage_;
+  HostBytes storage_;  // zeroed; a large one faulted in on every core
 };
 
 }  // namespace gp::cpu

@@ -7,6 +7,7 @@
 #include "backends/cpu/cpu_buffer.hpp"
 #include "backends/cpu/kernels/kernel_args.hpp"
 #include "backends/cpu/staging.hpp"
+#include "core/host_bytes.hpp"
 
 namespace gp::cpu {
 
@@ -123,14 +124,14 @@ void CpuQueue::upload(DeviceBuffer& dst, const HostTensor& src) {
   if (cpu->dtype() != src.dtype() || cpu->shape() != src.shape())
     throw Error("cpu backend: upload of " + std::string(dtype_name(src.dtype())) + " " + src.shape().to_string() +
                 " into a " + describe(*cpu) + " buffer");
-  std::memcpy(cpu->data(), src.data(), src.bytes());
+  copy_bytes(cpu->data(), src.data(), src.bytes());
 }
 
 HostTensor CpuQueue::download(const DeviceBuffer& src) {
   const auto* cpu = dynamic_cast<const CpuBuffer*>(&src);
   if (!cpu) throw Error("cpu backend: download from a buffer of another backend");
   HostTensor t(cpu->dtype(), cpu->shape());
-  std::memcpy(t.data(), cpu->data(), t.bytes());
+  copy_bytes(t.data(), cpu->data(), t.bytes());
   return t;
 }
 

@@ -62,9 +62,17 @@ std::vector<std::int64_t> extreme_indices(const HostTensor& x) {
   // The first index of the largest and of the smallest value of [begin, end).
   auto scan = [&x](std::int64_t begin, std::int64_t end) {
     std::int64_t high = begin, low = begin;
+    double highest = x.get(begin), lowest = highest;  // x.get(high), x.get(low): one read an element
     for (std::int64_t i = begin + 1; i < end; ++i) {
-      if (x.get(i) > x.get(high)) high = i;
-      if (x.get(i) < x.get(low)) low = i;
+      const double v = x.get(i);
+      if (v > highest) {
+        high = i;
+        highest = v;
+      }
+      if (v < lowest) {
+        low = i;
+        lowest = v;
+      }
     }
     return std::pair{high, low};
   };
