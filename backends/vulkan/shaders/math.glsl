@@ -148,9 +148,27 @@ C cos_poly(C r) {
   [[dont_unroll]] for (int i = 10; i >= 0; --i) t = K(1.0) - z * COS_STEP[i] * t;
   return t;
 }
+#if defined(IS_F64)
+// y rounded to the nearest integer, ties to even, for |y| < 2^52 by the sum with 2^52 (whose
+// spacing is 1); larger doubles are integers. Not roundEven and floor: lavapipe (Mesa 22.3.6)
+// on a host without AVX-512 rounded doubles past about 2^24 wrongly (sin of 6.4e7 came out 1).
+double round_even_f64(double y) {
+  precise double t = (abs(y) + 4503599627370496.0lf) - 4503599627370496.0lf;
+  return abs(y) < 4503599627370496.0lf ? (y < 0.0lf ? -t : t) : y;
+}
+double floor_f64(double y) {
+  double r = round_even_f64(y);
+  return r > y ? r - 1.0lf : r;
+}
+#define ROUND_EVEN(y) round_even_f64(y)
+#define FLOOR(y) floor_f64(y)
+#else
+#define ROUND_EVEN(y) roundEven(y)
+#define FLOOR(y) floor(y)
+#endif
 // k mod 4 of an integral k, exactly (k / 4, its floor and 4 times it are exact): int(k) is
 // undefined past 2^31, where |x| > 3.4e9.
-int quadrant(C k) { return int(k - K(4.0) * floor(k * K(0.25))); }
+int quadrant(C k) { return int(k - K(4.0) * FLOOR(k * K(0.25))); }
 // Past the range where the reduction is exact its products round, by up to u |x|, and r can be
 // anything that size: no digit of sin x is left (the budget says so, backends/vulkan/
 // math_profile.cpp). r is kept where the series converges (|r| <= pi/4 + rounding elsewhere), so
@@ -159,7 +177,7 @@ int quadrant(C k) { return int(k - K(4.0) * floor(k * K(0.25))); }
 // x = q pi/2 + r with pi/2 in three parts (fdlibm's pio2_1, pio2_2, pio2_2t); accurate while
 // q * pio2_1 is exact, i.e. |x| well beyond the [-20, 20] the catalog uses.
 double reduce_pio2(double x, out int q) {
-  double k = roundEven(x * 6.36619772367581382433e-01lf);
+  double k = ROUND_EVEN(x * 6.36619772367581382433e-01lf);
   q = quadrant(k);
   precise double r =
       ((x - k * 1.57079632673412561417e+00lf) - k * 6.07710050630396597660e-11lf) - k * 2.02226624879595063154e-21lf;
