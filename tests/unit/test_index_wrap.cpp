@@ -33,7 +33,8 @@ constexpr std::int64_t kIndexPeriod = std::int64_t{1} << 31;
 const char* const kIndexCase = "exp(large,shape=2147487745,dtype=bf16)";
 
 // exp on bf16 buffers, each value rounded once from long double, as the exact fake does but
-// without widening whole tensors to long double (32 bytes an element: 64 GiB at this size).
+// without widening whole tensors to the reference's form (80 bytes an element, a value and its
+// error terms: 160 GiB a tensor at this size).
 // `wraps`: element i is stored at i mod 2^31. The elements below the period are written first, on
 // every core; the few past it after them, in order, so the overwritten start is the same each call
 // (the second backward must repeat every bit).
