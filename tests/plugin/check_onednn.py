@@ -161,8 +161,8 @@ STAGED_PASS = [f"{op}(axis=-1,staged=storage,{shape},dtype=bf16) {direction}"
 
 
 def cpu_runs_onednn_bf16():
-    """oneDNN 2.6 implements bf16 only with AVX-512 (its avx512_core ISA and above); on another
-    x86 host every bf16 primitive descriptor is refused ("oneDNN has no implementation")."""
+    """oneDNN 2.6's bf16 kernels need AVX-512 (its avx512_core ISA and above); on another x86
+    host most bf16 primitive descriptors are refused ("oneDNN has no implementation")."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
@@ -216,6 +216,7 @@ def main():
         elif c["verdict"] == "SKIP" and c["dtype"] in ("f32", "bf16") and c["reason"].startswith("not implemented"):
             sys.exit(f"FAIL: {key} skipped: {c['reason']}")
     verdicts = {f"{c['case_id']} {c['direction']}": c["verdict"] for c in checks}
+
     def refused(key):
         return key.rsplit(" ", 1)[0] in refused_bf16
 
