@@ -9,6 +9,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -27,7 +28,6 @@ namespace gp {
 namespace {
 
 using namespace fake_backend_names;
-using ::testing::HasSubstr;
 
 constexpr std::int64_t kIndexPeriod = std::int64_t{1} << 31;
 const char* const kIndexCase = "exp(large,shape=2147487745,dtype=bf16)";
