@@ -37,6 +37,12 @@ PhaseProfile PhaseRecorder::profile() const {
   return out;
 }
 
+void PhaseRecorder::merge(const PhaseRecorder& part) {
+  for (std::size_t i = 0; i < ns_.size(); ++i) ns_[i].fetch_add(part.ns_[i].load(std::memory_order_relaxed));
+  for (std::size_t i = 0; i < device_ns_.size(); ++i)
+    device_ns_[i].fetch_add(part.device_ns_[i].load(std::memory_order_relaxed));
+}
+
 std::optional<double> DeviceCallsTimer::lap() {
   const std::optional<double> seconds = queue_.take_device_seconds();  // taken bound or not: a fresh count next
   if (seconds && t_phases.recorder)

@@ -20,6 +20,8 @@ class PhaseRecorder {
   void add(Phase p, SubjectKind k, std::chrono::nanoseconds t);
   void add_device(SubjectKind k, std::chrono::nanoseconds t);  // the devices' own timers
   PhaseProfile profile() const;
+  // Adds what `part` recorded (a large case's own recorder, kept apart for its progress line).
+  void merge(const PhaseRecorder& part);
 
  private:
   std::array<std::atomic<std::int64_t>, kPhaseCount * kSubjectKindCount> ns_{};

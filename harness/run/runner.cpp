@@ -8,6 +8,7 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
+#include <string>
 #include <thread>
 
 #include "core/error.hpp"
@@ -73,18 +74,47 @@ std::vector<CheckResult> run_subject_on(const Subject& s, const PreparedSubject*
   }
 }
 
+// A large case's phases on its worker, for its progress line: "inputs 30.1, device_calls 29.0,
+// ...", the phases of at least 0.05 s; `other` is what the named phases leave of its time.
+std::string phase_breakdown(const PhaseProfile& p, SubjectKind kind, double seconds) {
+  std::string out;
+  auto add = [&out](std::string_view name, double t) {
+    if (t < 0.05) return;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%.*s %.1f", out.empty() ? "" : ", ", static_cast<int>(name.size()), name.data(),
+                  t);
+    out += buf;
+  };
+  double named = 0;
+  for (Phase ph : kAllPhases) {
+    if (ph == Phase::other) continue;
+    named += p.at(ph, kind);
+    add(phase_name(ph), p.at(ph, kind));
+  }
+  add("other", seconds - named);
+  return out;
+}
+
 // Progress lines on stderr: a rewritten line on a terminal, every tenth otherwise.
 class Progress {
  public:
   Progress(bool on, std::size_t items) : on_(on), items_(items), tty_(isatty(STDERR_FILENO)) {}
-  // `seconds`: a large case's time from its memory reservation to its last check, a line of its
-  // own (a large tier's cases take seconds to minutes each; the run's long pole shows there).
-  void done(const std::string& id, std::optional<double> seconds = std::nullopt) {
+  void done(const std::string& id) { line(id, {}); }
+  // A large case's time from its memory reservation to its last check and where it went, a line
+  // of its own (a large tier's cases take seconds to minutes each; the run's long pole shows there).
+  void done_large(const std::string& id, double seconds, const std::string& phases) {
+    char time[32];
+    std::snprintf(time, sizeof time, "%.1f s", seconds);
+    line(id, phases.empty() ? std::string(time) : std::string(time) + " (" + phases + ")");
+  }
+
+ private:
+  void line(const std::string& id, const std::string& large) {
     const std::size_t n = ++done_;
     if (!on_) return;
     std::lock_guard lock(mutex_);
-    if (seconds) {
-      std::fprintf(stderr, "%s[%zu/%zu] %s: %.1f s\n", tty_ ? "\r\033[K" : "", n, items_, id.c_str(), *seconds);
+    if (!large.empty()) {
+      std::fprintf(stderr, "%s[%zu/%zu] %s: %s\n", tty_ ? "\r\033[K" : "", n, items_, id.c_str(), large.c_str());
     } else if (tty_) {
       std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", n, items_, id.c_str());
       if (n == items_) std::fputc('\n', stderr);
@@ -93,7 +123,6 @@ class Progress {
     }
   }
 
- private:
   bool on_;
   std::size_t items_;
   bool tty_;
@@ -232,7 +261,15 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     const std::size_t i = item.subject;
     const Subject& s = *subjects[i];
     SubjectWork& w = work[i];
-    const PhaseBinding phases(&recorder, s.kind());
+    // A large case on every device times its phases apart for its progress line; they join the
+    // run's profile when the binding has ended (declared first, so destroyed last).
+    const bool own_line = s.tier() == Tier::large && item.device == WorkItem::kEveryDevice;
+    struct MergedAtEnd {
+      PhaseRecorder& run;
+      PhaseRecorder part;
+      ~MergedAtEnd() { run.merge(part); }
+    } case_phases{recorder, {}};
+    const PhaseBinding phases(own_line ? &case_phases.part : &recorder, s.kind());
     if (opts.on_item_start) opts.on_item_start(s.id());
     std::optional<HostMemoryBudget::Reservation> held;
     if (s.tier() == Tier::large && s.primitive_case() && any_device_runs(s))
@@ -249,10 +286,12 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
       for (auto& r : checks) out.push_back(std::move(r));
     w.prepared.reset();
     if (opts.on_item_done) opts.on_item_done(s.id(), out);
-    if (s.tier() == Tier::large && item.device == WorkItem::kEveryDevice)
-      progress.done(s.id(), std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count());
-    else
+    if (own_line) {
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+      progress.done_large(s.id(), seconds, phase_breakdown(case_phases.part.profile(), s.kind(), seconds));
+    } else {
       progress.done(s.id());
+    }
   };
   auto worker = [&] {
     std::vector<std::unique_ptr<Queue>> queues = open_queues(states);
