@@ -74,7 +74,7 @@ run_preset() {
   if [[ $# -gt 0 ]]; then
     cmake --build --preset "$preset" -j "$jobs" --target "$@"
     echo "== $preset: threaded unit tests"
-    unit_tests "$preset" -R '^Stress|Threads|VulkanLayerLock|^Concurrency'
+    unit_tests "$preset" -R '^Stress|Threads|VulkanLayerLock|^Concurrency|^ParallelBlocks'
   else
     cmake --build --preset "$preset" -j "$jobs"
     echo "== $preset: unit tests"
@@ -95,7 +95,7 @@ case "$which" in
   tsan) run_preset tsan ;;
   asan) run_preset asan ;;
   both) run_preset tsan; run_preset asan ;;
-  tsan-ci) run_preset tsan gp_test_concurrency gp_test_stress gp_test_cpu_backend gp_test_opencl_backend \
+  tsan-ci) run_preset tsan gp_test_concurrency gp_test_stress gp_test_cpu_backend gp_test_opencl_backend gp_test_parallel_blocks \
            gp_test_vulkan_backend gp_test_vulkan_layer_lock ;;
   *) echo "usage: $0 [tsan|asan|both|tsan-ci]" >&2; exit 2 ;;
 esac

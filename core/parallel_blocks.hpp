@@ -2,33 +2,45 @@
 // to 2^31 elements take minutes on one (drawing inputs, scanning for extremes). The blocks do
 // not depend on the number of threads, so a block's result, and a stream seeded per block, is
 // the same on every machine.
+//
+// The threads that help a caller are one pool for the process, which serves the callers in the
+// order they asked: with a thread per core for every call, sixteen workers' large cases each
+// ran 16 threads, and the run's longest case (started first) got a sixteenth of the machine.
+// Now the earliest call takes every pool thread it can use, and later ones run on their own
+// thread until threads come free.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <mutex>
-#include <system_error>
 #include <thread>
-#include <vector>
 
 namespace gp {
 
 // The threads for_each_block runs at most: the hardware's.
 inline int block_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+namespace detail {
+// Runs `work` on the calling thread and on up to `helpers` pool threads (those free now or
+// before the caller's own share ends, oldest caller first); returns when every run of it ended.
+// `work` must end once there is nothing left to take, whoever runs it.
+void run_with_helpers(int helpers, const std::function<void()>& work);
+}  // namespace detail
+
 // fn(block, begin, end) for every block [block * size, min(n, (block + 1) * size)), taken in turn
-// by the hardware's threads (fewer when the system refuses one); the first exception a block
-// throws is rethrown after every thread ended.
+// by the calling thread and the pool's; the first exception a block throws is rethrown after
+// every thread has left the blocks.
 template <typename Fn>
 void for_each_block(std::int64_t n, std::int64_t size, const Fn& fn) {
   const std::int64_t blocks = (n + size - 1) / size;
-  const std::int64_t threads = std::min<std::int64_t>(blocks, block_threads());
+  if (blocks <= 0) return;
   std::atomic<std::int64_t> next{0};
   std::exception_ptr error;
   std::mutex error_mutex;
-  auto work = [&] {
+  const std::function<void()> work = [&] {
     try {
       for (std::int64_t b = next++; b < blocks; b = next++) fn(b, b * size, std::min(n, (b + 1) * size));
     } catch (...) {
@@ -37,16 +49,11 @@ void for_each_block(std::int64_t n, std::int64_t size, const Fn& fn) {
       next = blocks;  // the others stop after their block
     }
   };
-  std::vector<std::thread> pool;
-  for (std::int64_t t = 1; t < threads; ++t) {
-    try {
-      pool.emplace_back(work);
-    } catch (const std::system_error&) {  // no more threads: the ones running take every block
-      break;
-    }
+  if (blocks == 1) {
+    work();
+  } else {
+    detail::run_with_helpers(static_cast<int>(std::min<std::int64_t>(blocks, block_threads()) - 1), work);
   }
-  work();
-  for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);
 }
 

@@ -49,6 +49,13 @@ double Rng::normal() {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+std::pair<double, double> Rng::normal_pair() {
+  const double u1 = 1.0 - uniform();  // (0, 1]
+  const double u2 = uniform();
+  const double r = std::sqrt(-2.0 * std::log(u1)), angle = 2.0 * std::numbers::pi * u2;
+  return {r * std::cos(angle), r * std::sin(angle)};
+}
+
 std::uint64_t Rng::below(std::uint64_t n) { return n ? next() % n : 0; }
 
 }  // namespace gp

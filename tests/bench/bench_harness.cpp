@@ -1,11 +1,14 @@
-// Harness costs: reference evaluations spent per numerical check, and the wall time of the
-// full CPU parity run. Run: build/ci/tests/bench/bench_harness [--benchmark_filter=...]
+// Harness costs: reference evaluations spent per numerical check, the wall time of the full CPU
+// parity run, and the drawing of a large case's inputs. Run: build/ci/tests/bench/bench_harness
+// [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <thread>
 
 #include "backends/registry.hpp"
+#include "cases/case.hpp"
 #include "cases/registry.hpp"
+#include "harness/check/inputs.hpp"
 #include "harness/run/runner.hpp"
 
 namespace {
@@ -57,6 +60,36 @@ void BM_FullCpuRun(benchmark::State& state) {
   state.counters["checks"] = static_cast<double>(checks);
 }
 BENCHMARK(BM_FullCpuRun)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
+// The inputs and cotangent of the large tier's exp over 10^8 elements, in f32 (its own dtype) and
+// in bf16 (the index case's dtype, past 2^31 elements there): the index cases' preparation was
+// the long pole of the tier's warm run (docs/scale.md). Counter: nanoseconds per element drawn.
+void BM_DrawLargeInputs(benchmark::State& state) {
+  const gp::Case* base = gp::find_case("exp(large,shape=100000000,dtype=f32)");
+  if (!base) {
+    state.SkipWithError("the large tier has no exp over 10^8 elements");
+    return;
+  }
+  gp::Case c = *base;
+  c.dtype = static_cast<gp::DType>(state.range(0));
+  for (gp::DType& t : c.call.input_dtypes) t = c.dtype;
+  std::int64_t elements = 0;
+  for (auto _ : state) {
+    std::vector<gp::HostTensor> inputs = gp::make_inputs(c, 1);
+    gp::HostTensor dy = gp::make_cotangent(c, 1);
+    elements += inputs.at(0).numel() + dy.numel();
+    benchmark::DoNotOptimize(dy.data());
+  }
+  state.SetLabel(std::string(gp::dtype_name(c.dtype)));
+  state.counters["ns_per_element"] =
+      benchmark::Counter(static_cast<double>(elements), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_DrawLargeInputs)
+    ->Arg(static_cast<int>(gp::DType::f32))
+    ->Arg(static_cast<int>(gp::DType::bf16))
+    ->Iterations(2)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -1,0 +1,89 @@
+// for_each_block (core/parallel_blocks.hpp): every block once, a block's exception at the caller,
+// calls from inside a block, and the pool's order: the earliest caller keeps the threads it took,
+// a later one runs on its own thread meanwhile (the run's longest large case, started first, was
+// slowed to a sixteenth of the machine by the others' threads).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/parallel_blocks.hpp"
+
+namespace gp {
+namespace {
+
+TEST(ParallelBlocks, EveryBlockRunsOnceWithItsRange) {
+  constexpr std::int64_t n = 1000003, size = 4096, blocks = (n + size - 1) / size;
+  std::vector<std::atomic<int>> runs(blocks);
+  std::atomic<std::int64_t> covered{0};
+  for_each_block(n, size, [&](std::int64_t b, std::int64_t begin, std::int64_t end) {
+    ++runs[static_cast<std::size_t>(b)];
+    EXPECT_EQ(begin, b * size);
+    EXPECT_EQ(end, std::min(n, (b + 1) * size));
+    covered += end - begin;
+  });
+  for (std::int64_t b = 0; b < blocks; ++b) EXPECT_EQ(runs[static_cast<std::size_t>(b)], 1) << "block " << b;
+  EXPECT_EQ(covered, n);
+  int calls = 0;
+  for_each_block(0, size, [&](std::int64_t, std::int64_t, std::int64_t) { ++calls; });
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ParallelBlocks, TheFirstExceptionOfABlockReachesTheCallerAfterTheOthersStopped) {
+  std::atomic<int> running{0};
+  EXPECT_THROW(for_each_block(64, 1,
+                              [&](std::int64_t b, std::int64_t, std::int64_t) {
+                                ++running;
+                                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                --running;
+                                if (b == 3) throw std::runtime_error("block 3");
+                              }),
+               std::runtime_error);
+  EXPECT_EQ(running, 0) << "a block still ran after the call returned";
+}
+
+TEST(ParallelBlocksThreads, BlocksThatCallForEachBlockThemselvesFinish) {
+  std::atomic<std::int64_t> total{0};
+  for_each_block(4 * block_threads(), 1, [&](std::int64_t, std::int64_t, std::int64_t) {
+    for_each_block(10000, 7, [&](std::int64_t, std::int64_t begin, std::int64_t end) { total += end - begin; });
+  });
+  EXPECT_EQ(total, 4 * block_threads() * 10000);
+}
+
+TEST(ParallelBlocksThreads, AnEarlierCallerKeepsThePoolALaterOneRunsOnItsOwnThreadMeanwhile) {
+  const int threads = block_threads();
+  if (threads < 2) GTEST_SKIP() << "one hardware thread: no pool to share";
+  // The first caller's blocks hold every thread it gets (its own and the pool's) until released.
+  std::atomic<int> holding{0};
+  std::atomic<bool> release{false};
+  std::thread first([&] {
+    for_each_block(4 * threads, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
+      ++holding;
+      while (!release) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (holding < threads && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(holding, threads) << "the first caller did not get a thread per core";
+
+  std::mutex mutex;
+  std::set<std::thread::id> ran_on;
+  for_each_block(2000, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+    std::lock_guard lock(mutex);
+    ran_on.insert(std::this_thread::get_id());
+  });
+  release = true;
+  first.join();
+  EXPECT_EQ(ran_on, std::set<std::thread::id>{std::this_thread::get_id()})
+      << ran_on.size() << " threads ran the later call's blocks while the earlier one held the pool";
+}
+
+}  // namespace
+}  // namespace gp
