@@ -1,11 +1,21 @@
 #include "core/parallel_blocks.hpp"
 
+#include <algorithm>
 #include <condition_variable>
-#include <deque>
+#include <limits>
 #include <system_error>
 #include <vector>
 
-namespace gp::detail {
+namespace gp {
+
+namespace {
+thread_local std::int64_t t_rank = std::numeric_limits<std::int64_t>::max();
+}  // namespace
+
+BlockRank::BlockRank(std::int64_t rank) : previous_(t_rank) { t_rank = rank; }
+BlockRank::~BlockRank() { t_rank = previous_; }
+
+namespace detail {
 
 namespace {
 
@@ -13,6 +23,8 @@ namespace {
 // it has finished.
 struct Request {
   const std::function<void()>* work = nullptr;
+  std::int64_t rank = 0;
+  std::uint64_t order = 0;  // when it asked: equal ranks first come, first served
   int wanted = 0;
   int started = 0;
   int finished = 0;
@@ -32,9 +44,10 @@ class BlockPool {
   }
 
   void run(int helpers, const std::function<void()>& work) {
-    Request r{&work, std::min(helpers, static_cast<int>(threads_.size()))};
+    Request r{&work, t_rank, 0, std::min(helpers, static_cast<int>(threads_.size()))};
     if (r.wanted > 0) {
       std::lock_guard lock(mutex_);
+      r.order = asked_++;
       queue_.push_back(&r);
     }
     work_ready_.notify_all();
@@ -50,10 +63,16 @@ class BlockPool {
     std::unique_lock lock(mutex_);
     for (;;) {
       work_ready_.wait(lock, [&] { return !queue_.empty(); });
-      Request* r = queue_.front();  // the oldest caller first
-      if (++r->started == r->wanted) queue_.pop_front();
+      const auto first = std::min_element(queue_.begin(), queue_.end(), [](const Request* a, const Request* b) {
+        return a->rank != b->rank ? a->rank < b->rank : a->order < b->order;
+      });
+      Request* r = *first;
+      if (++r->started == r->wanted) queue_.erase(first);
       lock.unlock();
-      (*r->work)();  // never throws: for_each_block's work keeps its exception
+      {
+        const BlockRank rank(r->rank);  // calls inside its blocks keep its rank
+        (*r->work)();                   // never throws: for_each_block's work keeps its exception
+      }
       lock.lock();
       ++r->finished;
       helper_done_.notify_all();
@@ -62,7 +81,8 @@ class BlockPool {
 
   std::mutex mutex_;
   std::condition_variable work_ready_, helper_done_;
-  std::deque<Request*> queue_;
+  std::vector<Request*> queue_;  // a few at a time: a scan finds the first by rank
+  std::uint64_t asked_ = 0;
   std::vector<std::thread> threads_;
 };
 
@@ -73,4 +93,6 @@ void run_with_helpers(int helpers, const std::function<void()>& work) {
   pool->run(helpers, work);
 }
 
-}  // namespace gp::detail
+}  // namespace detail
+
+}  // namespace gp

@@ -3,11 +3,11 @@
 // not depend on the number of threads, so a block's result, and a stream seeded per block, is
 // the same on every machine.
 //
-// The threads that help a caller are one pool for the process, which serves the callers in the
-// order they asked: with a thread per core for every call, sixteen workers' large cases each
-// ran 16 threads, and the run's longest case (started first) got a sixteenth of the machine.
-// Now the earliest call takes every pool thread it can use, and later ones run on their own
-// thread until threads come free.
+// The threads that help a caller are one pool for the process. With a thread per core for every
+// call, sixteen workers' large cases each ran 16 threads, and the run's longest case (started
+// first) got a sixteenth of the machine. The pool serves the callers by rank (BlockRank: the
+// runner ranks each case by the order the workers took it, the longest first), equal ranks in
+// the order they asked; a caller whose turn has not come runs its blocks on its own thread.
 #pragma once
 
 #include <algorithm>
@@ -23,9 +23,22 @@ namespace gp {
 // The threads for_each_block runs at most: the hardware's.
 inline int block_threads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
+// While it lives, this thread's for_each_block calls have this rank (lower: served first), and
+// so do the calls made inside their blocks, on whichever thread. Without one a call ranks last.
+class BlockRank {
+ public:
+  explicit BlockRank(std::int64_t rank);
+  ~BlockRank();
+  BlockRank(const BlockRank&) = delete;
+  BlockRank& operator=(const BlockRank&) = delete;
+
+ private:
+  std::int64_t previous_;
+};
+
 namespace detail {
 // Runs `work` on the calling thread and on up to `helpers` pool threads (those free now or
-// before the caller's own share ends, oldest caller first); returns when every run of it ended.
+// before the caller's own share ends, by rank); returns when every run of it ended.
 // `work` must end once there is nothing left to take, whoever runs it.
 void run_with_helpers(int helpers, const std::function<void()>& work);
 }  // namespace detail

@@ -13,6 +13,7 @@
 
 #include "core/error.hpp"
 #include "core/memory_size.hpp"
+#include "core/parallel_blocks.hpp"
 #include "harness/audit/oracle_check.hpp"
 #include "harness/check/cached_reference_checks.hpp"
 #include "harness/check/memory_fit.hpp"
@@ -270,6 +271,8 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
       ~MergedAtEnd() { run.merge(part); }
     } case_phases{recorder, {}};
     const PhaseBinding phases(own_line ? &case_phases.part : &recorder, s.kind());
+    // The pool's threads go to the work taken first (the longest large cases): the run's long pole.
+    const BlockRank rank(&item - items.data());
     if (opts.on_item_start) opts.on_item_start(s.id());
     std::optional<HostMemoryBudget::Reservation> held;
     if (s.tier() == Tier::large && s.primitive_case() && any_device_runs(s))

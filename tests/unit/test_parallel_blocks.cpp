@@ -1,11 +1,12 @@
 // for_each_block (core/parallel_blocks.hpp): every block once, a block's exception at the caller,
-// calls from inside a block, and the pool's order: the earliest caller keeps the threads it took,
-// a later one runs on its own thread meanwhile (the run's longest large case, started first, was
-// slowed to a sixteenth of the machine by the others' threads).
+// calls from inside a block, and the pool's order: a caller keeps the threads it took, a later one
+// runs on its own thread meanwhile, and threads that come free go to the lowest rank (the run's
+// longest large case, started first, was slowed to a sixteenth of the machine by the others').
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -83,6 +84,59 @@ TEST(ParallelBlocksThreads, AnEarlierCallerKeepsThePoolALaterOneRunsOnItsOwnThre
   first.join();
   EXPECT_EQ(ran_on, std::set<std::thread::id>{std::this_thread::get_id()})
       << ran_on.size() << " threads ran the later call's blocks while the earlier one held the pool";
+}
+
+// A call whose blocks record the threads that run them while `recording()` holds.
+struct RecordingCall {
+  std::mutex mutex;
+  std::set<std::thread::id> ran_on;
+  std::atomic<int> started{0};
+  void run(std::int64_t rank, std::int64_t blocks, const std::function<bool()>& recording) {
+    const BlockRank ranked(rank);
+    for_each_block(blocks, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
+      ++started;
+      if (recording()) {
+        std::lock_guard lock(mutex);
+        ran_on.insert(std::this_thread::get_id());
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    });
+  }
+};
+
+TEST(ParallelBlocksThreads, ThreadsThatComeFreeGoToTheLowestRankNotTheEarliestCaller) {
+  const int threads = block_threads();
+  if (threads < 2) GTEST_SKIP() << "one hardware thread: no pool to share";
+  std::atomic<int> holding{0};
+  std::atomic<bool> release{false};
+  std::thread holder([&] {
+    for_each_block(threads, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
+      ++holding;
+      while (!release) std::this_thread::sleep_for(std::chrono::microseconds(100));
+    });
+  });
+  auto wait_for = [](const std::atomic<int>& count, int at_least) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (count < at_least && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return count >= at_least;
+  };
+  ASSERT_TRUE(wait_for(holding, threads)) << "the holder did not get a thread per core";
+  // Both ask while the pool is held: the ranked-last one first, then the one ranked first.
+  // The later rank's blocks are recorded while the first rank has blocks no thread took yet.
+  const int blocks = 400 * threads;
+  RecordingCall late_rank, early_rank;
+  std::thread asks_first([&] { late_rank.run(5, blocks, [&] { return early_rank.started < blocks; }); });
+  ASSERT_TRUE(wait_for(late_rank.started, 1));
+  std::thread asks_second([&] { early_rank.run(1, blocks, [] { return true; }); });
+  ASSERT_TRUE(wait_for(early_rank.started, 1));
+  release = true;
+  holder.join();
+  asks_second.join();
+  asks_first.join();
+  EXPECT_EQ(late_rank.ran_on.size(), 1u) << "a pool thread served the later rank while the earlier one had blocks left";
+  EXPECT_EQ(early_rank.ran_on.size(), static_cast<std::size_t>(threads))
+      << "the first-ranked call did not get every thread that came free";
 }
 
 }  // namespace
