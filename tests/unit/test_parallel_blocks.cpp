@@ -56,22 +56,42 @@ TEST(ParallelBlocksThreads, BlocksThatCallForEachBlockThemselvesFinish) {
   EXPECT_EQ(total, 4 * block_threads() * 10000);
 }
 
+// Whether `count` reached `at_least` within 30 s.
+bool reaches(const std::atomic<int>& count, int at_least) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (count < at_least && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return count >= at_least;
+}
+
+// A caller on a thread of its own whose `blocks` blocks hold every thread it gets (its own and
+// the pool's) until release(); `holding` counts the blocks that started.
+class PoolHolder {
+ public:
+  explicit PoolHolder(std::int64_t blocks)
+      : thread_([this, blocks] {
+          for_each_block(blocks, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
+            ++holding;
+            while (!released_) std::this_thread::sleep_for(std::chrono::microseconds(100));
+          });
+        }) {}
+  ~PoolHolder() { release(); }
+  void release() {
+    released_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::atomic<int> holding{0};
+
+ private:
+  std::atomic<bool> released_{false};
+  std::thread thread_;
+};
+
 TEST(ParallelBlocksThreads, AnEarlierCallerKeepsThePoolALaterOneRunsOnItsOwnThreadMeanwhile) {
   const int threads = block_threads();
   if (threads < 2) GTEST_SKIP() << "one hardware thread: no pool to share";
-  // The first caller's blocks hold every thread it gets (its own and the pool's) until released.
-  std::atomic<int> holding{0};
-  std::atomic<bool> release{false};
-  std::thread first([&] {
-    for_each_block(4 * threads, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
-      ++holding;
-      while (!release) std::this_thread::sleep_for(std::chrono::microseconds(100));
-    });
-  });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (holding < threads && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(holding, threads) << "the first caller did not get a thread per core";
+  PoolHolder first(4 * threads);
+  ASSERT_TRUE(reaches(first.holding, threads)) << "the first caller did not get a thread per core";
 
   std::mutex mutex;
   std::set<std::thread::id> ran_on;
@@ -80,8 +100,7 @@ TEST(ParallelBlocksThreads, AnEarlierCallerKeepsThePoolALaterOneRunsOnItsOwnThre
     std::lock_guard lock(mutex);
     ran_on.insert(std::this_thread::get_id());
   });
-  release = true;
-  first.join();
+  first.release();
   EXPECT_EQ(ran_on, std::set<std::thread::id>{std::this_thread::get_id()})
       << ran_on.size() << " threads ran the later call's blocks while the earlier one held the pool";
 }
@@ -107,31 +126,17 @@ struct RecordingCall {
 TEST(ParallelBlocksThreads, ThreadsThatComeFreeGoToTheLowestRankNotTheEarliestCaller) {
   const int threads = block_threads();
   if (threads < 2) GTEST_SKIP() << "one hardware thread: no pool to share";
-  std::atomic<int> holding{0};
-  std::atomic<bool> release{false};
-  std::thread holder([&] {
-    for_each_block(threads, 1, [&](std::int64_t, std::int64_t, std::int64_t) {
-      ++holding;
-      while (!release) std::this_thread::sleep_for(std::chrono::microseconds(100));
-    });
-  });
-  auto wait_for = [](const std::atomic<int>& count, int at_least) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (count < at_least && std::chrono::steady_clock::now() < deadline)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    return count >= at_least;
-  };
-  ASSERT_TRUE(wait_for(holding, threads)) << "the holder did not get a thread per core";
+  PoolHolder holder(threads);
+  ASSERT_TRUE(reaches(holder.holding, threads)) << "the holder did not get a thread per core";
   // Both ask while the pool is held: the ranked-last one first, then the one ranked first.
   // The later rank's blocks are recorded while the first rank has blocks no thread took yet.
   const int blocks = 400 * threads;
   RecordingCall late_rank, early_rank;
   std::thread asks_first([&] { late_rank.run(5, blocks, [&] { return early_rank.started < blocks; }); });
-  ASSERT_TRUE(wait_for(late_rank.started, 1));
+  ASSERT_TRUE(reaches(late_rank.started, 1));
   std::thread asks_second([&] { early_rank.run(1, blocks, [] { return true; }); });
-  ASSERT_TRUE(wait_for(early_rank.started, 1));
-  release = true;
-  holder.join();
+  ASSERT_TRUE(reaches(early_rank.started, 1));
+  holder.release();
   asks_second.join();
   asks_first.join();
   EXPECT_EQ(late_rank.ran_on.size(), 1u) << "a pool thread served the later rank while the earlier one had blocks left";
