@@ -46,11 +46,13 @@ class BlockPool {
   void run(int helpers, const std::function<void()>& work) {
     Request r{&work, t_rank, 0, std::min(helpers, static_cast<int>(threads_.size()))};
     if (r.wanted > 0) {
-      std::lock_guard lock(mutex_);
-      r.order = asked_++;
-      queue_.push_back(&r);
+      {
+        std::lock_guard lock(mutex_);
+        r.order = asked_++;
+        queue_.push_back(&r);
+      }
+      work_ready_.notify_all();
     }
-    work_ready_.notify_all();
     work();
     std::unique_lock lock(mutex_);
     // Helpers not started yet would find nothing left to take: they are not waited for.

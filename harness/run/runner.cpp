@@ -1,10 +1,7 @@
 #include "harness/run/runner.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <mutex>
 #include <numeric>
 #include <optional>
@@ -19,6 +16,7 @@
 #include "harness/check/memory_fit.hpp"
 #include "harness/check/phase_clock.hpp"
 #include "harness/run/host_memory_budget.hpp"
+#include "harness/run/progress.hpp"
 #include "harness/run/work_items.hpp"
 
 namespace gp {
@@ -74,62 +72,6 @@ std::vector<CheckResult> run_subject_on(const Subject& s, const PreparedSubject*
     return {decided(s, id, run.seed, Verdict::error, ReasonKind::device_lost, e.what())};
   }
 }
-
-// A large case's phases on its worker, for its progress line: "inputs 30.1, device_calls 29.0,
-// ...", the phases of at least 0.05 s; `other` is what the named phases leave of its time.
-std::string phase_breakdown(const PhaseProfile& p, SubjectKind kind, double seconds) {
-  std::string out;
-  auto add = [&out](std::string_view name, double t) {
-    if (t < 0.05) return;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%s%.*s %.1f", out.empty() ? "" : ", ", static_cast<int>(name.size()), name.data(),
-                  t);
-    out += buf;
-  };
-  double named = 0;
-  for (Phase ph : kAllPhases) {
-    if (ph == Phase::other) continue;
-    named += p.at(ph, kind);
-    add(phase_name(ph), p.at(ph, kind));
-  }
-  add("other", seconds - named);
-  return out;
-}
-
-// Progress lines on stderr: a rewritten line on a terminal, every tenth otherwise.
-class Progress {
- public:
-  Progress(bool on, std::size_t items) : on_(on), items_(items), tty_(isatty(STDERR_FILENO)) {}
-  void done(const std::string& id) { line(id, {}); }
-  // A large case's time from its memory reservation to its last check and where it went, a line
-  // of its own (a large tier's cases take seconds to minutes each; the run's long pole shows there).
-  void done_large(const std::string& id, double seconds, const std::string& phases) {
-    char time[32];
-    std::snprintf(time, sizeof time, "%.1f s", seconds);
-    line(id, phases.empty() ? std::string(time) : std::string(time) + " (" + phases + ")");
-  }
-
- private:
-  void line(const std::string& id, const std::string& large) {
-    const std::size_t n = ++done_;
-    if (!on_) return;
-    std::lock_guard lock(mutex_);
-    if (!large.empty()) {
-      std::fprintf(stderr, "%s[%zu/%zu] %s: %s\n", tty_ ? "\r\033[K" : "", n, items_, id.c_str(), large.c_str());
-    } else if (tty_) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %s", n, items_, id.c_str());
-      if (n == items_) std::fputc('\n', stderr);
-    } else if (n == items_ || n % std::max<std::size_t>(1, items_ / 10) == 0) {
-      std::fprintf(stderr, "[%zu/%zu] cases done\n", n, items_);
-    }
-  }
-
-  bool on_;
-  std::size_t items_;
-  bool tty_;
-  std::atomic<std::size_t> done_{0};
-  std::mutex mutex_;
-};
 
 // The run's devices, opened once; the oracle check is made against their math profiles.
 std::vector<std::unique_ptr<DeviceState>> open_devices(const std::vector<SelectedDevice>& devices) {

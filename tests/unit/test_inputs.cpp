@@ -3,10 +3,12 @@
 // indices), and the bytes are a pure function of (case, seed).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -281,6 +283,27 @@ TEST(Cotangent, DeterministicPerSeedAndStreamWithGaussianValues) {
       EXPECT_NEAR(sum_sq / n - mean * mean, 1.0, 6 * std::sqrt(2 / n)) << c.id;
     }
   }
+}
+
+// Past 2^24 elements a cotangent is drawn in blocks, its values in pairs: every element is drawn,
+// the last of an odd count too (an element left out stays 0, which a draw of 1/2 + N(0, 1) is not).
+TEST(Cotangent, ALargeOddCotangentIsDrawnToItsLastElement) {
+  const Case* base = find_case("exp(large,shape=100000000,dtype=f32)");
+  ASSERT_NE(base, nullptr);
+  Case c = *base;
+  const std::int64_t n = (std::int64_t{1} << 24) + 3;
+  c.call.input_shapes = {Shape{n}};
+  c.call.output_shape = Shape{n};
+  const HostTensor dy = make_cotangent(c, 1);
+  ASSERT_EQ(dy.numel(), n);
+  const std::span<const float> v = dy.as<float>();
+  EXPECT_EQ(std::count(v.begin(), v.end(), 0.0f), 0);
+  EXPECT_NE(v.back(), 0.0f) << "the last element of an odd count was not drawn";
+  double sum = 0, sum_sq = 0;
+  for (float x : v) sum += x, sum_sq += double(x) * x;
+  const double mean = sum / double(n);
+  EXPECT_NEAR(mean, 0.5, 6 / std::sqrt(double(n)));
+  EXPECT_NEAR(sum_sq / double(n) - mean * mean, 1.0, 6 * std::sqrt(2 / double(n)));
 }
 
 }  // namespace

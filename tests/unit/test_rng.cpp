@@ -142,5 +142,25 @@ TEST(RngStatistics, NormalMomentsAndTails) {
   EXPECT_NEAR(within_one / double(kDraws), p, 6 * std::sqrt(p * (1 - p) / kDraws));
 }
 
+// The large tier's cotangents draw normals two at a time: the first of a pair is normal()'s value
+// from the same state, and the pair's halves are independent N(0, 1) each.
+TEST(RngStatistics, NormalPairsAreTwoIndependentNormals) {
+  Rng single(7), paired(7);
+  EXPECT_EQ(paired.normal_pair().first, single.normal());
+  Rng rng(2025);
+  double sum[2] = {0, 0}, sum_sq[2] = {0, 0}, product = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    const auto [a, b] = rng.normal_pair();
+    ASSERT_TRUE(std::isfinite(a) && std::isfinite(b));
+    sum[0] += a, sum[1] += b, sum_sq[0] += a * a, sum_sq[1] += b * b, product += a * b;
+  }
+  for (int h = 0; h < 2; ++h) {
+    const double mean = sum[h] / kDraws;
+    EXPECT_NEAR(mean, 0.0, 6 / std::sqrt(kDraws)) << "half " << h;
+    EXPECT_NEAR(sum_sq[h] / kDraws - mean * mean, 1.0, 6 * std::sqrt(2.0 / kDraws)) << "half " << h;
+  }
+  EXPECT_NEAR(product / kDraws, 0.0, 6 / std::sqrt(kDraws)) << "the halves of a pair are correlated";
+}
+
 }  // namespace
 }  // namespace gp
