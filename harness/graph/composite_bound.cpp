@@ -41,7 +41,7 @@ std::vector<ref::RefTensor> without_error(std::vector<ref::RefTensor> in) {
 NodeOps recording_node_ops(const BoundArithmetic& a, LocalBounds& local,
                            std::map<const OpCall*, ref::RefTensor>* forward) {
   return {[=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in) {
-            ref::RefTensor own = a.memo.forward(call, without_error(in), a.profile, a.flush);
+            ref::RefTensor own = a.memo.forward(call, without_error(in), a.profile, a.flush, a.cache);
             local.push_back({radii_of(own)});
             if (forward) forward->emplace(&call, std::move(own));
             return ref::forward(call, in);
@@ -49,7 +49,7 @@ NodeOps recording_node_ops(const BoundArithmetic& a, LocalBounds& local,
           [=, &local](const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) {
             ref::RefTensor d = dout;
             d.err.clear();
-            local.push_back(a.memo.vjp_radii(call, without_error(in), d, a.profile, a.flush));
+            local.push_back(a.memo.vjp_radii(call, without_error(in), d, a.profile, a.flush, a.cache));
             return ref::vjp(call, in, ref::RefTensor{}, dout);
           }};
 }
@@ -128,7 +128,7 @@ void tighten_end_to_end_bounds(const Composite& c, const CompositeReference& r, 
   };
   NodeForwardBounds own;
   const std::vector<long double> rms =
-      probe_rms(checked, {profile, flush, r.node_bounds()}, kProbes, {c.id, "bound probe "}, &own);
+      probe_rms(checked, {profile, flush, r.node_bounds(), r.cache}, kProbes, {c.id, "bound probe "}, &own);
   // The loss's worst case is the gradient-weighted one (GraphTensors::loss_err).
   bounded.loss_err = worst_loss_error(own);
   bounded.value.at(c.decl.loss).err.assign(1, bounded.loss_err);

@@ -28,11 +28,12 @@ struct NodeOps {
 NodeOps exact_node_ops();
 // The arithmetic a bound pass models: a device profile (null: the long-double reference's own)
 // and flush mode, and the subject's memo through which its profile-free node evaluations are
-// shared with the other devices' passes.
+// shared with the other devices' passes, in this process and, through the reference cache, others.
 struct BoundArithmetic {
   const MathProfile* profile;
   bool flush;
   NodeBoundMemo& memo;
+  ReferenceCache* cache = nullptr;
 };
 NodeOps bounded_node_ops(const MathProfile* profile, bool flush);
 

@@ -1,5 +1,8 @@
 #include "harness/graph/node_memo.hpp"
 
+#include <chrono>
+#include <optional>
+
 #include "harness/check/tolerance.hpp"
 
 namespace gp {
@@ -34,7 +37,7 @@ Radii radii_of(const ref::RefTensor& t) {
 }
 
 template <class T, class Compute>
-T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush,
+T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush, ReferenceCache* cache,
                      const Compute& compute) {
   if (!profile) return compute();  // the long-double reference's own arithmetic: no device shares it
   CacheKeyBuilder any_mode = key.copy();
@@ -66,33 +69,50 @@ T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* prof
       m.finished_.notify_all();
     }
   };
+  const Landed landed{*this, every_device};
+  auto keep = [&](const CacheKey& at, const T& value) {  // under the lock
+    const std::size_t bytes = bytes_of(value);
+    if (bytes_ + bytes <= kCapBytes && memo.emplace(at, value).second) bytes_ += bytes;
+  };
+  if (cache) {  // made by another process: a device checked in a process of its own
+    bool flush_mode_only = false;
+    std::optional<T> read = read_entry<T>(*cache, every_device, false);
+    if (!read && (read = read_entry<T>(*cache, mode))) flush_mode_only = true;
+    if (read) {
+      if (flush_mode_only) ref::note_flush_read();
+      std::lock_guard relock(mutex_);
+      ++counts_.shared;
+      keep(flush_mode_only ? mode : every_device, *read);
+      return std::move(*read);
+    }
+  }
   const ref::ProfileReads reads;
   const ref::FlushReads flush_reads;
-  T value;
+  const auto start = std::chrono::steady_clock::now();
+  T value = compute();
+  const bool worth_storing = std::chrono::steady_clock::now() - start >= store_from_;
+  const CacheKey& at = flush_reads.any() ? mode : every_device;
   {
-    const Landed landed{*this, every_device};
-    value = compute();
     std::lock_guard relock(mutex_);
     ++counts_.computed;
-    const std::size_t bytes = bytes_of(value);
-    if (!reads.any() && bytes_ + bytes <= kCapBytes &&
-        memo.emplace(flush_reads.any() ? mode : every_device, value).second)
-      bytes_ += bytes;
+    if (!reads.any()) keep(at, value);
   }
+  if (cache && worth_storing && !reads.any()) store_entry(*cache, at, value);
   return value;
 }
 
 ref::RefTensor NodeBoundMemo::forward(const OpCall& call, const std::vector<ref::RefTensor>& in,
-                                      const MathProfile* profile, bool flush) {
-  return get(forward_, call_key("node forward", call, in), profile, flush,
+                                      const MathProfile* profile, bool flush, ReferenceCache* cache) {
+  return get(forward_, call_key("node forward", call, in), profile, flush, cache,
              [&] { return ref::bounded_node_forward(call, in, profile, flush); });
 }
 
 std::vector<Radii> NodeBoundMemo::vjp_radii(const OpCall& call, const std::vector<ref::RefTensor>& in,
-                                            const ref::RefTensor& dout, const MathProfile* profile, bool flush) {
+                                            const ref::RefTensor& dout, const MathProfile* profile, bool flush,
+                                            ReferenceCache* cache) {
   CacheKeyBuilder key = call_key("node vjp", call, in);
   key.add(dout);
-  return get(vjp_, std::move(key), profile, flush, [&] {
+  return get(vjp_, std::move(key), profile, flush, cache, [&] {
     std::vector<Radii> out;
     for (const auto& g : ref::bounded_node_vjp(call, in, dout, profile, flush)) out.push_back(radii_of(g));
     return out;

@@ -7,12 +7,16 @@
 // of once per device. Bit for bit what each evaluation computes: the key is everything it reads
 // (the call, its inputs' values and errors, the cotangent, and the flush mode where it read it).
 // An evaluation that read its profile is not kept, nor is the long-double reference's own (no
-// profile). The
-// path-by-path pass does not use it: its inputs carry the errors of the nodes before, which
+// profile). With a reference cache, the evaluations it keeps are also read from and written to
+// the cache folder (the same keys), so that devices checked in separate processes share them
+// too: each ctest entry is one device, and the cpu entry of a model makes them for its OpenCL
+// and Vulkan entries (the models' ctest entries on a fresh cache, 2-core: 174 s before, 156 s).
+// The path-by-path pass does not use it: its inputs carry the errors of the nodes before, which
 // differ between profiles after the first node that reads one (measured: no time saved, 75 MB
 // more). Thread-safe: the devices of a model run on different workers at once.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -34,13 +38,17 @@ Radii radii_of(const ref::RefTensor& t);
 class NodeBoundMemo {
  public:
   NodeBoundMemo() = default;
+  // `store_from`: see kStoreFrom (tests store every evaluation).
+  explicit NodeBoundMemo(std::chrono::microseconds store_from) : store_from_(store_from) {}
   // Moved only while one thread has it (a subject's reference data being returned).
   NodeBoundMemo(NodeBoundMemo&& other) noexcept
-      : forward_(std::move(other.forward_)),
+      : store_from_(other.store_from_),
+        forward_(std::move(other.forward_)),
         vjp_(std::move(other.vjp_)),
         bytes_(other.bytes_),
         counts_(other.counts_) {}
   NodeBoundMemo& operator=(NodeBoundMemo&& other) noexcept {
+    store_from_ = other.store_from_;
     forward_ = std::move(other.forward_);
     vjp_ = std::move(other.vjp_);
     bytes_ = other.bytes_;
@@ -49,17 +57,22 @@ class NodeBoundMemo {
   }
 
   // The node's output with its own bound at `in` (ref::bounded_node_forward).
+  // `cache`, when given, is tried before computing and given what is computed (see above).
   ref::RefTensor forward(const OpCall& call, const std::vector<ref::RefTensor>& in, const MathProfile* profile,
-                         bool flush);
+                         bool flush, ReferenceCache* cache = nullptr);
   // The radii of its gradients' own bounds at `in` and `dout` (ref::bounded_node_vjp): what the
   // probes read of them, a fifth of the gradients' size.
   std::vector<Radii> vjp_radii(const OpCall& call, const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout,
-                               const MathProfile* profile, bool flush);
+                               const MathProfile* profile, bool flush, ReferenceCache* cache = nullptr);
 
   // What one memo keeps at most (it lives as long as its subject, two of them at once under -j 2).
   // The models of the default run, 2 cores: 128 MB took 116 s and 528 MB at the peak, 32 MB
   // 114 s and 468 MB: the evaluations that no longer fit are the large and cheap ones.
   static constexpr std::size_t kCapBytes = std::size_t{32} << 20;
+
+  // An evaluation faster than this is not written to the cache folder: reading it back would cost
+  // about as much (an entry's file, its checksum, its decompression).
+  static constexpr std::chrono::microseconds kStoreFrom{1000};
 
   struct Counts {
     std::int64_t shared = 0, computed = 0;  // evaluations handed out from the memo / made
@@ -78,11 +91,13 @@ class NodeBoundMemo {
   template <class T>
   using Memo = std::map<CacheKey, T, Less>;
   template <class T, class Compute>
-  T get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush, const Compute& compute);
+  T get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* profile, bool flush, ReferenceCache* cache,
+        const Compute& compute);
 
   // Guards the memos, in_flight_, bytes_ and counts_: a model's devices run on different workers
   // at once. A device that needs an evaluation another is making waits for it (finished_) rather
   // than making it too: on 2 cores the duplicates cost more than the waits.
+  std::chrono::microseconds store_from_ = kStoreFrom;
   mutable std::mutex mutex_;
   std::condition_variable finished_;
   std::set<CacheKey, Less> in_flight_;

@@ -162,7 +162,7 @@ std::vector<CheckResult> training_checks(const Composite& c, const std::string& 
   const bool flush = backend.info().may_flush_subnormals;
   CacheKeyBuilder key = composite_cache_key("training-bound", c, r);
   const TrajectoryBound b = cached_bounds<TrajectoryBound>(r.cache, key, profile, flush, [&] {
-    return bound_trajectory(c, leaves, exact, {profile, flush, r.node_bounds()});
+    return bound_trajectory(c, leaves, exact, {profile, flush, r.node_bounds(), r.cache});
   });
   const DeviceTrajectory d = train_on_device(c, backend, queue, r.leaves);
   const Tolerance tol = composite_tolerance(c, backend);

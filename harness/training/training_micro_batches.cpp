@@ -138,7 +138,7 @@ std::vector<CheckResult> check_micro_batches(const Composite& c, const DeviceCon
   CacheKeyBuilder key = composite_cache_key("micro-batch-bound", c, r);
   const std::vector<long double> rms = cached_bounds<std::vector<long double>>(r.cache, key, profile, flush, [&] {
     return probe_rms([&](const NodeOps& ops) { return accumulate_on_reference(c, m, ops); },
-                     {profile, flush, r.node_bounds()}, kTrainingProbes, {c.id, "micro-batch probe "});
+                     {profile, flush, r.node_bounds(), r.cache}, kTrainingProbes, {c.id, "micro-batch probe "});
   });
   const std::map<std::string, HostTensor> got = accumulate_on_device(c, m, backend, *device.queue);
   const std::string how = "bound through the " + std::to_string(m.leaves.size()) +

@@ -5,6 +5,8 @@
 // cache folder.
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/profile_memo.hpp"
@@ -220,6 +222,46 @@ TEST(NodeBoundMemo, SharesBetweenFlushModesOnlyWhatMeetsNoSubnormal) {
     memo.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, kExact, true);
     EXPECT_EQ(memo.counts().shared, subnormal ? 1 : 2) << subnormal;
   }
+}
+
+// Devices checked in processes of their own (ctest's entries are one device each) share a model's
+// node evaluations through the cache folder: what one memo made, another memo reads back bit for
+// bit. An evaluation that read its profile is neither written nor read.
+TEST_F(SharedBounds, AnotherMemoReadsTheNodeEvaluationsThatReadNoBudgetFromTheCacheFolder) {
+  using std::chrono::microseconds;
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  for (const char* id : {kMatmul, kExp}) {
+    const ReferenceData d = prepare_reference(case_named(id), 1);
+    NodeBoundMemo cpu(microseconds{0}), vulkan(microseconds{0});
+    cpu.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, kExact, false, &cache);
+    cpu.forward(d.call, d.ref_inputs, kExact, false, &cache);
+    std::vector<Radii> direct;
+    for (const auto& g : ref::bounded_node_vjp(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, true))
+      direct.push_back(radii_of(g));
+    EXPECT_EQ(vulkan.vjp_radii(d.call, d.ref_inputs, d.ref_cotangent, &kFourUlps, true, &cache), direct) << id;
+    EXPECT_EQ(flat_errors(vulkan.forward(d.call, d.ref_inputs, &kFourUlps, true, &cache)),
+              flat_errors(ref::bounded_node_forward(d.call, d.ref_inputs, &kFourUlps, true)))
+        << id;
+    const bool profile_free = id == kMatmul;
+    EXPECT_EQ(vulkan.counts().shared, profile_free ? 2 : 0) << id;
+    EXPECT_EQ(vulkan.counts().computed, profile_free ? 0 : 2) << id;
+  }
+  EXPECT_EQ(cache.counts().stored, 2) << "only the matmul's two evaluations are written";
+}
+
+// One that met a value where flushing matters is read back only by a device of its flush mode.
+TEST_F(SharedBounds, AnotherMemoReadsAFlushModesNodeEvaluationOnlyInThatMode) {
+  using std::chrono::microseconds;
+  ReferenceCache cache(dir_, kDefaultReferenceCacheCap);
+  const ReferenceData d = with_subnormal_products(kMatmul, nullptr);
+  NodeBoundMemo keeping(microseconds{0}), flushing(microseconds{0}), other_keeping(microseconds{0});
+  const auto keeps = flat_errors(keeping.forward(d.call, d.ref_inputs, kExact, false, &cache));
+  const auto flushes = flat_errors(flushing.forward(d.call, d.ref_inputs, &kFourUlps, true, &cache));
+  EXPECT_EQ(flushing.counts().shared, 0) << "a flushing device was given the evaluation of one that keeps subnormals";
+  EXPECT_EQ(flushes, flat_errors(ref::bounded_node_forward(d.call, d.ref_inputs, &kFourUlps, true)));
+  EXPECT_NE(keeps, flushes);
+  EXPECT_EQ(flat_errors(other_keeping.forward(d.call, d.ref_inputs, &kFourUlps, false, &cache)), keeps);
+  EXPECT_EQ(other_keeping.counts().shared, 1);
 }
 
 }  // namespace
