@@ -12,7 +12,7 @@ namespace gp {
 namespace {
 
 using Real = long double;
-constexpr Real kNaN = std::numeric_limits<Real>::quiet_NaN();
+constexpr Real kRowNaN = std::numeric_limits<Real>::quiet_NaN();
 
 // One row's facts: its NaN, its infinities of each sign, its length.
 struct Row {
@@ -55,25 +55,25 @@ SpecialSet finite() { return set_of(DType::f32, {}, true); }
 // limit, beside it NaN or 0; in a row of -inf NaN or 1/n; else 0 at a -inf.
 SpecialSet softmax_at(DType t, const Row& r, int j) {
   const Real x = r.x[static_cast<std::size_t>(j)];
-  if (r.nan) return set_of(t, {kNaN});
-  if (r.plus > 0) return set_of(t, {kNaN, std::isinf(x) && x > 0 ? Real(1) / r.plus : Real(0)});
-  if (r.minus == r.n()) return set_of(t, {kNaN, Real(1) / r.n()});
+  if (r.nan) return set_of(t, {kRowNaN});
+  if (r.plus > 0) return set_of(t, {kRowNaN, std::isinf(x) && x > 0 ? Real(1) / r.plus : Real(0)});
+  if (r.minus == r.n()) return set_of(t, {kRowNaN, Real(1) / r.n()});
   return std::isinf(x) ? set_of(t, {Real(0)}) : finite();
 }
 
 // The row's value (logsumexp, variance), or nothing for softmax and log_softmax.
 SpecialSet value_of(const Case& c, const Row& r) {
   constexpr Real inf = std::numeric_limits<Real>::infinity();
-  if (r.nan) return set_of(c.dtype, {kNaN});
+  if (r.nan) return set_of(c.dtype, {kRowNaN});
   if (c.decl.op == OpKind::logsumexp) {
-    if (r.plus > 0) return set_of(c.dtype, {kNaN, inf});
-    if (r.minus == r.n()) return set_of(c.dtype, {kNaN, -inf});
+    if (r.plus > 0) return set_of(c.dtype, {kRowNaN, inf});
+    if (r.minus == r.n()) return set_of(c.dtype, {kRowNaN, -inf});
     return finite();
   }
   // variance: any infinity makes the mean infinite and its deviations inf - inf; the limit is
   // +inf, or 0 where every entry is the same infinity.
   if (r.plus + r.minus == 0) return finite();
-  return set_of(c.dtype, {kNaN, r.plus == r.n() || r.minus == r.n() ? Real(0) : inf});
+  return set_of(c.dtype, {kRowNaN, r.plus == r.n() || r.minus == r.n() ? Real(0) : inf});
 }
 
 // A norm's element j (weights 1, bias 0), or its gradient's. Beside an infinity the mean (or the
@@ -88,10 +88,10 @@ SpecialSet norm_at(const Case& c, const Row& r, int j, bool gradient) {
   if (r.plus + r.minus == 0) return finite();
   const bool one_infinity = r.plus == r.n() || r.minus == r.n();
   if (c.decl.op == OpKind::layer_norm || gradient)
-    return one_infinity && !(c.decl.op == OpKind::rms_norm && gradient) ? set_of(t, {kNaN, 0})
-                                                                        : set_of(t, {kNaN}, true);
+    return one_infinity && !(c.decl.op == OpKind::rms_norm && gradient) ? set_of(t, {kRowNaN, 0})
+                                                                        : set_of(t, {kRowNaN}, true);
   if (!std::isinf(x)) return set_of(t, {Real(0)});
-  return one_infinity ? set_of(t, {kNaN, x > 0 ? Real(1) : Real(-1)}) : set_of(t, {kNaN}, true);
+  return one_infinity ? set_of(t, {kRowNaN, x > 0 ? Real(1) : Real(-1)}) : set_of(t, {kRowNaN}, true);
 }
 
 // Element j of the gradient (cotangent 1), or of softmax's and log_softmax's output.
@@ -100,34 +100,34 @@ SpecialSet element_of(const Case& c, const Row& r, int j, bool gradient) {
   const Real x = r.x[static_cast<std::size_t>(j)];
   const OpKind op = c.decl.op;
   const DType t = c.dtype;
-  if (r.nan) return set_of(t, {kNaN});
+  if (r.nan) return set_of(t, {kRowNaN});
   // gumbel_softmax at noise 0 is the softmax of x / tau: the same sets (the gradient's 1 / tau
   // keeps a NaN and a zero).
   const bool softmax = op == OpKind::softmax || op == OpKind::gumbel_softmax;
   if (op == OpKind::logsumexp || (softmax && !gradient)) return softmax_at(t, r, j);
   if (softmax) {  // y_j (1 - sum y): 0 in the limit and wherever y_j is 0
-    if (r.indeterminate()) return set_of(t, {kNaN, 0});
+    if (r.indeterminate()) return set_of(t, {kRowNaN, 0});
     return std::isinf(x) ? set_of(t, {Real(0)}) : finite();
   }
   if (op == OpKind::log_softmax && !gradient) {  // x_j - log(sum e^x): at k +inf, the limit -log k
-    if (r.plus > 0 && x == inf) return r.plus == 1 ? set_of(t, {kNaN, 0}) : set_of(t, {kNaN}, true);
-    if (r.plus > 0) return set_of(t, {kNaN, -inf});
-    if (r.minus == r.n()) return set_of(t, {kNaN}, true);
+    if (r.plus > 0 && x == inf) return r.plus == 1 ? set_of(t, {kRowNaN, 0}) : set_of(t, {kRowNaN}, true);
+    if (r.plus > 0) return set_of(t, {kRowNaN, -inf});
+    if (r.minus == r.n()) return set_of(t, {kRowNaN}, true);
     return std::isinf(x) ? set_of(t, {-inf}) : finite();
   }
   if (op == OpKind::log_softmax) {  // 1 - n softmax_j: exactly 1 where softmax_j is 0
-    if (r.plus > 0) return set_of(t, {kNaN, x == inf ? 1 - Real(r.n()) / r.plus : Real(1)});
-    if (r.minus == r.n()) return set_of(t, {kNaN, 0});
+    if (r.plus > 0) return set_of(t, {kRowNaN, x == inf ? 1 - Real(r.n()) / r.plus : Real(1)});
+    if (r.minus == r.n()) return set_of(t, {kRowNaN, 0});
     return std::isinf(x) ? set_of(t, {Real(1)}) : finite();
   }
   if (op == OpKind::layer_norm || op == OpKind::rms_norm) return norm_at(c, r, j, gradient);
   // variance: 2 (x_j - mean) / (n - correction), whose sign in the limit is the infinity's where
   // only one sign of infinity is in the row; with both it has no limit.
   if (r.plus + r.minus == 0) return finite();
-  if (r.plus == r.n() || r.minus == r.n()) return set_of(t, {kNaN, 0});
-  if (r.plus > 0 && r.minus > 0) return set_of(t, {kNaN});
+  if (r.plus == r.n() || r.minus == r.n()) return set_of(t, {kRowNaN, 0});
+  if (r.plus > 0 && r.minus > 0) return set_of(t, {kRowNaN});
   const Real sign = r.plus > 0 ? 1 : -1;
-  return set_of(t, {kNaN, std::isinf(x) ? sign * inf : -sign * inf});
+  return set_of(t, {kRowNaN, std::isinf(x) ? sign * inf : -sign * inf});
 }
 
 // sum, mean and max. A sum of the rows' values is the same in any order (a NaN or both infinities
@@ -146,7 +146,7 @@ void add_linear_row(const Case& c, const Row& r, SpecialExpectations& e) {
   SpecialSet f;
   f.any_zero_sign = true;
   const Real value = c.decl.op == OpKind::sum ? sum : c.decl.op == OpKind::mean ? sum / Real(r.n()) : top;
-  f.add(c.dtype, r.nan ? kNaN : value);
+  f.add(c.dtype, r.nan ? kRowNaN : value);
   if (r.nan && c.decl.op == OpKind::max) f.add(c.dtype, top);
   e.forward.push_back(f);
   for (const Real v : r.x) {
@@ -176,7 +176,7 @@ void add_parameter_gradients(const Case& c, const std::vector<Row>& rows, Specia
     nan = nan || r.nan;
     infinite = infinite || r.plus + r.minus > 0;
   }
-  const SpecialSet weight = nan ? set_of(c.dtype, {kNaN}) : infinite ? set_of(c.dtype, {kNaN}, true) : finite();
+  const SpecialSet weight = nan ? set_of(c.dtype, {kRowNaN}) : infinite ? set_of(c.dtype, {kRowNaN}, true) : finite();
   const auto n = static_cast<std::size_t>(rows.front().n());
   e.gradients.push_back(std::vector<SpecialSet>(n, weight));
   if (c.decl.op == OpKind::layer_norm)
