@@ -131,11 +131,11 @@ fs::path ReferenceCache::path_of(const CacheKey& key) const {
   return dir_ / hex.substr(0, 2) / (hex.substr(2) + ".bin");
 }
 
-std::optional<std::string> ReferenceCache::load(const CacheKey& key, bool count_miss) {
+std::optional<std::string> ReferenceCache::load(const CacheKey& key, Tally tally) {
   const fs::path path = path_of(key);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    if (count_miss) ++misses_;
+    if (tally == Tally::hit_or_miss) ++misses_;
     return std::nullopt;
   }
   const std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -159,7 +159,7 @@ std::optional<std::string> ReferenceCache::load(const CacheKey& key, bool count_
   if (ZSTD_isError(n) || n != size) return fault("does not decompress");
   std::error_code ec;  // a read-only folder keeps its times: the entry is still good
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);
-  ++hits_;
+  if (tally != Tally::nothing) ++hits_;
   return payload;
 }
 

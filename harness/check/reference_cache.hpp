@@ -68,10 +68,12 @@ class ReferenceCache {
   // `dir`: the folder of entries (created when missing); `cap_bytes`: its size limit.
   ReferenceCache(std::filesystem::path dir, std::uint64_t cap_bytes);
 
-  // The entry's payload, or nothing (absent, or faulty: said on stderr, then recomputed). An
-  // absent entry counts as a miss unless `count_miss` is false (a look-up that has another key
-  // to try, cached_bounds).
-  std::optional<std::string> load(const CacheKey& key, bool count_miss = true);
+  // What a look-up adds to counts(): a read as a hit and an absent entry as a miss; only a read
+  // (a look-up that has another key to try, cached_bounds); nothing (a part of an entry's
+  // computation, a model's node evaluation: the counts are the entries a run reads or computes).
+  enum class Tally { hit_or_miss, hit_only, nothing };
+  // The entry's payload, or nothing (absent, or faulty: said on stderr, then recomputed).
+  std::optional<std::string> load(const CacheKey& key, Tally tally = Tally::hit_or_miss);
   void store(const CacheKey& key, std::string_view payload);
   // An entry whose payload did not decode: said, and overwritten by the caller's store.
   void reject(const CacheKey& key, const std::string& why);
@@ -100,8 +102,9 @@ inline constexpr std::uint64_t kDefaultReferenceCacheCap = std::uint64_t{2} << 3
 
 // The entry of `key` decoded, or nothing (absent or faulty: a faulty one is said and rejected).
 template <class T>
-std::optional<T> read_entry(ReferenceCache& cache, const CacheKey& key, bool count_miss = true) {
-  std::optional<std::string> bytes = cache.load(key, count_miss);
+std::optional<T> read_entry(ReferenceCache& cache, const CacheKey& key,
+                            ReferenceCache::Tally tally = ReferenceCache::Tally::hit_or_miss) {
+  std::optional<std::string> bytes = cache.load(key, tally);
   if (!bytes) return std::nullopt;
   try {
     BlobReader r(*bytes);
@@ -169,8 +172,9 @@ T cached_bounds(ReferenceCache* cache, CacheKeyBuilder& key, const MathProfile* 
   const CacheKey every_device = any_mode.add_any_device().key();
   const CacheKey shared = any_profile.add_any_profile(flush).key();
   const CacheKey own = key.add(profile, flush).key();
-  if (std::optional<T> value = read_entry<T>(*cache, every_device, false)) return finish(std::move(*value));
-  if (std::optional<T> value = read_entry<T>(*cache, shared, false)) {
+  if (std::optional<T> value = read_entry<T>(*cache, every_device, ReferenceCache::Tally::hit_only))
+    return finish(std::move(*value));
+  if (std::optional<T> value = read_entry<T>(*cache, shared, ReferenceCache::Tally::hit_only)) {
     ref::note_flush_read();
     return finish(std::move(*value));
   }

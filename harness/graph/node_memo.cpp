@@ -76,8 +76,9 @@ T NodeBoundMemo::get(Memo<T>& memo, CacheKeyBuilder key, const MathProfile* prof
   };
   if (cache) {  // made by another process: a device checked in a process of its own
     bool flush_mode_only = false;
-    std::optional<T> read = read_entry<T>(*cache, every_device, false);
-    if (!read && (read = read_entry<T>(*cache, mode))) flush_mode_only = true;
+    // Not counted: the run's counts are its subjects' entries, this is part of one.
+    std::optional<T> read = read_entry<T>(*cache, every_device, ReferenceCache::Tally::nothing);
+    if (!read && (read = read_entry<T>(*cache, mode, ReferenceCache::Tally::nothing))) flush_mode_only = true;
     if (read) {
       if (flush_mode_only) ref::note_flush_read();
       std::lock_guard relock(mutex_);
