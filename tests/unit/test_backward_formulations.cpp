@@ -24,7 +24,7 @@ namespace {
 using namespace fake_backend_names;
 
 // PyTorch's sigmoid_backward and tanh_backward: the derivative from the stored output.
-void backward_from_output(const OpCall& call, const HostTensor& y, const HostTensor& dy, HostTensor& g) {
+void pointwise_backward_from_output(const OpCall& call, const HostTensor& y, const HostTensor& dy, HostTensor& g) {
   for (std::int64_t i = 0; i < y.numel(); ++i) {
     const auto yi = static_cast<float>(y.get(i)), dyi = static_cast<float>(dy.get(i));
     const float slope = call.kind == OpKind::sigmoid ? yi * (1.0f - yi) : 1.0f - yi * yi;
@@ -46,8 +46,10 @@ Backward run_backward(const std::string& case_id, const MathProfile& math, bool 
   NiceMock<MockQueue> queue;
   if (from_output)
     ON_CALL(queue, backward)
-        .WillByDefault(Invoke([](const OpCall& call, auto, const DeviceBuffer& out, const DeviceBuffer& dout,
-                                 auto grads) { backward_from_output(call, host(out), host(dout), host(*grads[0])); }));
+        .WillByDefault(
+            Invoke([](const OpCall& call, auto, const DeviceBuffer& out, const DeviceBuffer& dout, auto grads) {
+              pointwise_backward_from_output(call, host(out), host(dout), host(*grads[0]));
+            }));
   const std::uint64_t seed = 1;
   const ReferenceData data = prepare_reference(*c, seed);
   Backward b;

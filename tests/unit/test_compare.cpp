@@ -15,7 +15,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // A reference whose every element carries the library-budget error `spec` (counted once by the
 // tolerance model, times 1 + kReferenceShare).
@@ -27,7 +27,7 @@ ref::RefTensor reference(const std::vector<double>& v, long double spec = 0x1p-1
   return r;
 }
 
-HostTensor host(DType t, const std::vector<double>& v) {
+HostTensor host_tensor(DType t, const std::vector<double>& v) {
   HostTensor h(t, Shape{static_cast<std::int64_t>(v.size())});
   for (std::size_t i = 0; i < v.size(); ++i) h.set(static_cast<std::int64_t>(i), v[i]);
   return h;
@@ -53,9 +53,9 @@ TEST(Tolerance, BoundCombinesTheChannels) {
 TEST(Compare, ReferenceBeyondDoubleRangeWantsInfinity) {
   ref::RefTensor r = reference({1.0}, 3e300L);
   r.v[0] = 3e308L;
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {kInf}), kPlain, DType::f64).verdict, Verdict::pass);
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {1e308}), kPlain, DType::f64).verdict, Verdict::fail);
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {-kInf}), kPlain, DType::f64).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {kInfinity}), kPlain, DType::f64).verdict, Verdict::pass);
+  EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {1e308}), kPlain, DType::f64).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {-kInfinity}), kPlain, DType::f64).verdict, Verdict::fail);
 }
 
 // Beyond the range where the formulation's intermediates overflow too (an infinite bound): the
@@ -66,10 +66,11 @@ TEST(Compare, BeyondTheRangeWithOverflowingIntermediatesOnlyInfinitiesAreUnjudge
   ref::RefTensor r = reference({1.0});
   r.v[0] = 3e308L;
   r.err[0].det = std::numeric_limits<long double>::infinity();
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {kInf}), kPlain, DType::f64).verdict, Verdict::pass);
-  for (const double g : {-kInf, std::numeric_limits<double>::quiet_NaN()})
-    EXPECT_EQ(compare_to_reference(r, host(DType::f64, {g}), kPlain, DType::f64).verdict, Verdict::mistrusted) << g;
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {1e308}), kPlain, DType::f64).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {kInfinity}), kPlain, DType::f64).verdict, Verdict::pass);
+  for (const double g : {-kInfinity, std::numeric_limits<double>::quiet_NaN()})
+    EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {g}), kPlain, DType::f64).verdict, Verdict::mistrusted)
+        << g;
+  EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {1e308}), kPlain, DType::f64).verdict, Verdict::fail);
 }
 
 // An element whose bound is infinite (an intermediate past the arithmetic's range) or NaN (that
@@ -79,17 +80,18 @@ TEST(Compare, ElementsWithoutAFiniteBoundAreNotJudged) {
   ref::RefTensor r = reference({1, 2, 3, 4});
   r.err[1].det = std::numeric_limits<long double>::infinity();
   r.err[3].det = std::numeric_limits<long double>::quiet_NaN();
-  const Comparison c = compare_to_reference(r, host(DType::f64, {1, -kInf, 3, 0}), kPlain, DType::f64);
+  const Comparison c = compare_to_reference(r, host_tensor(DType::f64, {1, -kInfinity, 3, 0}), kPlain, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::mistrusted);
   EXPECT_THAT(c.reason, HasSubstr("2 element(s) outside the error model's range"));
   EXPECT_THAT(c.reason, HasSubstr("first at index 1"));
-  EXPECT_EQ(compare_to_reference(r, host(DType::f64, {1, 2, 3.5, 4}), kPlain, DType::f64).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(r, host_tensor(DType::f64, {1, 2, 3.5, 4}), kPlain, DType::f64).verdict,
+            Verdict::fail);
 }
 
 TEST(Compare, ExactMatchPassesWithZeroMargin) {
   const std::vector<double> v = {1.0, -2.5, 0.0, 0x1p-9, 0x1.8p20};  // representable in f32
   for (DType t : {DType::f32, DType::f64}) {
-    const Comparison c = compare_to_reference(reference(v), host(t, v), kPlain, t);
+    const Comparison c = compare_to_reference(reference(v), host_tensor(t, v), kPlain, t);
     EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
     EXPECT_TRUE(c.reason.empty());
     EXPECT_EQ(c.metrics.margin, 0.0);
@@ -105,7 +107,7 @@ TEST(Compare, ErrorOfOneAndAHalfBoundsFailsAtTheWorstIndex) {
   const double b = kBound;
   const std::vector<double> want = {1.0, 2.0, -3.0, 4.0, 5.0};
   const std::vector<double> got = {1.0 + 0.5 * b, 2.0 - b, -3.0 - 1.5 * b, 4.0 + 1.25 * b, 5.0};
-  const Comparison c = compare_to_reference(reference(want), host(DType::f64, got), kPlain, DType::f64);
+  const Comparison c = compare_to_reference(reference(want), host_tensor(DType::f64, got), kPlain, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_NEAR(c.metrics.margin, 1.5, 1e-12);
   EXPECT_DOUBLE_EQ(c.metrics.bound, b);
@@ -122,7 +124,8 @@ TEST(Compare, ErrorOfOneAndAHalfBoundsFailsAtTheWorstIndex) {
 TEST(Compare, AWrongExactResultNamesItsError) {
   Tolerance exact;
   exact.exact = true;
-  const Comparison c = compare_to_reference(reference({1.0, 2.0}), host(DType::f32, {1.0, 2.5}), exact, DType::f32);
+  const Comparison c =
+      compare_to_reference(reference({1.0, 2.0}), host_tensor(DType::f32, {1.0, 2.5}), exact, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_THAT(c.reason, HasSubstr("error 0.5 exceeds bound 0 at index 1"));
 }
@@ -134,7 +137,7 @@ TEST(Compare, AFailureOfTwoUlpShowsTheDigitsThatDiffer) {
   const float got = std::nextafter(std::nextafter(expected, 1.0F), 1.0F);
   Tolerance exact;
   exact.exact = true;
-  const Comparison c = compare_to_reference(reference({expected}), host(DType::f32, {got}), exact, DType::f32);
+  const Comparison c = compare_to_reference(reference({expected}), host_tensor(DType::f32, {got}), exact, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_THAT(c.reason, HasSubstr("(expected 0.2950819730758667, got 0.295082033, 2 ULP of f32 from the expected "
                                   "value rounded to it)"));
@@ -147,7 +150,7 @@ TEST(WorstElements, OrderedByErrorOverBoundWithTheChecksWorstKept) {
   want.shape = Shape{4};
   want.v = {100, 100, 100, 1};
   for (const long double b : {1.0L, 1.0L, 1.0L, 1e-6L}) want.err.push_back(ref::ErrorBound{b, 0, 0, 0});
-  const HostTensor got = host(DType::f64, {100.5, 100.6, 100.7, 1.001});
+  const HostTensor got = host_tensor(DType::f64, {100.5, 100.6, 100.7, 1.001});
   EXPECT_THAT(worst_elements(want, got, 2, -1), ::testing::ElementsAre(3, 2));
   EXPECT_THAT(worst_elements(want, got, 1, 0), ::testing::ElementsAre(0));
   EXPECT_THAT(worst_elements(want, got, 9, 3), ::testing::ElementsAre(3, 2, 1, 0));
@@ -155,7 +158,7 @@ TEST(WorstElements, OrderedByErrorOverBoundWithTheChecksWorstKept) {
 
 TEST(Compare, ErrorOfExactlyTheBoundPasses) {
   const Comparison c =
-      compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0 - kBound, 2.0}), kPlain, DType::f64);
+      compare_to_reference(reference({1.0, 2.0}), host_tensor(DType::f64, {1.0 - kBound, 2.0}), kPlain, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
   EXPECT_NEAR(c.metrics.margin, 1.0, 1e-12);
   EXPECT_EQ(c.metrics.worst.index, 0);
@@ -168,10 +171,10 @@ TEST(Compare, CorrectlyRoundedResultHasMarginZeroUnderASharpBound) {
   const double half_ulp = 0x1p-24 / (1 + kReferenceShare);  // the bound becomes half an ULP of 1
   ref::RefTensor r = reference({0.0}, half_ulp);
   r.v[0] = exact;
-  const Comparison cr = compare_to_reference(r, host(DType::f32, {1.0}), kPlain, DType::f32);
+  const Comparison cr = compare_to_reference(r, host_tensor(DType::f32, {1.0}), kPlain, DType::f32);
   EXPECT_EQ(cr.verdict, Verdict::pass);
   EXPECT_EQ(cr.metrics.margin, 0.0);
-  const Comparison other = compare_to_reference(r, host(DType::f32, {1.0 + 0x1p-23}), kPlain, DType::f32);
+  const Comparison other = compare_to_reference(r, host_tensor(DType::f32, {1.0 + 0x1p-23}), kPlain, DType::f32);
   EXPECT_EQ(other.verdict, Verdict::fail);  // 0.64 ULPs away: beyond half an ULP
   EXPECT_GT(other.metrics.margin, 1.0);
 }
@@ -182,24 +185,24 @@ TEST(Compare, SensitivityIsTheSmallestSlackInUlps) {
   ref::RefTensor r = reference({1.0, 3.0});
   r.err[0] = {4 * 0x1p-23L, 0, 0, 4 * 0x1p-23L};  // 4 f32 ULPs of 1 (spec: the device's budget)
   r.err[1] = {8 * 0x1p-23L, 0, 0, 0};             // single roundings: 8 ULPs of 3 after kFormulation
-  const Comparison c = compare_to_reference(r, host(DType::f32, {1.0 + 0x1p-23, 3.0}), kPlain, DType::f32);
+  const Comparison c = compare_to_reference(r, host_tensor(DType::f32, {1.0 + 0x1p-23, 3.0}), kPlain, DType::f32);
   ASSERT_EQ(c.verdict, Verdict::pass) << c.reason;
   // element 0: (4.04 - 1) ULPs of slack; element 1: 8.08 ULPs
   EXPECT_NEAR(c.metrics.sensitivity_ulp, 4 * (1 + kReferenceShare) - 1, 1e-9);
   EXPECT_NEAR(c.metrics.budget_ulp, 4.0, 1e-9);
   // A tensor of zeros cannot be perturbed relatively: no sensitivity.
-  EXPECT_TRUE(std::isnan(
-      compare_to_reference(reference({0.0}), host(DType::f32, {0.0}), kPlain, DType::f32).metrics.sensitivity_ulp));
+  EXPECT_TRUE(std::isnan(compare_to_reference(reference({0.0}), host_tensor(DType::f32, {0.0}), kPlain, DType::f32)
+                             .metrics.sensitivity_ulp));
 }
 
 TEST(Compare, NanOrInfWhereReferenceIsFiniteIsCountedAsNonfinite) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // A huge error elsewhere must not hide the NaN: non-finite values decide the verdict.
-  const Comparison c = compare_to_reference(reference({1.0, 2.0, 3.0, 4.0}), host(DType::f32, {1.0, nan, 30.0, kInf}),
-                                            kPlain, DType::f32);
+  const Comparison c = compare_to_reference(reference({1.0, 2.0, 3.0, 4.0}),
+                                            host_tensor(DType::f32, {1.0, nan, 30.0, kInfinity}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.nonfinite, 2);
-  EXPECT_EQ(c.metrics.margin, kInf);
+  EXPECT_EQ(c.metrics.margin, kInfinity);
   EXPECT_EQ(c.metrics.worst.index, 1);
   EXPECT_THAT(c.reason, HasSubstr("non-finite"));
   EXPECT_THAT(c.reason, HasSubstr("index 1"));
@@ -208,11 +211,13 @@ TEST(Compare, NanOrInfWhereReferenceIsFiniteIsCountedAsNonfinite) {
 TEST(Compare, ReferenceBeyondTheDtypeRangeExpectsInfinity) {
   // 1e39 rounds to +inf in f32: a kernel returning +inf is right, one returning FLT_MAX is not.
   const auto big = reference({1e39, 1.0});
-  EXPECT_EQ(compare_to_reference(big, host(DType::f32, {kInf, 1.0}), kPlain, DType::f32).verdict, Verdict::pass);
-  const Comparison c = compare_to_reference(big, host(DType::f32, {3.0e38, 1.0}), kPlain, DType::f32);
+  EXPECT_EQ(compare_to_reference(big, host_tensor(DType::f32, {kInfinity, 1.0}), kPlain, DType::f32).verdict,
+            Verdict::pass);
+  const Comparison c = compare_to_reference(big, host_tensor(DType::f32, {3.0e38, 1.0}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.nonfinite, 1);
-  EXPECT_EQ(compare_to_reference(big, host(DType::f32, {-kInf, 1.0}), kPlain, DType::f32).verdict, Verdict::fail);
+  EXPECT_EQ(compare_to_reference(big, host_tensor(DType::f32, {-kInfinity, 1.0}), kPlain, DType::f32).verdict,
+            Verdict::fail);
 }
 
 // Worked example in f32, every error a whole number of f32 ULPs:
@@ -221,9 +226,10 @@ TEST(Compare, ReferenceBeyondTheDtypeRangeExpectsInfinity) {
 //   |err|     2^-23    2^-21           2^-22         0
 //   ulp       1        2               1 (in [2,4))  0
 TEST(Compare, MetricsOnAHandExample) {
-  const Comparison c = compare_to_reference(
-      reference({1.0, -2.0, 4.0, 0.0}, 1.0L), host(DType::f32, {1.0 + 0x1p-23, -2.0 - 0x1p-21, 4.0 - 0x1p-22, 0.0}),
-      kPlain, DType::f32, [](std::int64_t i) { return std::vector<double>{i * 10.0}; });
+  const Comparison c =
+      compare_to_reference(reference({1.0, -2.0, 4.0, 0.0}, 1.0L),
+                           host_tensor(DType::f32, {1.0 + 0x1p-23, -2.0 - 0x1p-21, 4.0 - 0x1p-22, 0.0}), kPlain,
+                           DType::f32, [](std::int64_t i) { return std::vector<double>{i * 10.0}; });
   EXPECT_EQ(c.verdict, Verdict::pass) << c.reason;
   EXPECT_EQ(c.metrics.elements, 4);
   EXPECT_EQ(c.metrics.max_abs, 0x1p-21);
@@ -246,7 +252,7 @@ TEST(Compare, SixteenBitStoreAddsHalfAnUlpOfTheStorageType) {
 
 TEST(Compare, SizeMismatchFails) {
   const Comparison c =
-      compare_to_reference(reference({1.0, 2.0, 3.0}), host(DType::f32, {1.0, 2.0}), kPlain, DType::f32);
+      compare_to_reference(reference({1.0, 2.0, 3.0}), host_tensor(DType::f32, {1.0, 2.0}), kPlain, DType::f32);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_THAT(c.reason, HasSubstr("size mismatch"));
 }
@@ -254,10 +260,10 @@ TEST(Compare, SizeMismatchFails) {
 TEST(Compare, ExactToleranceFailsOnAnyDifference) {
   Tolerance t;
   t.exact = true;
-  EXPECT_EQ(compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0, 2.0}), t, DType::f64).verdict,
+  EXPECT_EQ(compare_to_reference(reference({1.0, 2.0}), host_tensor(DType::f64, {1.0, 2.0}), t, DType::f64).verdict,
             Verdict::pass);
-  const Comparison c =
-      compare_to_reference(reference({1.0, 2.0}), host(DType::f64, {1.0, std::nextafter(2.0, 3.0)}), t, DType::f64);
+  const Comparison c = compare_to_reference(reference({1.0, 2.0}),
+                                            host_tensor(DType::f64, {1.0, std::nextafter(2.0, 3.0)}), t, DType::f64);
   EXPECT_EQ(c.verdict, Verdict::fail);
   EXPECT_EQ(c.metrics.worst.index, 1);
 }

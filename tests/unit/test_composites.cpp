@@ -18,15 +18,15 @@ namespace {
 
 using namespace fake_backend_names;
 
-constexpr std::uint64_t kSeed = 5;
+constexpr std::uint64_t kCompositeSeed = 5;
 
 using testing::composite;
 
 std::vector<CheckResult> run_on(const Composite& c, MockQueue& queue) {
   FakeBackend backend;
-  const CompositeReference r = prepare_composite_reference(c, kSeed);
-  std::vector<CheckResult> out = check_composite_reference(c, r, kSeed);
-  for (auto& x : check_composite_on_backend(c, "fake", backend, queue, r, kSeed)) out.push_back(std::move(x));
+  const CompositeReference r = prepare_composite_reference(c, kCompositeSeed);
+  std::vector<CheckResult> out = check_composite_reference(c, r, kCompositeSeed);
+  for (auto& x : check_composite_on_backend(c, "fake", backend, queue, r, kCompositeSeed)) out.push_back(std::move(x));
   return out;
 }
 
@@ -82,7 +82,7 @@ TEST(Composites, ASkipNamesEveryOpTheDeviceLacks) {
   ASSERT_GE(used.size(), 3U);
   used.erase(used.begin());  // the device has one of the model's ops
   Lacking backend(used);
-  const std::vector<CheckResult> out = guarded_composite_checks(c, device_calls_of(c), "fake", backend, kSeed,
+  const std::vector<CheckResult> out = guarded_composite_checks(c, device_calls_of(c), "fake", backend, kCompositeSeed,
                                                                 [] { return std::vector<CheckResult>{}; });
   ASSERT_EQ(out.size(), 1U);
   EXPECT_EQ(out[0].verdict, Verdict::skip);
@@ -172,10 +172,10 @@ TEST(Composites, AGruWithTheResetGateBeforeTheMatmulFailsEndToEnd) {
   const Composite cho = make_composite(gru_declaration(10, 8, 16, 32, GruReset::before_matmul), DType::f32);
   NiceMock<MockQueue> q;
   FakeBackend backend;
-  const CompositeReference r = prepare_composite_reference(cudnn, kSeed);
+  const CompositeReference r = prepare_composite_reference(cudnn, kCompositeSeed);
   const DeviceGraph d = run_graph_on_device(cho, backend, q, r.leaves);
   const auto checks = check_end_to_end(cudnn, "fake", composite_tolerance(cudnn, backend),
-                                       r.bounded(cudnn, backend.info().math, false), d, kSeed);
+                                       r.bounded(cudnn, backend.info().math, false), d, kCompositeSeed);
   for (const auto& c : checks) EXPECT_EQ(c.verdict, Verdict::fail) << c.part << " margin " << c.metrics.margin;
 }
 

@@ -19,7 +19,7 @@
 namespace gp {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kDoubleInf = std::numeric_limits<double>::infinity();
 
 // One 16-bit format: its codec under test and its layout, from which the tests derive every
 // expectation independently of core/dtype.cpp.
@@ -52,7 +52,7 @@ double formula_decode(const Format& f, std::uint16_t bits) {
   const unsigned e = (bits >> f.mantissa) & ((1u << f.exponent_bits) - 1);
   const unsigned m = bits & ((1u << f.mantissa) - 1);
   const double sign = (bits & f.sign_bit()) ? -1.0 : 1.0;
-  if (e == (1u << f.exponent_bits) - 1) return m ? std::numeric_limits<double>::quiet_NaN() : sign * kInf;
+  if (e == (1u << f.exponent_bits) - 1) return m ? std::numeric_limits<double>::quiet_NaN() : sign * kDoubleInf;
   const double significand = e == 0 ? m : (1u << f.mantissa) + m;
   const int exponent = (e == 0 ? 1 : static_cast<int>(e)) - f.bias() - f.mantissa;
   return sign * significand * std::pow(2.0, exponent);
@@ -164,7 +164,7 @@ TEST_P(Format16, EncodeRoundsToNearestEvenAtEveryMidpoint) {
       const std::uint16_t sign = s < 0 ? f.sign_bit() : 0;
       expect(s * mid, static_cast<std::uint16_t>(sign | even));
       expect(s * std::nextafter(mid, 0.0), static_cast<std::uint16_t>(sign | lo));
-      expect(s * std::nextafter(mid, kInf), static_cast<std::uint16_t>(sign | hi));
+      expect(s * std::nextafter(mid, kDoubleInf), static_cast<std::uint16_t>(sign | hi));
       expect(s * (a + (b - a) / 4), static_cast<std::uint16_t>(sign | lo));
       expect(s * (b - (b - a) / 4), static_cast<std::uint16_t>(sign | hi));
     }
@@ -198,8 +198,8 @@ TEST_P(Format16, OverflowsToInfinityFromMaxPlusHalfUlp) {
   EXPECT_EQ(f.encode(std::nextafter(threshold, 0.0)), f.max_finite_bits());
   EXPECT_EQ(f.encode(-std::nextafter(threshold, 0.0)), neg(f.max_finite_bits()));
   EXPECT_EQ(f.encode(1e300), f.inf_bits());
-  EXPECT_EQ(f.encode(kInf), f.inf_bits());
-  EXPECT_EQ(f.encode(-kInf), neg(f.inf_bits()));
+  EXPECT_EQ(f.encode(kDoubleInf), f.inf_bits());
+  EXPECT_EQ(f.encode(-kDoubleInf), neg(f.inf_bits()));
   EXPECT_TRUE(std::isnan(f.decode(f.encode(std::numeric_limits<double>::quiet_NaN()))));
 }
 
@@ -247,10 +247,10 @@ INSTANTIATE_TEST_SUITE_P(All, Format16, ::testing::Values(kF16, kBF16),
 TEST(UlpDistance, NanAndInfinity) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (DType t : float_dtypes()) {
-    EXPECT_EQ(ulp_distance(t, nan, 1.0), kInf) << dtype_name(t);
-    EXPECT_EQ(ulp_distance(t, 0.0, nan), kInf) << dtype_name(t);
-    EXPECT_EQ(ulp_distance(t, kInf, 1.0), kInf) << dtype_name(t);
-    EXPECT_EQ(ulp_distance(t, kInf, kInf), 0.0) << dtype_name(t);
+    EXPECT_EQ(ulp_distance(t, nan, 1.0), kDoubleInf) << dtype_name(t);
+    EXPECT_EQ(ulp_distance(t, 0.0, nan), kDoubleInf) << dtype_name(t);
+    EXPECT_EQ(ulp_distance(t, kDoubleInf, 1.0), kDoubleInf) << dtype_name(t);
+    EXPECT_EQ(ulp_distance(t, kDoubleInf, kDoubleInf), 0.0) << dtype_name(t);
     EXPECT_EQ(ulp_distance(t, 0.0, -0.0), 0.0) << dtype_name(t);
   }
 }
@@ -261,8 +261,8 @@ TEST(UlpDistance, WideTypesAtNeighboursAndHalfSteps) {
     EXPECT_EQ(ulp_of(DType::f32, x), static_cast<double>(std::nextafter(std::fabs(x), INFINITY)) - std::fabs(x)) << x;
   }
   for (double x : {1.0, -3.5, 1e-310, 1e300, 0.0}) {
-    EXPECT_EQ(ulp_distance(DType::f64, x, std::nextafter(x, kInf)), 1.0) << x;
-    EXPECT_EQ(ulp_of(DType::f64, x), std::nextafter(std::fabs(x), kInf) - std::fabs(x)) << x;
+    EXPECT_EQ(ulp_distance(DType::f64, x, std::nextafter(x, kDoubleInf)), 1.0) << x;
+    EXPECT_EQ(ulp_of(DType::f64, x), std::nextafter(std::fabs(x), kDoubleInf) - std::fabs(x)) << x;
   }
   EXPECT_EQ(ulp_distance(DType::f32, 1.0, 1.0 + 0x1p-24), 0.5);
   EXPECT_EQ(ulp_distance(DType::f16, 1.0, 1.0 - 0x1p-11), 1.0);  // measured in the lower binade
@@ -286,14 +286,14 @@ TEST(RoundTo, EachDtype) {
   EXPECT_EQ(round_to(DType::f16, 1.0 + 0x1p-11), 1.0);               // tie, even is 1
   EXPECT_EQ(round_to(DType::f16, 1.0 + 3 * 0x1p-11), 1.0 + 0x1p-9);  // tie, even is up
   EXPECT_EQ(round_to(DType::f16, 0.1), 0.0999755859375);
-  EXPECT_EQ(round_to(DType::f16, 70000.0), kInf);
+  EXPECT_EQ(round_to(DType::f16, 70000.0), kDoubleInf);
   EXPECT_EQ(round_to(DType::bf16, 1.0 + 0x1p-8), 1.0);
   EXPECT_EQ(round_to(DType::bf16, 1.0 + 0x1p-8 + 0x1p-30), 1.0 + 0x1p-7);
   EXPECT_EQ(round_to(DType::bf16, 0.1), 0.10009765625);
   EXPECT_EQ(round_to(DType::f32, 1.0 + 0x1p-24), 1.0);
   EXPECT_EQ(round_to(DType::f32, 1.0 + 3 * 0x1p-24), 1.0 + 0x1p-22);
   EXPECT_EQ(round_to(DType::f32, 0.1), static_cast<double>(0.1f));
-  EXPECT_EQ(round_to(DType::f32, 1e39), kInf);
+  EXPECT_EQ(round_to(DType::f32, 1e39), kDoubleInf);
   EXPECT_EQ(round_to(DType::f64, 0.1), 0.1);
   EXPECT_EQ(round_to(DType::i32, 2.5), 2.0);
   EXPECT_EQ(round_to(DType::i32, 3.5), 4.0);

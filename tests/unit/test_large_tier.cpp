@@ -24,6 +24,7 @@
 #include "harness/run/work_items.hpp"
 #include "reference/element_slice.hpp"
 #include "support/fake_backend.hpp"
+#include "support/four_ulps.hpp"
 #include "support/lookup.hpp"
 
 namespace gp {
@@ -34,13 +35,7 @@ using testing::case_named;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// Four ULPs for every library function: a profile whose budgets the unary slices must charge.
-class FourUlps final : public MathProfile {
- public:
-  std::string source() const override { return "four ULPs everywhere (test)"; }
-  FnBudget budget(MathFn, DType, long double, long double, long double) const override { return {4, 0}; }
-};
-const FourUlps kFourUlps;
+using testing::kFourUlps;
 
 std::vector<std::int64_t> every_index(std::int64_t n) {
   std::vector<std::int64_t> out(static_cast<std::size_t>(n));

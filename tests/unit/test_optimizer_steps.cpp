@@ -16,19 +16,19 @@ namespace {
 
 using namespace fake_backend_names;
 
-constexpr std::uint64_t kSeed = 7;
+constexpr std::uint64_t kStepSeed = 7;
 
 // Rewrites a call's attributes or its inputs (as doubles, flattened) before the exact forward.
 using Bug = std::function<void(OpCall&, std::vector<ref::RefTensor>&)>;
 
-struct Outcome {
+struct StepOutcome {
   std::vector<std::string> caught, missed;  // case ids whose forward FAILs / does not
 };
 
 // The forward verdict of every case of `op` that `affected` selects, on a backend whose forward
 // has `bug`; the exact forward when bug is empty. Every other check must not be an ERROR.
-Outcome run_cases(OpKind op, const std::function<bool(const Case&)>& affected, const Bug& bug) {
-  Outcome o;
+StepOutcome run_cases(OpKind op, const std::function<bool(const Case&)>& affected, const Bug& bug) {
+  StepOutcome o;
   for (const Case& c : all_cases()) {
     if (c.decl.op != op || !affected(c) || has_empty_input(c.call)) continue;  // no element to go wrong
     NiceMock<MockQueue> queue;
@@ -41,7 +41,7 @@ Outcome run_cases(OpKind op, const std::function<bool(const Case&)>& affected, c
             testing::store(ref::forward(buggy, x), host(out));
           }));
     FakeBackend backend;
-    const auto checks = check_on_backend(c, {"fake", &backend, &queue}, prepare_reference(c, kSeed), {kSeed});
+    const auto checks = check_on_backend(c, {"fake", &backend, &queue}, prepare_reference(c, kStepSeed), {kStepSeed});
     EXPECT_EQ(checks.size(), 1u) << c.id << ": a forward-only op has its forward check only";
     const CheckResult& f = checks.at(0);
     EXPECT_EQ(f.direction, Direction::forward) << c.id;
@@ -54,21 +54,21 @@ Outcome run_cases(OpKind op, const std::function<bool(const Case&)>& affected, c
 bool any(const Case&) { return true; }
 
 // The cases listed, for the test's log (the figures docs and reports quote).
-void print(const std::string& title, const Outcome& o) {
+void print(const std::string& title, const StepOutcome& o) {
   std::cout << title << ": " << o.caught.size() << " caught, " << o.missed.size() << " missed\n";
   for (const auto& id : o.missed) std::cout << "  missed " << id << "\n";
 }
 
 TEST(OptimizerSteps, AnExactBackendPassesEveryCase) {
   for (OpKind op : {OpKind::sgd_step, OpKind::adamw_step}) {
-    const Outcome o = run_cases(op, any, {});
+    const StepOutcome o = run_cases(op, any, {});
     EXPECT_TRUE(o.caught.empty()) << op_name(op) << ": " << o.caught.size() << " failed, first " << o.caught.front();
     EXPECT_GE(o.missed.size(), 64u);
   }
 }
 
 TEST(OptimizerSteps, SgdWithNesterovIgnoredFailsEveryNesterovCase) {
-  const Outcome o = run_cases(
+  const StepOutcome o = run_cases(
       OpKind::sgd_step, [](const Case& c) { return c.decl.attrs.nesterov; },
       [](OpCall& call, auto&) { call.attrs.nesterov = false; });
   print("nesterov ignored", o);
@@ -77,7 +77,7 @@ TEST(OptimizerSteps, SgdWithNesterovIgnoredFailsEveryNesterovCase) {
 }
 
 TEST(OptimizerSteps, SgdWithWeightDecayAppliedTwiceFailsEveryDecayingCase) {
-  const Outcome o = run_cases(
+  const StepOutcome o = run_cases(
       OpKind::sgd_step, [](const Case& c) { return c.decl.attrs.weight_decay != 0; },
       [](OpCall& call, auto&) { call.attrs.weight_decay *= 2; });
   print("sgd weight decay twice", o);
@@ -87,7 +87,7 @@ TEST(OptimizerSteps, SgdWithWeightDecayAppliedTwiceFailsEveryDecayingCase) {
 
 TEST(OptimizerSteps, AdamwWithWeightDecayAppliedTwiceFailsEveryDecayingCase) {
   // The decoupled decay once more before the step: the parameter enters as (1 - lr wd) p.
-  const Outcome o = run_cases(
+  const StepOutcome o = run_cases(
       OpKind::adamw_step, [](const Case& c) { return c.decl.attrs.weight_decay != 0; },
       [](OpCall& call, std::vector<ref::RefTensor>& x) {
         const long double decay = optimizer_scalars(call).decay;
@@ -100,7 +100,7 @@ TEST(OptimizerSteps, AdamwWithWeightDecayAppliedTwiceFailsEveryDecayingCase) {
 
 TEST(OptimizerSteps, AdamwWithoutBiasCorrectionFailsEveryCase) {
   // 1 - b^t = 1 exactly: beta^(2^40) is far below the smallest double.
-  const Outcome o =
+  const StepOutcome o =
       run_cases(OpKind::adamw_step, any, [](OpCall& call, auto&) { call.attrs.t = std::int64_t{1} << 40; });
   print("adamw without bias correction", o);
   EXPECT_EQ(o.caught.size(), 64u);
@@ -112,7 +112,7 @@ TEST(OptimizerSteps, AdamwWithItsStepCounterOneAheadFailsUpToStepTenAndInF64) {
   // (c1 = 1 to 1e-46): about 1e-8 of a parameter near 1, below f32's resolution for most
   // elements. Measured (seed 7): 62 of 64 cases fail; the two that pass are f32 at t = 1000 with
   // a single element (a larger tensor has some element whose update is large enough).
-  const Outcome o = run_cases(OpKind::adamw_step, any, [](OpCall& call, auto&) { call.attrs.t += 1; });
+  const StepOutcome o = run_cases(OpKind::adamw_step, any, [](OpCall& call, auto&) { call.attrs.t += 1; });
   print("adamw step counter one ahead", o);
   for (const auto& id : o.missed) {
     EXPECT_THAT(id, ::testing::HasSubstr("step=1000,"));

@@ -10,15 +10,12 @@
 #include "harness/audit/oracle_check.hpp"
 #include "harness/audit/oracle_model.hpp"
 #include "harness/run/subjects.hpp"
+#include "support/lookup.hpp"
 
 namespace gp {
 namespace {
 
-const Case& case_named(const std::string& id) {
-  const Case* c = find_case(id);
-  if (!c) throw std::runtime_error("no case " + id);
-  return *c;
-}
+using testing::case_named;
 
 std::vector<std::int64_t> identity(std::int64_t n) {
   std::vector<std::int64_t> v(static_cast<std::size_t>(n));

@@ -37,7 +37,7 @@ RefTensor values(const Shape& s, std::vector<Real> v) {
   return make(s, [&](std::int64_t i) { return v.at(static_cast<std::size_t>(i)); });
 }
 
-struct Case {
+struct CallWithInputs {
   OpCall call;
   std::vector<RefTensor> inputs;
   std::string label() const {
@@ -59,7 +59,7 @@ class Gen {
 // default domains (the hard regimes have their own step lengths, which the parity suite's
 // numerical check takes from the case), inputs as the harness draws them: the smallest with at
 // least 32 input elements (enough for the 90 % below to mean something), else the largest.
-std::vector<Case> registry_sample() {
+std::vector<CallWithInputs> registry_sample() {
   std::map<std::string, const gp::Case*> smallest;
   auto numel = [](const gp::Case& c) {
     std::int64_t n = 0;
@@ -73,9 +73,9 @@ std::vector<Case> registry_sample() {
     const std::int64_t n = numel(c), best = numel(*it->second);
     if (!added && (best < 32 ? n > best : n >= 32 && n < best)) it->second = &c;
   }
-  std::vector<Case> out;
+  std::vector<CallWithInputs> out;
   for (const auto& [key, c] : smallest) {
-    Case r{c->call, {}};
+    CallWithInputs r{c->call, {}};
     for (const HostTensor& t : make_inputs(*c, 1)) r.inputs.push_back(RefTensor::from_host(t));
     out.push_back(std::move(r));
   }
@@ -87,7 +87,7 @@ std::vector<Case> registry_sample() {
 Real total(const ErrorBound& e) { return e.det + std::min(e.acc, 6 * e.prob); }
 
 // f32 arithmetic under correct rounding: the tightest device there is.
-Bounded bounded_f32(const Case& c, const RefTensor& dout) {
+Bounded bounded_f32(const CallWithInputs& c, const RefTensor& dout) {
   OpCall call = c.call;
   call.dtype = DType::f32;
   return bounded_evaluate(call, c.inputs, dout, &correctly_rounded_profile());
@@ -104,7 +104,7 @@ void expect_sane_bounds(const RefTensor& t, const RefTensor& values, const std::
 
 TEST(ReferenceBounds, FiniteAndValuesEqualThePlainReference) {
   Gen g(7);
-  for (const Case& c : registry_sample()) {
+  for (const CallWithInputs& c : registry_sample()) {
     const OpKind k = c.call.kind;
     {
       RefTensor out = forward(c.call, c.inputs);
@@ -129,7 +129,7 @@ TEST(ReferenceBounds, FiniteAndValuesEqualThePlainReference) {
 // the long-double reference's own arithmetic.
 TEST(ReferenceBounds, GradientsAloneAreTheWholeEvaluationsBitForBit) {
   Gen g(11);
-  for (const Case& c : registry_sample()) {
+  for (const CallWithInputs& c : registry_sample()) {
     const RefTensor dout = make(c.call.output_shape, [&](std::int64_t) { return g.normal(); });
     OpCall f32 = c.call;
     f32.dtype = DType::f32;

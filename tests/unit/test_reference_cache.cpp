@@ -10,6 +10,7 @@
 #include "cases/registry.hpp"
 #include "harness/check/checker.hpp"
 #include "harness/check/reference_cache.hpp"
+#include "support/lookup.hpp"
 #include "support/temp_folder_test.hpp"
 
 namespace gp {
@@ -17,11 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const Case& case_named(const std::string& id) {
-  const Case* c = find_case(id);
-  if (!c) throw Error("missing case " + id);
-  return *c;
-}
+using testing::case_named;
 
 class ReferenceCacheTest : public TempFolderTest {
  protected:

@@ -12,25 +12,17 @@
 #include "harness/check/profile_memo.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "harness/graph/node_memo.hpp"
+#include "support/four_ulps.hpp"
+#include "support/lookup.hpp"
 #include "support/temp_folder_test.hpp"
 
 namespace gp {
 namespace {
 
-// A second profile beside correctly_rounded_profile(): four ULPs for every library function.
-class FourUlps final : public MathProfile {
- public:
-  std::string source() const override { return "four ULPs everywhere (test)"; }
-  FnBudget budget(MathFn, DType, long double, long double, long double) const override { return {4, 0}; }
-};
-const FourUlps kFourUlps;
+using testing::kFourUlps;
 const MathProfile* const kExact = &correctly_rounded_profile();
 
-const Case& case_named(const std::string& id) {
-  const Case* c = find_case(id);
-  if (!c) throw Error("missing case " + id);
-  return *c;
-}
+using testing::case_named;
 
 constexpr const char* kMatmul = "matmul(shape=16x33|33x9,dtype=f32)";  // reads no budget
 constexpr const char* kExp = "exp(shape=16x33,dtype=f32)";             // reads exp's

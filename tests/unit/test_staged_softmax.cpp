@@ -52,7 +52,7 @@ void staged_forward(const OpCall& call, const HostTensor& x, HostTensor& y, cons
 
 // oneDNN's backward from the stored output y, in f32: softmax g = y (dy - <dy, y>), log_softmax
 // g = dy - exp(y) sum(dy).
-void backward_from_output(const OpCall& call, const HostTensor& y, const HostTensor& dy, HostTensor& g) {
+void row_backward_from_output(const OpCall& call, const HostTensor& y, const HostTensor& dy, HostTensor& g) {
   const std::int64_t n = call.input_shapes[0].dims().back();
   for (std::int64_t row = 0; row < y.numel() / n; ++row) {
     float dot = 0;
@@ -87,8 +87,10 @@ Verdicts run_staged_kernel(const std::string& case_id, const Stage& stage) {
     staged_forward(call, host(*in[0]), host(out), stage);
   }));
   ON_CALL(queue, backward)
-      .WillByDefault(Invoke([](const OpCall& call, auto, const DeviceBuffer& out, const DeviceBuffer& dout,
-                               auto grads) { backward_from_output(call, host(out), host(dout), host(*grads[0])); }));
+      .WillByDefault(
+          Invoke([](const OpCall& call, auto, const DeviceBuffer& out, const DeviceBuffer& dout, auto grads) {
+            row_backward_from_output(call, host(out), host(dout), host(*grads[0]));
+          }));
   const std::uint64_t seed = 1;
   const ReferenceData data = prepare_reference(*c, seed);
   Verdicts v{Verdict::skip, Verdict::skip, {}};

@@ -25,19 +25,19 @@ using ::testing::HasSubstr;
 constexpr int v1 = 2, v2 = 3, v3 = 2, d1 = 2, d2 = 1, d3 = 3, r1 = 2, r2 = 3;
 const std::vector<int> kIds = {4, 11, 0, 4, 7};
 
-ref::RefTensor filled(Shape s, Real seed) {
+ref::RefTensor filled_core(Shape s, Real seed) {
   ref::RefTensor t;
   t.shape = s;
   for (std::int64_t i = 0; i < s.numel(); ++i) t.v.push_back(seed + Real(0.37) * Real(i % 7) - Real(0.11) * Real(i));
   return t;
 }
 
-std::vector<ref::RefTensor> contract_inputs() {
+std::vector<ref::RefTensor> tt_contract_inputs() {
   ref::RefTensor ids;
   ids.shape = Shape{static_cast<std::int64_t>(kIds.size())};
   for (int id : kIds) ids.v.push_back(id);
-  return {ids, filled(Shape{v1, 1, d1, r1}, 0.5), filled(Shape{v2, r1, d2, r2}, -0.25),
-          filled(Shape{v3, r2, d3, 1}, 1.0)};
+  return {ids, filled_core(Shape{v1, 1, d1, r1}, 0.5), filled_core(Shape{v2, r1, d2, r2}, -0.25),
+          filled_core(Shape{v3, r2, d3, 1}, 1.0)};
 }
 
 // Row `id` of the table, element (j1 d2 + j2) d3 + j3, written from the contract's indices.
@@ -64,7 +64,7 @@ Real pairing(const std::vector<ref::RefTensor>& in, const ref::RefTensor& dout) 
 }
 
 TEST(TtEmbedding, ReferenceIsTheContractsTableAndItsDerivative) {
-  const std::vector<ref::RefTensor> in = contract_inputs();
+  const std::vector<ref::RefTensor> in = tt_contract_inputs();
   std::vector<Shape> shapes;
   for (const auto& t : in) shapes.push_back(t.shape);
   const OpCall call = make_call(OpKind::tt_embedding, {}, DType::f64, shapes);
@@ -76,7 +76,7 @@ TEST(TtEmbedding, ReferenceIsTheContractsTableAndItsDerivative) {
       EXPECT_NEAR(static_cast<double>(y.v[b * (d1 * d2 * d3) + static_cast<std::size_t>(j)]),
                   static_cast<double>(table(in, kIds[b], j)), 1e-15)
           << "row " << b << " column " << j;
-  const ref::RefTensor dout = filled(y.shape, 0.75);
+  const ref::RefTensor dout = filled_core(y.shape, 0.75);
   const std::vector<ref::RefTensor> g = ref::vjp(call, in, y, dout);
   EXPECT_TRUE(g[0].v.empty()) << "ids get no gradient";
   const Real base = pairing(in, dout);

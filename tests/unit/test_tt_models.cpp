@@ -18,7 +18,7 @@ namespace {
 
 using namespace fake_backend_names;
 
-constexpr std::uint64_t kSeed = 3;
+constexpr std::uint64_t kTtSeed = 3;
 
 using testing::composite;
 
@@ -48,7 +48,7 @@ TEST(TtModels, TheKernelAndTheGenericFormAgreeOnTheReference) {
   for (const char* params : {"rank=4,batch=64", "rank=16,batch=64,ids=16"}) {
     const Composite& kernel = composite("tt(" + std::string(params) + ",form=kernel,dtype=f64)");
     const Composite& generic = composite("tt(" + std::string(params) + ",form=generic,dtype=f64)");
-    const CompositeReference r = prepare_composite_reference(kernel, kSeed);
+    const CompositeReference r = prepare_composite_reference(kernel, kTtSeed);
     const GraphTensors g = evaluate_graph(generic, leaves_by_name(kernel, r, generic), exact_node_ops());
     auto expect_near = [&](const ref::RefTensor& a, const ref::RefTensor& b, const std::string& what) {
       ASSERT_EQ(a.v.size(), b.v.size()) << what;
@@ -90,9 +90,9 @@ TEST(TtModels, ACoreGradientThatDropsRepeatedIdsFailsAtTheEmbeddingNode) {
       }));
   FakeBackend backend;
   const Composite& c = composite("tt(rank=16,batch=64,ids=16,form=kernel,dtype=f32)");
-  const CompositeReference r = prepare_composite_reference(c, kSeed);
+  const CompositeReference r = prepare_composite_reference(c, kTtSeed);
   bool end_to_end = false, node = false;
-  for (const auto& x : check_composite_on_backend(c, "fake", backend, q, r, kSeed)) {
+  for (const auto& x : check_composite_on_backend(c, "fake", backend, q, r, kTtSeed)) {
     if (x.verdict != Verdict::fail) continue;
     end_to_end = end_to_end || x.part == "grad G2";
     node = node || x.part.find("tt_embedding (embedding) backward input 2") != std::string::npos;
