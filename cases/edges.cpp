@@ -9,6 +9,7 @@
 // file follows.
 #include <functional>
 
+#include "cases/decl_helpers.hpp"
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -23,10 +24,7 @@ struct EdgeDecl {
   std::int64_t batch = 0;
 };
 
-OpAttrs& on_axis(OpAttrs& a, int axis) {
-  a.axis = axis;
-  return a;
-}
+using decl::on_axis;
 
 std::vector<EdgeDecl> empty_decls() {
   std::vector<EdgeDecl> d;

@@ -7,6 +7,7 @@
 #include <numbers>
 #include <tuple>
 
+#include "cases/decl_helpers.hpp"
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -15,10 +16,7 @@ namespace {
 
 const std::vector<DType> kNarrow = {DType::f32, DType::f16, DType::bf16};
 
-Domain hard(Domain d) {
-  d.hard_edges = true;
-  return d;
-}
+using decl::hard;
 
 // One declaration per dtype group, since the regime's edges depend on the dtype's range.
 void add(CaseList& list, OpKind op, std::vector<InputSpec> inputs, std::vector<DType> dtypes, std::string variant,
@@ -42,11 +40,7 @@ void add_staged_twins(CaseList& list, const InputSpec& in, const std::string& va
     add(list, op, {in}, {DType::f16, DType::bf16}, variant, staged);
 }
 
-OpAttrs with_gelu(GeluApprox g) {
-  OpAttrs a;
-  a.gelu = g;
-  return a;
-}
+using decl::with_gelu;
 
 // Saturating logits: |x| up to 30 in f32 and 16-bit, 80 in f64.
 void saturating(CaseList& list) {

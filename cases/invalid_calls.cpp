@@ -3,6 +3,7 @@
 #include <functional>
 #include <utility>
 
+#include "cases/decl_helpers.hpp"
 #include "core/error.hpp"
 
 namespace gp {
@@ -18,10 +19,7 @@ struct Row {
   DType dtype = DType::f32;
 };
 
-OpAttrs& on_axis(OpAttrs& a, int axis) {
-  a.axis = axis;
-  return a;
-}
+using decl::on_axis;
 
 // A kernel that trusts its call reads or writes past a buffer, divides by zero or loops without
 // end on each of these. At least three per family, and a wrong output shape and a wrong dtype in

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "cases/decl_helpers.hpp"
 #include "cases/registry.hpp"
 
 namespace gp {
@@ -16,10 +17,7 @@ struct UnaryDecl {
   double fd_max_step = 0;
 };
 
-Domain hard(Domain d) {
-  d.hard_edges = true;
-  return d;
-}
+using decl::hard;
 
 OpAttrs with_p(double p) {
   OpAttrs a;
@@ -31,11 +29,7 @@ OpAttrs with_alpha(double alpha) {
   a.alpha = alpha;
   return a;
 }
-OpAttrs with_gelu(GeluApprox g) {
-  OpAttrs a;
-  a.gelu = g;
-  return a;
-}
+using decl::with_gelu;
 
 std::vector<UnaryDecl> unary_decls() {
   const double pi = std::numbers::pi;

@@ -1,0 +1,25 @@
+// Small builders of case declarations that several catalog files use.
+#pragma once
+
+#include "cases/registry.hpp"
+
+namespace gp::decl {
+
+// The domain with its hard edges among the drawn inputs.
+inline Domain hard(Domain d) {
+  d.hard_edges = true;
+  return d;
+}
+
+inline OpAttrs with_gelu(GeluApprox g) {
+  OpAttrs a;
+  a.gelu = g;
+  return a;
+}
+
+inline OpAttrs& on_axis(OpAttrs& a, int axis) {
+  a.axis = axis;
+  return a;
+}
+
+}  // namespace gp::decl
