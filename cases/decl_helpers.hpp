@@ -5,7 +5,8 @@
 
 namespace gp::decl {
 
-// The domain with its hard edges among the drawn inputs.
+// The domain with lo and hi where the op stops being defined or smooth (Domain::hard_edges):
+// finite-difference steps then stay inside.
 inline Domain hard(Domain d) {
   d.hard_edges = true;
   return d;
