@@ -3,9 +3,9 @@
 // picks them for its kernels. On every core, not ATen's intra-op threads: its GEMMs run on the
 // BLAS's own threads, and a pool smaller than the CPU is what the fractions should show. Its own
 // unit, outside the unity build: it compiles at -O3 whatever the build type (CMakeLists.txt).
-#include <gradparity/host_fma_probe.hpp>
+#include "arithmetic_probe.hpp"
 
-#include "torch_ops.hpp"
+#include <gradparity/host_fma_probe.hpp>
 
 namespace gp_libtorch {
 

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "arithmetic_probe.hpp"
+
 namespace gp_libtorch {
 
 using Tensors = std::vector<at::Tensor>;
@@ -49,8 +51,5 @@ double text_attribute(const gp_op_call& call, std::string_view key);
 std::optional<std::string> refused_by_catalog(const gp_op_call& call);
 // The call's axis attribute, unchanged (PyTorch wraps negative axes itself).
 inline int64_t axis_of(const gp_op_call& call) { return call.attrs.axis; }
-
-// The ABI's arithmetic probe into `out` (arithmetic_probe.cpp); false for a dtype it has none for.
-bool run_arithmetic_probe(void* out, gp_dtype dtype, int64_t elements, int32_t steps);
 
 }  // namespace gp_libtorch

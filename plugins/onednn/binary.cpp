@@ -10,6 +10,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace binary_impl {
 namespace {
 
 using dnnl::algorithm;
@@ -114,7 +115,8 @@ std::optional<std::string> cannot_run(const dnnl::engine& engine, const gp_op_ca
 }
 
 }  // namespace
+}  // namespace binary_impl
 
-const Family binary_family{has, cannot_run, forward, vjp};
+const Family binary_family{binary_impl::has, binary_impl::cannot_run, binary_impl::forward, binary_impl::vjp};
 
 }  // namespace gp_onednn

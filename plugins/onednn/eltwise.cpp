@@ -6,6 +6,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace eltwise_impl {
 namespace {
 
 using dnnl::algorithm;
@@ -99,7 +100,8 @@ void vjp(const Exec& e, const void*, const void* dout, void* const* grads) {
 }
 
 }  // namespace
+}  // namespace eltwise_impl
 
-const Family eltwise_family{has, cannot_run, forward, vjp};
+const Family eltwise_family{eltwise_impl::has, eltwise_impl::cannot_run, eltwise_impl::forward, eltwise_impl::vjp};
 
 }  // namespace gp_onednn

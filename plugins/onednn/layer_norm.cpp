@@ -15,6 +15,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace layer_norm_impl {
 namespace {
 
 using dnnl::memory;
@@ -99,7 +100,9 @@ std::optional<std::string> cannot_run(const dnnl::engine& engine, const gp_op_ca
 }
 
 }  // namespace
+}  // namespace layer_norm_impl
 
-const Family layer_norm_family{has, cannot_run, forward, vjp};
+const Family layer_norm_family{layer_norm_impl::has, layer_norm_impl::cannot_run, layer_norm_impl::forward,
+                               layer_norm_impl::vjp};
 
 }  // namespace gp_onednn

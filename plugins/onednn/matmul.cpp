@@ -5,6 +5,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace matmul_impl {
 namespace {
 
 using dnnl::memory;
@@ -132,7 +133,8 @@ void vjp(const Exec& e, const void*, const void* dout, void* const* grads) {
 }
 
 }  // namespace
+}  // namespace matmul_impl
 
-const Family matmul_family{has, cannot_run, forward, vjp};
+const Family matmul_family{matmul_impl::has, matmul_impl::cannot_run, matmul_impl::forward, matmul_impl::vjp};
 
 }  // namespace gp_onednn

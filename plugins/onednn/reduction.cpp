@@ -19,6 +19,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace reduction_impl {
 namespace {
 
 using dnnl::algorithm;
@@ -121,7 +122,9 @@ std::optional<std::string> cannot_run(const dnnl::engine& engine, const gp_op_ca
 }
 
 }  // namespace
+}  // namespace reduction_impl
 
-const Family reduction_family{has, cannot_run, forward, vjp};
+const Family reduction_family{reduction_impl::has, reduction_impl::cannot_run, reduction_impl::forward,
+                              reduction_impl::vjp};
 
 }  // namespace gp_onednn

@@ -4,6 +4,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace reshape_impl {
 namespace {
 
 int64_t elements(const gp_tensor_desc& t) {
@@ -29,7 +30,8 @@ void vjp(const Exec& e, const void*, const void* dout, void* const* grads) {
 }
 
 }  // namespace
+}  // namespace reshape_impl
 
-const Family reshape_family{has, cannot_run, forward, vjp};
+const Family reshape_family{reshape_impl::has, reshape_impl::cannot_run, reshape_impl::forward, reshape_impl::vjp};
 
 }  // namespace gp_onednn

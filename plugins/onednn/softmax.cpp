@@ -3,6 +3,7 @@
 #include "onednn_ops.hpp"
 
 namespace gp_onednn {
+namespace softmax_impl {
 namespace {
 
 bool is_log(const gp_op_call& c) { return op_is(c, "log_softmax"); }
@@ -47,7 +48,8 @@ void vjp(const Exec& e, const void* out, const void* dout, void* const* grads) {
 }
 
 }  // namespace
+}  // namespace softmax_impl
 
-const Family softmax_family{has, cannot_run, forward, vjp};
+const Family softmax_family{softmax_impl::has, softmax_impl::cannot_run, softmax_impl::forward, softmax_impl::vjp};
 
 }  // namespace gp_onednn
