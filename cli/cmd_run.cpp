@@ -137,9 +137,13 @@ int run_command(const RunCommand& cmd) {
   }
   if (!accuracy.oracle.empty())
     fmt::print(
-        "reference {} against {}: {} cases, {} points, worst {:.3g} of the tightest bound (limit {:g}) at {} {}\n",
+        "reference {} against {}: {} cases, {} points{}, worst {:.3g} of the tightest bound (limit {:g}) at {} {}\n",
         accuracy.worst_ratio <= accuracy.limit ? "verified" : "NOT VERIFIED", accuracy.oracle, accuracy.cases,
-        accuracy.points, accuracy.worst_ratio, accuracy.limit, accuracy.worst_case, accuracy.worst_direction);
+        accuracy.points,
+        accuracy.points_skipped > 0
+            ? fmt::format(" ({} large-tier points on longer slices not compared)", accuracy.points_skipped)
+            : "",
+        accuracy.worst_ratio, accuracy.limit, accuracy.worst_case, accuracy.worst_direction);
   if (report.meta.interrupted) {
     std::set<std::string> finished;
     for (const auto& r : report.checks) finished.insert(r.case_id);

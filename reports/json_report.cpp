@@ -60,16 +60,18 @@ namespace {
 Json index_or_null(std::int64_t i) { return i < 0 ? Json(nullptr) : Json(i); }
 
 Json accuracy_to_json(const ReferenceAccuracy& a) {
-  return {{"oracle", a.oracle},
-          {"cases", a.cases},
-          {"points", a.points},
-          {"cases_skipped", a.cases_skipped},
-          {"worst_ratio", encode_number(a.worst_ratio)},
-          {"limit", encode_number(a.limit)},
-          {"worst_case", a.worst_case},
-          {"worst_direction", a.worst_direction},
-          {"worst_index", index_or_null(a.worst_index)},
-          {"seconds", encode_number(a.seconds)}};
+  Json out = {{"oracle", a.oracle},
+              {"cases", a.cases},
+              {"points", a.points},
+              {"cases_skipped", a.cases_skipped},
+              {"worst_ratio", encode_number(a.worst_ratio)},
+              {"limit", encode_number(a.limit)},
+              {"worst_case", a.worst_case},
+              {"worst_direction", a.worst_direction},
+              {"worst_index", index_or_null(a.worst_index)},
+              {"seconds", encode_number(a.seconds)}};
+  if (a.points_skipped > 0) out["points_skipped"] = a.points_skipped;  // 1.17
+  return out;
 }
 
 }  // namespace
@@ -238,6 +240,7 @@ ReferenceAccuracy reference_accuracy_from_json(const FieldReader& r) {
   a.cases = r.int64("cases", 0);
   a.points = r.int64("points", 0);
   a.cases_skipped = r.int64("cases_skipped", 0);
+  a.points_skipped = r.int64("points_skipped", 0);
   a.worst_ratio = r.number("worst_ratio");
   a.limit = r.number("limit");
   a.worst_case = r.string("worst_case");
@@ -418,7 +421,9 @@ std::string report_to_json_text(const RunReport& report) {
   const bool v1_16 =
       (!report.meta.profile.empty() && report.meta.profile.peak_host_bytes > 0) ||
       std::any_of(report.checks.begin(), report.checks.end(), [](const CheckResult& c) { return c.memory.stated(); });
-  const std::string_view version = v1_16                   ? kParitySchemaVersion
+  const bool v1_17 = report.meta.reference_accuracy.points_skipped > 0;
+  const std::string_view version = v1_17                   ? kParitySchemaVersion
+                                   : v1_16                 ? std::string_view("1.16")
                                    : v1_15                 ? std::string_view("1.15")
                                    : v1_14                 ? std::string_view("1.14")
                                    : v1_13                 ? std::string_view("1.13")

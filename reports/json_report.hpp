@@ -12,14 +12,15 @@
 namespace gp {
 
 inline constexpr int kParitySchemaMajor = 1;
-inline constexpr int kParitySchemaMinor = 14;
+inline constexpr int kParitySchemaMinor = 17;
 // 1.1 added "stress"; 1.2 meta.catalog and meta.interrupted; 1.3 meta.reference_accuracy; 1.4
 // sensitivity; 1.5 composite models; 1.6 training runs' steps; 1.7 typed subjects and reasons;
 // 1.8 meta.profile; 1.9 its device time; 1.10 checks' tensor_elements (a sampled comparison);
 // 1.11 checks' speed (the large tier's call times, bytes and operations); 1.12 checks' expected
 // (a failure the run's --expect file accounts for); 1.13 complete checks; 1.14 checks'
-// insignificant (elements without a significant digit)
-inline constexpr std::string_view kParitySchemaVersion = "1.16";
+// insignificant (elements without a significant digit); 1.15 refusals; 1.16 memory; 1.17
+// meta.reference_accuracy.points_skipped (the large tier's oracle check)
+inline constexpr std::string_view kParitySchemaVersion = "1.17";
 
 // The whole document as text (2-space indented, UTF-8, trailing newline).
 std::string report_to_json_text(const RunReport& report);

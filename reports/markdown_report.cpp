@@ -79,6 +79,19 @@ std::string profile_text(const PhaseProfile& p) {
                      join(phases, ", "), join(kinds, ", "), device, peak);
 }
 
+// What the oracle's sample left out: cases over its size (a small-tier case is checked whole by
+// `ctest -L oracle`; a large-tier case had no element on a slice short enough) and the large
+// tier's elements on slices longer than the run's check takes.
+std::string skipped_text(const ReferenceAccuracy& a) {
+  std::string out;
+  if (a.cases_skipped > 0)
+    out += fmt::format("; {} cases over the sample's size (the small tier's are `ctest -L oracle`'s)", a.cases_skipped);
+  if (a.points_skipped > 0)
+    out += fmt::format("; {} elements of large-tier cases on slices longer than the check takes, not compared",
+                       a.points_skipped);
+  return out;
+}
+
 }  // namespace
 
 void append_header(std::string& out, const RunMetadata& m) {
@@ -98,8 +111,8 @@ void append_header(std::string& out, const RunMetadata& m) {
                    "| Reference accuracy | {} against {} on {} cases ({} sampled points{}): worst error {} of the "
                    "tightest backend bound (limit {}), {} {} element {} |\n",
                    a.worst_ratio <= a.limit ? "verified" : "**NOT verified**", a.oracle, a.cases, a.points,
-                   a.cases_skipped ? fmt::format("; {} large cases left to `ctest -L oracle`", a.cases_skipped) : "",
-                   g3(a.worst_ratio), g3(a.limit), code(a.worst_case), cell(a.worst_direction), a.worst_index);
+                   skipped_text(a), g3(a.worst_ratio), g3(a.limit), code(a.worst_case), cell(a.worst_direction),
+                   a.worst_index);
   fmt::format_to(o, "| Command | {} |\n\n", m.command_line.empty() ? "—" : code(m.command_line));
 
   fmt::format_to(o, "## Devices\n\n");

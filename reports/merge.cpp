@@ -84,6 +84,7 @@ void merge_accuracy(ReferenceAccuracy& into, const ReferenceAccuracy& a) {
   into.cases += a.cases;
   into.points += a.points;
   into.cases_skipped += a.cases_skipped;
+  into.points_skipped += a.points_skipped;
   into.seconds += a.seconds;
 }
 

@@ -3,8 +3,10 @@
 #include <chrono>
 
 #include "harness/audit/oracle_check.hpp"
+#include "harness/audit/oracle_large.hpp"
 #include "harness/check/cache_blob.hpp"
 #include "harness/check/reference_cache.hpp"
+#include "harness/large/sampled_reference.hpp"
 
 namespace gp {
 
@@ -25,6 +27,20 @@ static void decode(BlobReader& r, OracleCaseResult& c) {
   decode_fields(r, c.case_id, c.op_label, c.directions, c.points, c.seconds, c.error, c.skipped);
 }
 
+// A large case's result has its skipped elements too (a blob of its own key, so that the small
+// cases' entries keep their layout).
+struct LargeOracleBlob {
+  OracleCaseResult result;
+};
+static void encode(BlobWriter& w, const LargeOracleBlob& b) {
+  encode(w, b.result);
+  encode_fields(w, b.result.points_skipped);
+}
+static void decode(BlobReader& r, LargeOracleBlob& b) {
+  decode(r, b.result);
+  decode_fields(r, b.result.points_skipped);
+}
+
 OracleCaseResult cached_oracle_check_case(const Case& c, const ReferenceData& data, const RunContext& run,
                                           const OracleOptions& opts) {
   CacheKeyBuilder key("oracle-sample");
@@ -43,6 +59,26 @@ OracleCaseResult cached_oracle_check_case(const Case& c, const ReferenceData& da
       cache, key, Phase::oracle_sample, [&] { return oracle_check_case(c, data, run.seed, opts); }, &read);
   if (read) result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return result;
+}
+
+OracleCaseResult cached_oracle_check_large_case(const Case& c, const SampledReference& reference, const RunContext& run,
+                                                const LargeOracleOptions& opts) {
+  CacheKeyBuilder key("oracle-large");
+  key.add(c.id).add(run.seed);
+  for (const HostTensor& t : reference.inputs) key.add(t);
+  key.add(reference.cotangent);
+  for (const SampledTensor& s : reference.tensors)
+    for (std::int64_t i : s.index) key.add(static_cast<std::uint64_t>(i));
+  key.add(static_cast<std::uint64_t>(opts.points)).add(static_cast<std::uint64_t>(opts.max_slice_elements));
+  for (const DeviceMath& d : opts.devices) key.add(d.profile, d.flush);
+  const auto t0 = std::chrono::steady_clock::now();
+  bool read = false;
+  ReferenceCache* cache = opts.devices.empty() ? nullptr : run.reference_cache;  // as above
+  LargeOracleBlob blob = cached<LargeOracleBlob>(
+      cache, key, Phase::oracle_sample, [&] { return LargeOracleBlob{oracle_check_large_case(c, reference, opts)}; },
+      &read);
+  if (read) blob.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return blob.result;
 }
 
 }  // namespace gp

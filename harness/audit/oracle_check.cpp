@@ -15,19 +15,6 @@ namespace gp {
 
 namespace {
 
-// The op plus the attributes that change its formula (not the geometry ones: axis, shape, slice).
-std::string op_label(const Case& c) {
-  std::string attrs = attrs_to_string(c.decl.op, c.decl.attrs), kept;
-  std::stringstream ss(attrs);
-  for (std::string part; std::getline(ss, part, ',');) {
-    const std::string key = part.substr(0, part.find('='));
-    if (key == "axis" || key == "keepdim" || key == "shape" || key == "start" || key == "stop" || key == "step")
-      continue;
-    kept += (kept.empty() ? "" : ",") + part;
-  }
-  return std::string(op_name(c.decl.op)) + (kept.empty() ? "" : "(" + kept + ")");
-}
-
 // The inputs behind element i of an elementwise op's output (reported with the worst element).
 std::vector<double> inputs_at(const Case& c, const ReferenceData& d, std::int64_t i) {
   const OpFamily f = op_family(c.decl.op);
@@ -44,6 +31,18 @@ std::vector<double> inputs_at(const Case& c, const ReferenceData& d, std::int64_
 }
 
 }  // namespace
+
+std::string oracle_op_label(const Case& c) {
+  std::string attrs = attrs_to_string(c.decl.op, c.decl.attrs), kept;
+  std::stringstream ss(attrs);
+  for (std::string part; std::getline(ss, part, ',');) {
+    const std::string key = part.substr(0, part.find('='));
+    if (key == "axis" || key == "keepdim" || key == "shape" || key == "start" || key == "stop" || key == "step")
+      continue;
+    kept += (kept.empty() ? "" : ",") + part;
+  }
+  return std::string(op_name(c.decl.op)) + (kept.empty() ? "" : "(" + kept + ")");
+}
 
 double OracleCaseResult::worst_ratio() const {
   if (!error.empty()) return std::numeric_limits<double>::infinity();
@@ -100,7 +99,7 @@ OracleCaseResult oracle_check_case(const Case& c, const ReferenceData& data, std
   const auto t0 = std::chrono::steady_clock::now();
   OracleCaseResult r;
   r.case_id = c.id;
-  r.op_label = op_label(c);
+  r.op_label = oracle_op_label(c);
   const TightestBound tightest(c, data, opts.devices);
   OracleDirection forward;
   std::vector<OracleDirection> backward(data.grads.size());
@@ -201,6 +200,7 @@ std::vector<OracleSummaryRow> summarize_oracle(const std::vector<OracleCaseResul
 OracleTotals oracle_totals(const std::vector<OracleCaseResult>& results) {
   OracleTotals t;
   for (const auto& r : results) {
+    t.points_skipped += r.points_skipped;
     if (r.skipped) {
       ++t.skipped;
       continue;
@@ -234,6 +234,7 @@ ReferenceAccuracy reference_accuracy(const std::vector<OracleCaseResult>& result
   a.oracle = ref::oracle_description();
   a.cases = t.cases;
   a.cases_skipped = t.skipped;
+  a.points_skipped = t.points_skipped;
   a.points = t.points;
   a.worst_ratio = t.worst_ratio;
   a.limit = kOracleRatioLimit;

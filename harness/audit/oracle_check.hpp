@@ -74,10 +74,17 @@ struct OracleCaseResult {
   std::vector<OracleDirection> directions;
   std::int64_t points = 0;
   double seconds = 0;
-  std::string error;           // the reference or the oracle threw: the check fails
-  bool skipped = false;        // over OracleOptions::max_full: not checked
+  std::string error;     // the reference or the oracle threw: the check fails
+  bool skipped = false;  // over OracleOptions::max_full (a large-tier case: no element compared)
+  // Large-tier cases: sampled elements not compared, their slices longer than the check takes
+  // (harness/audit/oracle_large.hpp).
+  std::int64_t points_skipped = 0;
   double worst_ratio() const;  // +inf on error
 };
+
+// The op plus the attributes that change its formula, "gelu(approx=tanh)" (not the geometry ones:
+// axis, shape, slice), the oracle's rows are per such label.
+std::string oracle_op_label(const Case& c);
 
 // A sub-problem of a case and where its elements sit in the full case (-1: not compared here).
 struct OracleSubProblem {
@@ -137,7 +144,7 @@ std::vector<OracleSummaryRow> summarize_oracle(const std::vector<OracleCaseResul
 
 // Run-level figure for the report metadata.
 struct OracleTotals {
-  std::int64_t cases = 0, skipped = 0, points = 0;
+  std::int64_t cases = 0, skipped = 0, points = 0, points_skipped = 0;
   double worst_ratio = 0;
   std::string worst_case, worst_direction;
   std::int64_t worst_index = -1;

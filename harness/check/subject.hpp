@@ -17,6 +17,8 @@
 
 namespace gp {
 
+struct SampledReference;  // harness/large/sampled_reference.hpp
+
 // A subject's reference data at one seed: prepared once, then judged on every device.
 class PreparedSubject {
  public:
@@ -31,6 +33,8 @@ class PreparedSubject {
   // The primitive case's reference data, for the audits that take primitives only (the
   // oracle's sampled check of a run); null for models and training runs.
   virtual const ReferenceData* primitive_data() const { return nullptr; }
+  // A large-tier case's sampled reference, for the oracle's check of it; null otherwise.
+  virtual const SampledReference* sampled_data() const { return nullptr; }
 };
 
 class Subject {

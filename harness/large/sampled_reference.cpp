@@ -22,12 +22,8 @@ ref::RefTensor gather(const HostTensor& full, const std::vector<std::int64_t>& a
 // The Tracked evaluation of `s` over the gather of `source`, `tensor` of it.
 ref::RefTensor evaluate_slice(const SliceSource& source, const ref::ElementSlice& s, int tensor,
                               const MathProfile* profile, bool flush) {
-  std::vector<ref::RefTensor> in;
-  in.reserve(s.inputs.size());
-  for (std::size_t k = 0; k < s.inputs.size(); ++k)
-    in.push_back(gather(source.inputs[k], s.inputs[k], s.call.input_shapes[k]));
-  const ref::RefTensor dout = gather(source.cotangent, s.cotangent, s.call.output_shape);
-  return ref::bounded_tensor(s.call, in, dout, tensor, profile, flush);
+  const SliceSource::Operands at = source.operands(s);
+  return ref::bounded_tensor(s.call, at.inputs, at.cotangent, tensor, profile, flush);
 }
 
 }  // namespace
@@ -132,6 +128,15 @@ const std::vector<ref::RefTensor>& SampledReference::bounded(const MathProfile* 
 const ref::StreamedLineStatistics* SliceSource::known_statistics(std::int64_t line, const MathProfile* profile,
                                                                  bool flush) const {
   return statistics ? &statistics->get(call, inputs.at(0), line, profile, flush) : nullptr;
+}
+
+SliceSource::Operands SliceSource::operands(const ref::ElementSlice& s) const {
+  Operands out;
+  out.inputs.reserve(s.inputs.size());
+  for (std::size_t k = 0; k < s.inputs.size(); ++k)
+    out.inputs.push_back(gather(inputs[k], s.inputs[k], s.call.input_shapes[k]));
+  out.cotangent = gather(cotangent, s.cotangent, s.call.output_shape);
+  return out;
 }
 
 SliceSource SampledReference::source() const { return {call, inputs, cotangent, line_statistics.get()}; }

@@ -72,6 +72,12 @@ struct SliceSource {
 
   // Line `line`'s statistics from `statistics` (computed there on first use); null without it.
   const ref::StreamedLineStatistics* known_statistics(std::int64_t line, const MathProfile* profile, bool flush) const;
+  // The slice's inputs and cotangent, gathered and widened to the reference.
+  struct Operands {
+    std::vector<ref::RefTensor> inputs;
+    ref::RefTensor cotangent;
+  };
+  Operands operands(const ref::ElementSlice& s) const;
 };
 
 // The reference at elements `index` of `tensor` under `profile`: one bounded evaluation per

@@ -25,6 +25,7 @@ class PreparedSampled final : public PreparedSubject {
   // The reference's finite-difference checks at scale are not built yet (docs/scale.md): the
   // large tier's reference is the small tier's, checked there, evaluated on slices.
   std::vector<CheckResult> check_reference(const RunContext&) const override { return {}; }
+  const SampledReference* sampled_data() const override { return &reference_; }
   std::vector<CheckResult> check_on(const DeviceContext& device, const RunContext& run) const override {
     return check_sampled_on_backend(case_, device, reference_, run);
   }

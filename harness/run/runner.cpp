@@ -12,6 +12,7 @@
 #include "core/memory_size.hpp"
 #include "core/parallel_blocks.hpp"
 #include "harness/audit/oracle_check.hpp"
+#include "harness/audit/oracle_large.hpp"
 #include "harness/check/cached_reference_checks.hpp"
 #include "harness/check/memory_fit.hpp"
 #include "harness/check/phase_clock.hpp"
@@ -119,6 +120,8 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
     if (s->opened.backend && s->opened.backend->info().math)
       oracle_options.devices.push_back(
           {s->opened.backend->info().math, s->opened.backend->info().may_flush_subnormals});
+  LargeOracleOptions large_oracle;
+  large_oracle.devices = oracle_options.devices;
   // Each subject is prepared once, by the first worker that takes one of its items; its last
   // item to finish puts its checks together (the reference's, then each device's in order).
   struct SubjectWork {
@@ -185,10 +188,13 @@ RunReport run_parity(const std::vector<const Subject*>& subjects, const std::vec
         PhaseTimer timer(Phase::reference_checks);
         for (auto& r : reference_checks(s, *w.prepared, run)) w.reference.push_back(std::move(r));
       }
-      if (opts.oracle_check && s.primitive_case()) {
+      if (opts.oracle_check && (s.primitive_case() || w.prepared->sampled_data())) {
         PhaseTimer timer(Phase::oracle_sample);
         try {
-          oracle[i] = cached_oracle_check_case(*s.primitive_case(), *w.prepared->primitive_data(), run, oracle_options);
+          oracle[i] =
+              s.primitive_case()
+                  ? cached_oracle_check_case(*s.primitive_case(), *w.prepared->primitive_data(), run, oracle_options)
+                  : cached_oracle_check_large_case(*s.large_case(), *w.prepared->sampled_data(), run, large_oracle);
         } catch (const std::exception& e) {  // reported in the metadata, not as a check of the case
           oracle[i].case_id = s.id();
           oracle[i].error = e.what();

@@ -283,6 +283,24 @@ TEST(ParityJson, CaseMemoryRoundTripsNeedsSchema116AndIsInTheSpeedTable) {
   EXPECT_THAT(report_to_markdown(r), HasSubstr("| 2e+03 | — | 3 GiB | 6.5 GiB |"));
 }
 
+// The large tier's oracle elements left out: written when there are any (schema 1.17), read
+// back, added by a merge and named in parity.md.
+TEST(ParityJson, OracleElementsSkippedRoundTripNeedSchema117AndAreNamed) {
+  RunReport r = synthetic_report();
+  EXPECT_FALSE(nlohmann::json::parse(report_to_json_text(r))["meta"]["reference_accuracy"].contains("points_skipped"));
+  r.meta.reference_accuracy.points_skipped = 5;
+  const std::string text = report_to_json_text(r);
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc["schema_version"], "1.17");
+  EXPECT_EQ(doc["meta"]["reference_accuracy"]["points_skipped"], 5);
+  EXPECT_EQ(report_from_json_text(text).meta.reference_accuracy.points_skipped, 5);
+  RunReport other_shard = r;
+  other_shard.checks.clear();
+  EXPECT_EQ(merge_reports({r, other_shard}).meta.reference_accuracy.points_skipped, 10);
+  EXPECT_THAT(report_to_markdown(r),
+              HasSubstr("; 5 elements of large-tier cases on slices longer than the check takes, not compared"));
+}
+
 TEST(ParityJson, RejectsOtherSchemaMajorVersion) {
   const std::string text = report_to_json_text(synthetic_report());
   const std::string v2 = replace_once(text, "\"schema_version\": \"1.3\"", "\"schema_version\": \"2.0\"");
