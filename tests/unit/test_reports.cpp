@@ -407,11 +407,10 @@ TEST(ParityMarkdown, SummaryHasCompactMatrixProblemsReproAndLoosenedReasons) {
   EXPECT_THAT(md, HasSubstr("⏭️ unavailable: no Vulkan ICD found"));
   EXPECT_THAT(
       md,
-      HasSubstr(
-          "| Reference accuracy | verified against MPFR 168-bit on 2 cases (96 sampled points; 1 large cases left to "
-          "`ctest -L oracle`): worst "
-          "error 0.00025 of the tightest backend bound (limit 0.01), `exp(shape=7,dtype=f64)` "
-          "backward input 0 element 3 |"));
+      HasSubstr("| Reference accuracy | verified against MPFR 168-bit on 2 cases (96 sampled points; 1 cases over the "
+                "sample's size (the small tier's are `ctest -L oracle`'s)): worst "
+                "error 0.00025 of the tightest backend bound (limit 0.01), `exp(shape=7,dtype=f64)` "
+                "backward input 0 element 3 |"));
   EXPECT_THAT(md, HasSubstr("**6 checks: 2 PASS, 1 FAIL, 1 SKIP, 1 MISTRUSTED, 1 ERROR**"));
   // Compact matrix: columns cpu then opencl:0; a symbol, the worst margin, the problem count
   // and skip letters, the skip reason once in the legend.
