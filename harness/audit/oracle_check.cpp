@@ -51,11 +51,15 @@ double OracleCaseResult::worst_ratio() const {
   return w;
 }
 
-TightestBound::TightestBound(const Case& c, const ReferenceData& data, std::vector<DeviceMath> devices)
-    : data_(data), devices_(std::move(devices)) {
-  if (devices_.empty())
+std::vector<DeviceMath> devices_or_every_provider(std::vector<DeviceMath> devices) {
+  if (devices.empty())
     for (const auto& p : backend_providers())
-      if (p.math) devices_.push_back({p.math, false});
+      if (p.math) devices.push_back({p.math, false});
+  return devices;
+}
+
+TightestBound::TightestBound(const Case& c, const ReferenceData& data, std::vector<DeviceMath> devices)
+    : data_(data), devices_(devices_or_every_provider(std::move(devices))) {
   for (const DeviceMath& d : devices_) tolerances_.push_back(tolerance_for(c, *d.profile, d.flush));
 }
 

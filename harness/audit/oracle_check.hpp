@@ -97,6 +97,9 @@ struct OracleSubProblem {
 std::vector<OracleSubProblem> oracle_subproblems(const Case& c, const ReferenceData& data, const OracleOptions& opts,
                                                  std::uint64_t seed);
 
+// `devices`, or when it is empty every compiled-in provider's math profile, without flushing.
+std::vector<DeviceMath> devices_or_every_provider(std::vector<DeviceMath> devices);
+
 // The tightest bound any backend gets at an element of the output (input -1) or of gradient k:
 // the minimum over math profiles (default: every compiled-in provider's, without flushing).
 class TightestBound {

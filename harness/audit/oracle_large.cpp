@@ -6,7 +6,6 @@
 #include <map>
 #include <optional>
 
-#include "backends/registry.hpp"
 #include "core/error.hpp"
 #include "harness/check/tolerance.hpp"
 #include "harness/large/sampled_reference.hpp"
@@ -63,11 +62,8 @@ ref::OracleTensor element_of(const ref::OracleTensor& t, std::int64_t e) {
 class SampledTightestBound {
  public:
   SampledTightestBound(const Case& c, const SampledReference& reference, std::size_t tensor,
-                       std::vector<DeviceMath> devices) {
-    if (devices.empty())
-      for (const auto& p : backend_providers())
-        if (p.math) devices.push_back({p.math, false});
-    for (const DeviceMath& d : devices) {
+                       const std::vector<DeviceMath>& devices) {
+    for (const DeviceMath& d : devices_or_every_provider(devices)) {
       tolerances_.push_back(tolerance_for(c, *d.profile, d.flush));
       bounded_.push_back(&reference.bounded(d.profile, d.flush).at(tensor));
     }
