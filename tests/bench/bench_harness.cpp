@@ -1,5 +1,6 @@
 // Harness costs: reference evaluations spent per numerical check, the wall time of the full CPU
-// parity run, and the drawing of a large case's inputs. Run: build/ci/tests/bench/bench_harness
+// parity run, the drawing of a large case's inputs, and a Tracked dot product (the bounds' inner
+// loop: most of an empty cache's time). Run: build/ci/tests/bench/bench_harness
 // [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
@@ -10,6 +11,8 @@
 #include "cases/registry.hpp"
 #include "harness/check/inputs.hpp"
 #include "harness/run/runner.hpp"
+#include "reference/sum.hpp"
+#include "reference/tracked.hpp"
 
 namespace {
 
@@ -90,6 +93,33 @@ BENCHMARK(BM_DrawLargeInputs)
     ->Iterations(2)
     ->Unit(benchmark::kSecond)
     ->UseRealTime();
+
+// Sum<Tracked> over products of 256 terms in f32, as a Tracked matmul's element accumulates them:
+// operands with errors of their own (a model's activations), and exact ones (a primitive's inputs).
+// Counter: nanoseconds per term.
+void BM_TrackedDotProduct(benchmark::State& state) {
+  const bool with_errors = state.range(0) != 0;
+  const gp::ref::TrackingScope scope(gp::ref::context_for(gp::DType::f32, nullptr, false));
+  constexpr int kTerms = 256;
+  std::vector<gp::ref::Tracked> a(kTerms), b(kTerms);
+  for (int k = 0; k < kTerms; ++k) {
+    a[k] = gp::ref::Tracked(std::ldexp(static_cast<float>((k * 7919) % 1000 - 500), -9));
+    b[k] = gp::ref::Tracked(std::ldexp(static_cast<float>((k * 104729) % 997 - 498), -7));
+    if (with_errors) a[k].e.det = std::fabs(a[k].v) * 0x1p-24L;
+  }
+  std::int64_t terms = 0;
+  for (auto _ : state) {
+    gp::ref::Sum<gp::ref::Tracked> sum;
+    for (int k = 0; k < kTerms; ++k) sum.add_product(a[k], b[k]);
+    gp::ref::Tracked r = sum.result();
+    benchmark::DoNotOptimize(r);
+    terms += kTerms;
+  }
+  state.SetLabel(with_errors ? "operands with errors" : "exact operands");
+  state.counters["ns_per_term"] =
+      benchmark::Counter(static_cast<double>(terms), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_TrackedDotProduct)->Arg(0)->Arg(1);
 
 }  // namespace
 

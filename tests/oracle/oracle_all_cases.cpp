@@ -8,12 +8,14 @@
 #include <thread>
 
 #include "cases/registry.hpp"
+#include "core/memory_size.hpp"
 #include "harness/audit/oracle_check.hpp"
 #include "harness/check/reference_cache.hpp"
 #include "reference/oracle.hpp"
 
 int main() {
   using namespace gp;
+  keep_large_blocks_in_heap();  // as the gradparity command
   std::vector<const Case*> cases;
   for (const Case& c : all_cases()) cases.push_back(&c);
   const int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

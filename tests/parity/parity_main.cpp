@@ -22,6 +22,7 @@
 #include <string>
 
 #include "backends/registry.hpp"
+#include "core/memory_size.hpp"
 #include "harness/check/cached_reference_checks.hpp"
 #include "harness/check/open_device.hpp"
 #include "harness/check/reference_cache.hpp"
@@ -114,6 +115,7 @@ class SubjectTest : public ::testing::Test {
 }  // namespace
 
 int main(int argc, char** argv) {
+  gp::keep_large_blocks_in_heap();  // as the gradparity command
   Options opts = take_options(argc, argv);
   const bool reference_only = opts.backends == std::vector<std::string>{kReferenceDevice};
   gp::BackendOptions bopts;
