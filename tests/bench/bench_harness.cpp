@@ -1,10 +1,12 @@
 // Harness costs: reference evaluations spent per numerical check, the wall time of the full CPU
 // parity run, the drawing of a large case's inputs, and a Tracked dot product (the bounds' inner
-// loop: most of an empty cache's time). Run: build/ci/tests/bench/bench_harness
+// loop, where a cold model entry spends about half its time). Run: build/ci/tests/bench/bench_harness
 // [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <thread>
+#include <vector>
 
 #include "backends/registry.hpp"
 #include "cases/case.hpp"
